@@ -1,0 +1,36 @@
+// One jest run across every workspace. Workspace packages are mapped to their TypeScript sources
+// so tests never depend on a stale build; `.js` suffixes of relative ESM imports map to `.ts`.
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('.', import.meta.url).pathname;
+const workspaceGlobs = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
+const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
+for (const glob of workspaceGlobs) {
+  const dirs = glob.endsWith('/*')
+    ? readdirSync(join(root, glob.slice(0, -2)), { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => join(glob.slice(0, -2), d.name))
+    : [glob];
+  for (const dir of dirs) {
+    const manifest = join(root, dir, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const { name } = JSON.parse(readFileSync(manifest, 'utf8'));
+    if (existsSync(join(root, dir, 'src/index.ts'))) {
+      moduleNameMapper[`^${name.replace('/', '\\/')}$`] = `<rootDir>/${dir}/src/index.ts`;
+    }
+  }
+}
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
+  },
+  moduleNameMapper,
+  testMatch: ['<rootDir>/{shared,services,deploy,test}/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

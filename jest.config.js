@@ -31,6 +31,8 @@ export default {
   moduleNameMapper,
   testMatch: ['<rootDir>/{shared,services,deploy,test}/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  globalSetup: '<rootDir>/shared/testenv/jest/globalSetup.js',
+  globalTeardown: '<rootDir>/shared/testenv/jest/globalTeardown.js',
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -1,1 +1,5 @@
-export {};
+export { startTestInfrastructure } from './infrastructure.js';
+export type { TestInfrastructure, InfrastructureSource } from './infrastructure.js';
+export { dockerEngineReachable } from './dockerEngine.js';
+export { testInfrastructure } from './current.js';
+export type { CurrentInfrastructure } from './current.js';

@@ -1,1 +1,10 @@
-export {};
+export { startStack } from './stack.js';
+export type { Stack, StackOptions } from './stack.js';
+export { startInfrastructure } from './infra/index.js';
+export type { Infrastructure, InfrastructureOptions, LocalKafka, LocalMongo, LocalRedis } from './infra/index.js';
+export { SERVICE_NAMES, serviceUrlVariable } from './services.js';
+export type { ServiceName, ServiceProcess } from './services.js';
+export { startChild, jsonLine } from './childProcess.js';
+export type { ManagedChild, ChildSpec } from './childProcess.js';
+export { freePort } from './ports.js';
+export { repoRoot, fromRoot } from './paths.js';

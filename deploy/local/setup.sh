@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what `npm start` and `npm test` need on a fresh Debian machine with Node 20:
+# npm dependencies, Debian packages (when root), and the Kafka mock helper's C build.
+# Idempotent and quiet when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+log() { echo "[setup] $*" >&2; }
+
+need_debs=()
+command -v redis-server >/dev/null 2>&1 || [ -n "${REDIS_URL:-}" ] || need_debs+=(redis-server)
+if [ -z "${KAFKA_BROKERS:-}" ]; then
+  [ -f /usr/include/librdkafka/rdkafka_mock.h ] || need_debs+=(librdkafka-dev)
+  command -v gcc >/dev/null 2>&1 || need_debs+=(gcc)
+fi
+if [ ${#need_debs[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    log "installing Debian packages: ${need_debs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${need_debs[@]}" >/dev/null
+  else
+    log "missing Debian packages: ${need_debs[*]} (run as root, or: sudo apt-get install ${need_debs[*]})"
+    exit 1
+  fi
+fi
+
+# npm dependencies: install when node_modules is missing or older than the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+
+if [ -z "${KAFKA_BROKERS:-}" ] && [ -f deploy/local/kafka-mock/build.sh ]; then
+  bash deploy/local/kafka-mock/build.sh >&2
+fi

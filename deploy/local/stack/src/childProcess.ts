@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ChildSpec {
+  /** Short name used as the log prefix, e.g. `gateway`. */
+  name: string;
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Where prefixed output goes; defaults to this process's stderr. */
+  output?: (line: string) => void;
+}
+
+export interface ManagedChild {
+  readonly name: string;
+  readonly pid: number;
+  readonly process: ChildProcess;
+  /** Resolves with the exit code (or the signal name) once the process has exited. */
+  readonly exited: Promise<number | string>;
+  /** Resolves with the first stdout line `parse` accepts; rejects on exit or timeout. */
+  waitForLine<T>(parse: (line: string) => T | undefined, timeoutMs: number): Promise<T>;
+  /** SIGTERM, then SIGKILL after `graceMs`. Resolves when the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+  isRunning(): boolean;
+}
+
+const COLORS = [36, 33, 35, 32, 34, 91, 92, 93, 94, 95, 96];
+let nextColor = 0;
+
+/** Spawns a child whose stdout and stderr lines are echoed with a `name |` prefix. */
+export function startChild(spec: ChildSpec): ManagedChild {
+  const child = spawn(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env ?? process.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // Its own process group: a terminal's Ctrl-C reaches only the stack, which then stops
+    // services before the infrastructure they need to shut down cleanly.
+    detached: true,
+  });
+  if (child.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.command})`);
+  const color = COLORS[nextColor++ % COLORS.length];
+  const useColor = process.stderr.isTTY === true;
+  const prefix = useColor ? `\x1b[${color}m${spec.name.padEnd(18)}|\x1b[0m ` : `${spec.name.padEnd(18)}| `;
+  const write = spec.output ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const lineListeners = new Set<(line: string) => void>();
+
+  for (const stream of [child.stdout, child.stderr]) {
+    const lines = createInterface({ input: stream });
+    lines.on('line', (line) => {
+      write(prefix + line);
+      if (stream === child.stdout) for (const listener of lineListeners) listener(line);
+    });
+  }
+
+  let running = true;
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running = false;
+      resolve(code ?? signal ?? 'unknown');
+    });
+  });
+
+  return {
+    name: spec.name,
+    pid: child.pid,
+    process: child,
+    exited,
+    isRunning: () => running,
+    waitForLine<T>(parse: (line: string) => T | undefined, timeoutMs: number): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => finish(new Error(`${spec.name} did not become ready within ${timeoutMs} ms`)), timeoutMs);
+        const listener = (line: string): void => {
+          const parsed = parse(line);
+          if (parsed !== undefined) finish(undefined, parsed);
+        };
+        const onExit = (code: number | string): void => finish(new Error(`${spec.name} exited (${code}) before it was ready`));
+        function finish(error?: Error, value?: T): void {
+          clearTimeout(timer);
+          lineListeners.delete(listener);
+          if (error) reject(error);
+          else resolve(value as T);
+        }
+        lineListeners.add(listener);
+        void exited.then(onExit);
+      });
+    },
+    async stop(graceMs = 15_000): Promise<void> {
+      if (!running) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Parses a stdout line as a JSON object, or undefined when it is not one. */
+export function jsonLine(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,57 @@
+// `npm start`: the whole system in the foreground. Ctrl-C (SIGINT) or SIGTERM stops everything.
+import { join } from 'node:path';
+import { startStack, type Stack } from './stack.js';
+import { repoRoot } from './paths.js';
+import { SERVICE_NAMES } from './services.js';
+
+function gatewayPortFromEnv(): number {
+  const raw = process.env.PORT ?? '8080';
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 0 || port > 65535) {
+    console.error(`Invalid configuration: PORT must be an integer between 0 and 65535 (got "${raw}")`);
+    process.exit(1);
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const dataDir = process.env.STACK_DATA_DIR ?? join(repoRoot, '.stack');
+  const state: { starting?: Promise<Stack> } = {};
+  let stopping = false;
+  const shutdown = async (code: number): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    console.error('[stack] stopping services and infrastructure…');
+    // A signal during start-up waits for start-up to settle, so nothing it started is left behind.
+    const stack = await state.starting?.catch(() => undefined);
+    await stack?.stop();
+    console.error('[stack] stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  state.starting = startStack({
+    gatewayPort: gatewayPortFromEnv(),
+    kafkaBrokers: process.env.KAFKA_BROKERS,
+    mongoUrl: process.env.MONGO_URL,
+    redisUrl: process.env.REDIS_URL,
+    mongoDbpath: dataDir === '' ? undefined : join(dataDir, 'mongo'),
+  });
+  const stack = await state.starting;
+  if (stopping) return;
+  for (const name of SERVICE_NAMES) {
+    const child = stack.services[name].child();
+    void child?.exited.then((code) => {
+      if (stopping) return;
+      console.error(`[stack] ${name} exited unexpectedly (${String(code)}); stopping the stack`);
+      void shutdown(1);
+    });
+  }
+  process.stdout.write(`Agent Run Service is ready at ${stack.baseUrl}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`[stack] failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { startInfrastructure, type Infrastructure, type InfrastructureOptions } from './infra/index.js';
+import { freePort } from './ports.js';
+import { SERVICE_NAMES, serviceProcess, serviceUrlVariable, type ServiceName, type ServiceProcess } from './services.js';
+
+export interface StackOptions extends InfrastructureOptions {
+  /** The gateway's port; 0 picks a free one. */
+  gatewayPort: number;
+  logLevel?: string;
+  /** Extra environment for every service. */
+  env?: NodeJS.ProcessEnv;
+  output?: (line: string) => void;
+}
+
+export interface Stack {
+  baseUrl: string;
+  infrastructure: Infrastructure;
+  services: Record<ServiceName, ServiceProcess>;
+  /** Services first (in reverse start order), then infrastructure. */
+  stop(): Promise<void>;
+}
+
+/** Infrastructure, then every service as its own process, each waited on until ready. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const infrastructure = await startInfrastructure(options);
+  const ports = new Map<ServiceName, number>();
+  for (const name of SERVICE_NAMES) {
+    ports.set(name, name === 'gateway' && options.gatewayPort !== 0 ? options.gatewayPort : await freePort());
+  }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...options.env,
+    HOST: '127.0.0.1',
+    MONGO_URL: infrastructure.mongoUrl,
+    KAFKA_BROKERS: infrastructure.kafkaBrokers.join(','),
+    REDIS_URL: infrastructure.redisUrl,
+    INTERNAL_TOKEN: options.env?.INTERNAL_TOKEN ?? process.env.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
+    LOG_LEVEL: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
+    ARS_ENV: process.env.ARS_ENV ?? 'development',
+  };
+  for (const [name, port] of ports) env[serviceUrlVariable(name)] = `http://127.0.0.1:${port}`;
+
+  const services = {} as Record<ServiceName, ServiceProcess>;
+  for (const name of SERVICE_NAMES) {
+    services[name] = serviceProcess({ name, port: ports.get(name) ?? 0, env, output: options.output });
+  }
+  const started: ServiceProcess[] = [];
+  const stop = async (): Promise<void> => {
+    for (const service of [...started].reverse()) await service.stop();
+    await infrastructure.stop();
+  };
+  try {
+    // Every service but the gateway starts side by side; the gateway's readiness asks all of them.
+    const others = SERVICE_NAMES.filter((name) => name !== 'gateway').map((name) => services[name]);
+    started.push(...others);
+    await Promise.all(others.map((service) => service.start()));
+    started.push(services.gateway);
+    await services.gateway.start();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl: services.gateway.url, infrastructure, services, stop };
+}

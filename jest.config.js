@@ -35,4 +35,5 @@ export default {
   globalTeardown: '<rootDir>/shared/testenv/jest/globalTeardown.js',
   testTimeout: 60_000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
 };

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { freePort, fromRoot } from '@ars/stack';
+import { descendantsOf, isAlive } from '../support/processTree.js';
+
+interface RunningStack {
+  process: ChildProcess;
+  baseUrl: string;
+  exited: Promise<number | null>;
+}
+
+/** `npm start` minus the install and build steps (npm test has done those): the stack's own entry point. */
+async function startWholeStack(): Promise<RunningStack> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), STACK_DATA_DIR: '', LOG_LEVEL: 'warn' };
+  // The whole local stack: no given servers.
+  delete env.KAFKA_BROKERS;
+  delete env.MONGO_URL;
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, [fromRoot('deploy/local/stack/dist/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const match = /ready at (http:\/\/\S+)/.exec(line);
+      if (match?.[1]) resolve(match[1]);
+    });
+    void exited.then((code) => reject(new Error(`the stack exited (${code}) before it was ready:\n${stderr}`)));
+  });
+  return { process: child, baseUrl, exited };
+}
+
+async function stopsCleanlyOn(signal: NodeJS.Signals): Promise<void> {
+  const stack = await startWholeStack();
+  const response = await fetch(`${stack.baseUrl}/readyz`);
+  expect(response.status).toBe(200);
+  const descendants = descendantsOf(stack.process.pid!);
+  // infrastructure (kafka, mongo, redis) and seven services
+  expect(descendants.length).toBeGreaterThanOrEqual(10);
+
+  stack.process.kill(signal);
+  expect(await stack.exited).toBe(0);
+  expect(descendants.filter(isAlive)).toEqual([]);
+}
+
+describe('npm start reaches /readyz 200 and a signal leaves no process behind', () => {
+  test('the gateway answers /readyz 200 once every service is ready; SIGINT stops everything', async () => {
+    await stopsCleanlyOn('SIGINT');
+  }, 120_000);
+
+  test('SIGTERM stops everything too', async () => {
+    await stopsCleanlyOn('SIGTERM');
+  }, 120_000);
+});

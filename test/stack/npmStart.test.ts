@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { freePort, fromRoot } from '@ars/stack';
+import { freePort, repoRoot } from '@ars/stack';
 import { descendantsOf, isAlive } from '../support/processTree.js';
 
 interface RunningStack {
@@ -9,7 +9,7 @@ interface RunningStack {
   exited: Promise<number | null>;
 }
 
-/** `npm start` minus the install and build steps (npm test has done those): the stack's own entry point. */
+/** `npm start` itself, from the repository root (its install and build steps are no-ops after npm test's). */
 async function startWholeStack(): Promise<RunningStack> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), STACK_DATA_DIR: '', LOG_LEVEL: 'warn' };
@@ -17,7 +17,7 @@ async function startWholeStack(): Promise<RunningStack> {
   delete env.KAFKA_BROKERS;
   delete env.MONGO_URL;
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, [fromRoot('deploy/local/stack/dist/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -3,7 +3,17 @@
 import { startTestInfrastructure } from '@ars/testenv';
 
 export default async function globalSetup() {
-  const infrastructure = await startTestInfrastructure();
+  // Quick runs of tests that need no servers: ARS_TEST_INFRA=off npm run test:jest -- <path>
+  if (process.env.ARS_TEST_INFRA === 'off') return;
+  let infrastructure;
+  try {
+    infrastructure = await startTestInfrastructure();
+  } catch (error) {
+    // Tests that need no servers still run; each test that needs them fails, naming this reason.
+    process.env.ARS_TEST_INFRA_ERROR = error instanceof Error ? error.message : String(error);
+    console.error(`\n[testenv] could not start the test infrastructure: ${process.env.ARS_TEST_INFRA_ERROR}`);
+    return;
+  }
   globalThis.__arsTestInfrastructure = infrastructure;
   process.env.ARS_TEST_KAFKA_BROKERS = infrastructure.kafkaBrokers.join(',');
   process.env.ARS_TEST_MONGO_URL = infrastructure.mongoUrl;

@@ -1,0 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalSourceHost } from './localSourceHost.js';
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'ars-source-host-'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('the local source host holds real bare git repositories with a default branch and a commit', () => {
+  test('a created repository can be cloned and has its default branch checked out with the seed files', async () => {
+    const host = new LocalSourceHost(root);
+    const repo = await host.createRepository({ owner: 'acme', name: 'widgets', files: { 'README.md': 'hello\n', 'package.json': '{}\n' } });
+    expect(repo.fullName).toBe('acme/widgets');
+    const clone = join(root, 'clone');
+    execFileSync('git', ['clone', '--quiet', repo.cloneUrl, clone]);
+    expect(execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: clone }).toString().trim()).toBe('main');
+    expect(readFileSync(join(clone, 'README.md'), 'utf8')).toBe('hello\n');
+    expect(execFileSync('git', ['log', '--oneline'], { cwd: clone }).toString().trim().split('\n')).toHaveLength(1);
+  });
+
+  test('another default branch is honoured', async () => {
+    const repo = await new LocalSourceHost(root).createRepository({ owner: 'acme', name: 'trunk-repo', defaultBranch: 'trunk' });
+    const heads = execFileSync('git', ['ls-remote', '--heads', repo.cloneUrl]).toString();
+    expect(heads).toContain('refs/heads/trunk');
+  });
+
+  test.each(['../evil', 'a/b', '.hidden', 'x.git'])('a name part %j is refused', async (bad) => {
+    await expect(new LocalSourceHost(root).createRepository({ owner: 'acme', name: bad })).rejects.toThrow('invalid repository name');
+  });
+});

@@ -1,0 +1,118 @@
+import { context, trace, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
+import { createLogger, requestLogger, REDACTED } from '@ars/logger';
+
+function capture() {
+  const lines: string[] = [];
+  const destination = { write: (line: string) => void lines.push(line) };
+  return { destination, lines, records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+/** A synchronous context manager: enough to make a span active for the duration of a callback. */
+class StackContextManager implements ContextManager {
+  private stack: Context[] = [];
+  active(): Context {
+    return this.stack.at(-1) ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    this.stack.push(ctx);
+    try {
+      return fn.call(thisArg, ...args);
+    } finally {
+      this.stack.pop();
+    }
+  }
+  bind<T>(_ctx: Context, target: T): T {
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.stack = [];
+    return this;
+  }
+}
+
+describe('logs are JSON lines with the service, an ISO time and the level name', () => {
+  test('one line per call', () => {
+    const out = capture();
+    createLogger({ service: 'runs', destination: out.destination }).info({ runId: 'r1' }, 'run started');
+    const [record] = out.records();
+    expect(record).toMatchObject({ service: 'runs', level: 'info', msg: 'run started', runId: 'r1' });
+    expect(new Date(String(record?.time)).toISOString()).toBe(record?.time);
+  });
+  test('the level filters', () => {
+    const out = capture();
+    const logger = createLogger({ service: 'runs', level: 'warn', destination: out.destination });
+    logger.info('hidden');
+    logger.warn('shown');
+    expect(out.records().map((r) => r.msg)).toEqual(['shown']);
+  });
+  test('errors are logged with their stack under err', () => {
+    const out = capture();
+    createLogger({ service: 'runs', destination: out.destination }).error({ err: new Error('boom') }, 'failed');
+    expect(out.records()[0]?.err).toMatchObject({ type: 'Error', message: 'boom', stack: expect.stringContaining('boom') });
+  });
+});
+
+describe('a secret never reaches the output', () => {
+  const secret = 'tok_SECRETSECRETSECRETSECRETSECRET12';
+  test.each([
+    ['authorization header', { req: { headers: { authorization: `Bearer ${secret}`, host: 'x' } } }],
+    ['cookie header', { headers: { cookie: `session=${secret}` } }],
+    ['internal token header', { request: { headers: { 'x-internal-token': secret } } }],
+    ['set-cookie header', { res: { headers: { 'set-cookie': secret } } }],
+    ['*.token', { pat: { token: secret } }],
+    ['*.password', { user: { password: secret } }],
+    ['*.secret', { client: { secret } }],
+    ['*.apiKey', { provider: { apiKey: secret } }],
+    ['top-level token', { token: secret }],
+    ['two levels down', { data: { provider: { apiKey: secret } } }],
+    ['config.env of a tool server', { config: { command: 'npx', env: { GITHUB_TOKEN: secret } } }],
+    ['config.http_headers of a tool server', { server: { config: { url: 'https://x', http_headers: { Authorization: secret } } } }],
+  ])('%s is [REDACTED]', (_name, fields) => {
+    const out = capture();
+    createLogger({ service: 'gateway', destination: out.destination }).info(fields, 'request');
+    expect(out.lines.join('')).not.toContain(secret);
+    expect(out.lines.join('')).toContain(REDACTED);
+  });
+  test('child loggers redact too', () => {
+    const out = capture();
+    const child = requestLogger(createLogger({ service: 'gateway', destination: out.destination }), 'req-1');
+    child.info({ body: { password: secret } }, 'x');
+    expect(out.lines.join('')).not.toContain(secret);
+  });
+  test('extra paths can be added', () => {
+    const out = capture();
+    createLogger({ service: 'x', destination: out.destination, redact: ['payload.providerKey'] }).info({ payload: { providerKey: secret } });
+    expect(out.lines.join('')).not.toContain(secret);
+  });
+});
+
+describe('request_id is bound on per-request child loggers', () => {
+  test('every line of the child carries request_id', () => {
+    const out = capture();
+    const child = requestLogger(createLogger({ service: 'runs', destination: out.destination }), 'abc-123');
+    child.info('one');
+    child.warn('two');
+    expect(out.records().map((r) => r.request_id)).toEqual(['abc-123', 'abc-123']);
+  });
+});
+
+describe('trace_id and span_id come from the active OpenTelemetry span', () => {
+  const manager = new StackContextManager();
+  beforeAll(() => context.setGlobalContextManager(manager));
+  afterAll(() => context.disable());
+
+  test('inside a span both ids are on the line; outside neither is', () => {
+    const out = capture();
+    const logger = createLogger({ service: 'runs', destination: out.destination });
+    const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+    context.with(trace.setSpanContext(context.active(), spanContext), () => logger.info('inside'));
+    logger.info('outside');
+    const [inside, outside] = out.records();
+    expect(inside).toMatchObject({ trace_id: spanContext.traceId, span_id: spanContext.spanId });
+    expect(outside).not.toHaveProperty('trace_id');
+    expect(outside).not.toHaveProperty('span_id');
+  });
+});

@@ -1,1 +1,18 @@
-export {};
+import './state.js';
+
+export { createHttpApp, mountRouters, startHttpServer, closeServer } from './app.js';
+export type { HttpApp, HttpAppOptions, MountableRouter, RunningServer } from './app.js';
+export { ok } from './respond.js';
+export { validateBody, parseQuery, clampLimit, describeValidationError } from './validate.js';
+export type { LimitRange } from './validate.js';
+export { runReadinessChecks } from './health.js';
+export type { ReadinessReport, ReadinessCheck, ReadinessCheckResult } from './health.js';
+export { currentRequest, runWithRequestContext } from './requestContext.js';
+export type { RequestContext } from './requestContext.js';
+export { REQUEST_ID_HEADER, isSaneRequestId } from './requestId.js';
+export { methodNotAllowed, routeNotFound } from './errors.js';
+export { requireInternalCaller, INTERNAL_TOKEN_HEADER, CALLER_SERVICE_HEADER } from './internalCaller.js';
+export { DEFAULT_BODY_LIMIT } from './body.js';
+export { Router } from '@koa/router';
+export type { RouterContext, RouterMiddleware } from '@koa/router';
+export type { Context, Middleware, Next } from 'koa';

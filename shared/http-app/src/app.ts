@@ -1,0 +1,100 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa, { type Middleware } from 'koa';
+import type { Router } from '@koa/router';
+import type { Logger } from '@ars/logger';
+import './state.js';
+import { requestIdAndAccessLog } from './requestId.js';
+import { errorEnvelope } from './errors.js';
+import { jsonBody, DEFAULT_BODY_LIMIT } from './body.js';
+import { healthRoutes, type ReadinessReport } from './health.js';
+
+export type HttpApp = Koa;
+
+export interface HttpAppOptions {
+  /** The service name (on `/healthz` and `/readyz`). */
+  service: string;
+  logger: Logger;
+  /** Largest accepted JSON body, in `bytes` notation (`'1mb'`, `'100kb'`); default 1mb. */
+  bodyLimit?: string;
+  /** Dependency checks behind `/readyz`; without it the app is ready while it serves. */
+  readiness?: () => Promise<ReadinessReport>;
+}
+
+/**
+ * A Koa app with, in order: request id + per-request logger + access log, error → envelope mapping
+ * (404/405 included), JSON body parsing with a size limit, `/healthz` and `/readyz`. Mount routes with
+ * `mountRouters` (or plain `app.use`).
+ */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const app = new Koa();
+  app.silent = true;
+  app.on('error', (error: unknown) => options.logger.error({ err: error }, 'koa error'));
+  app.use(requestIdAndAccessLog(options.logger));
+  app.use(errorEnvelope());
+  app.use(healthRoutes(options.service, options.readiness));
+  app.use(jsonBody(options.bodyLimit ?? DEFAULT_BODY_LIMIT));
+  return app;
+}
+
+/** A router of any state/context type: only its middleware is needed. */
+export interface MountableRouter {
+  routes(): Middleware<never, never>;
+  allowedMethods(options?: object): Middleware<never, never>;
+}
+
+/**
+ * Mounts `@koa/router` routers. A known path asked with an unsupported method answers 405 with
+ * `Allow` and the failure envelope; unknown paths fall through to the 404 envelope.
+ */
+export function mountRouters(app: HttpApp, ...routers: readonly (Router | MountableRouter)[]): HttpApp {
+  const [first] = routers;
+  if (!first) return app;
+  app.use(first.allowedMethods() as Middleware);
+  for (const router of routers) app.use(router.routes() as Middleware);
+  return app;
+}
+
+export interface RunningServer {
+  server: Server;
+  host: string;
+  port: number;
+  /** `http://host:port` */
+  url: string;
+  /** Stops accepting connections, lets in-flight requests finish, closes idle keep-alive sockets. */
+  close(): Promise<void>;
+}
+
+/** Listens on `host:port` (port 0 picks a free one) and resolves once bound. */
+export function startHttpServer(app: HttpApp, options: { host?: string; port?: number; keepAliveTimeoutMs?: number } = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    const httpServer = app.listen({ host, port: options.port ?? 0 });
+    httpServer.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+    httpServer.once('error', reject);
+    httpServer.once('listening', () => {
+      httpServer.off('error', reject);
+      const address = httpServer.address() as AddressInfo;
+      const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({
+        server: httpServer,
+        host: address.address,
+        port: address.port,
+        url: `http://${urlHost}:${address.port}`,
+        close: () => closeServer(httpServer),
+      });
+    });
+  });
+}
+
+/** `server.close()` that waits for in-flight requests and drops idle keep-alive connections. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,186 @@
+// Reading documents: filter (mingo's query language, errors translated to MongoDB's), the
+// candidate set from `_id` or an index when the filter pins one by equality, then sort, skip,
+// limit and projection in that order, as `find` does.
+import type { Document } from 'bson';
+import { Query, find as mingoFind } from 'mingo';
+import type { Options } from 'mingo/types';
+import { CommandError, fromMingoError } from '../commands/errors.js';
+import type { Collection } from '../storage/collection.js';
+import { isPlainObject, valueKey, type Doc } from '../storage/values.js';
+
+export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrictMode: true };
+
+export interface Matcher {
+  test(doc: Doc): boolean;
+  query: Query;
+}
+
+export function compileFilter(filter: unknown, options: Partial<Options> = MINGO_OPTIONS): Matcher {
+  if (filter === undefined || filter === null) filter = {};
+  if (!isPlainObject(filter)) throw new CommandError(14, 'filter must be an object');
+  let query: Query;
+  try {
+    query = new Query(filter, options);
+  } catch (error) {
+    throw fromMingoError(error);
+  }
+  return {
+    query,
+    test: (doc) => {
+      try {
+        return query.test(doc);
+      } catch (error) {
+        throw fromMingoError(error);
+      }
+    },
+  };
+}
+
+/** Equality values a filter pins a field to (several for `$in`), or undefined when it does not. */
+function pinnedValues(filter: Document, field: string): unknown[] | undefined {
+  if (!(field in filter)) return undefined;
+  const value = filter[field] as unknown;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (keys.length > 0 && keys.every((key) => key.startsWith('$'))) {
+      if (keys.length !== 1) return undefined;
+      if (keys[0] === '$eq') return usable(value.$eq) ? [value.$eq] : undefined;
+      if (keys[0] === '$in' && Array.isArray(value.$in) && value.$in.every(usable)) return value.$in;
+      return undefined;
+    }
+    return [value];
+  }
+  return usable(value) ? [value] : undefined;
+}
+
+function usable(value: unknown): boolean {
+  if (Array.isArray(value) || value instanceof RegExp) return false;
+  const tag = typeof value === 'object' && value !== null ? (value as { _bsontype?: unknown })._bsontype : undefined;
+  return tag !== 'BSONRegExp';
+}
+
+/**
+ * Documents that may match, in natural order when no index narrows them. A superset: the caller
+ * still tests each one against the full filter.
+ */
+export function candidates(collection: Collection, filter: Document): Iterable<Doc> {
+  const ids = pinnedValues(filter, '_id');
+  if (ids) return ids.map((id) => collection.getById(id)).filter((doc): doc is Doc => doc !== undefined);
+  let best: Set<string> | undefined;
+  for (const index of collection.indexes.values()) {
+    if (!index.complete) continue;
+    const perField = index.fields.map((field) => pinnedValues(filter, field));
+    if (perField.some((values) => values === undefined)) continue;
+    let combos: unknown[][] = [[]];
+    for (const values of perField as unknown[][]) combos = combos.flatMap((prefix) => values.map((value) => [...prefix, value]));
+    if (combos.length > 1000) continue;
+    const found = new Set<string>();
+    for (const combo of combos) for (const idKey of index.lookup(combo) ?? []) found.add(idKey);
+    if (!best || found.size < best.size) best = found;
+    if (best.size === 0) break;
+  }
+  if (!best) return collection.docs.values();
+  const docs: Doc[] = [];
+  for (const idKey of best) {
+    const doc = collection.docs.get(idKey);
+    if (doc) docs.push(doc);
+  }
+  return docs;
+}
+
+export interface SelectOptions {
+  filter?: Document;
+  sort?: Document;
+  skip?: number;
+  limit?: number;
+  projection?: Document;
+  variables?: Document;
+}
+
+/** Matching documents (stored objects, not copies) after filter, sort, skip and limit. */
+export function selectDocs(collection: Collection | undefined, options: SelectOptions): Doc[] {
+  if (!collection) {
+    compileFilter(options.filter);
+    return [];
+  }
+  const filter = options.filter ?? {};
+  const matcher = compileFilter(filter, options.variables ? { ...MINGO_OPTIONS, variables: options.variables } : MINGO_OPTIONS);
+  const sort = options.sort && Object.keys(options.sort).length > 0 ? validateSort(options.sort) : undefined;
+  const skip = options.skip ?? 0;
+  const limit = options.limit ?? 0;
+  const matched: Doc[] = [];
+  const stopAt = !sort && limit > 0 ? skip + limit : Infinity;
+  for (const doc of candidates(collection, filter)) {
+    if (!matcher.test(doc)) continue;
+    matched.push(doc);
+    if (matched.length >= stopAt) break;
+  }
+  let result = matched;
+  if (sort) {
+    try {
+      result = mingoFind(matched, {}, undefined, MINGO_OPTIONS).sort(sort).all() as Doc[];
+    } catch (error) {
+      throw fromMingoError(error);
+    }
+  }
+  if (skip > 0 || limit > 0) result = result.slice(skip, limit > 0 ? skip + limit : undefined);
+  return result;
+}
+
+function validateSort(sort: Document): Document {
+  for (const [field, direction] of Object.entries(sort)) {
+    if (direction === 1 || direction === -1) continue;
+    if (isPlainObject(direction) && direction.$meta !== undefined) {
+      throw new CommandError(2, `$meta sort by '${String(direction.$meta)}' is not supported by the development server`);
+    }
+    throw new CommandError(2, `$sort key ordering must be 1 (for ascending) or -1 (for descending) (field '${field}')`);
+  }
+  return sort;
+}
+
+/** A projector for `find`'s projection; keeps the stored document's field order, `_id` first. */
+export function projector(projection: Document | undefined, filter: Document | undefined): (doc: Doc) => Doc {
+  if (!projection || Object.keys(projection).length === 0) return (doc) => doc;
+  let query: Query;
+  try {
+    query = new Query(filter ?? {}, MINGO_OPTIONS);
+  } catch (error) {
+    throw fromMingoError(error);
+  }
+  return (doc) => {
+    let projected: Doc;
+    try {
+      projected = (query.find<Doc>([doc], projection).next() ?? {}) as Doc;
+    } catch (error) {
+      throw fromMingoError(error);
+    }
+    const ordered: Doc = {};
+    for (const key of Object.keys(doc)) if (key in projected) ordered[key] = projected[key];
+    for (const key of Object.keys(projected)) if (!(key in ordered)) ordered[key] = projected[key];
+    return ordered;
+  };
+}
+
+export function distinctValues(docs: Doc[], key: string): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const doc of docs) {
+    let value: unknown = doc;
+    const collect = (current: unknown, parts: string[]): void => {
+      if (parts.length === 0) {
+        const items = Array.isArray(current) ? current : [current];
+        for (const item of items) if (item !== undefined && !seen.has(valueKey(item))) seen.set(valueKey(item), item);
+        return;
+      }
+      if (Array.isArray(current)) {
+        for (const item of current) collect(item, parts);
+        return;
+      }
+      if (current === null || typeof current !== 'object') return;
+      const [head, ...rest] = parts;
+      collect((current as Record<string, unknown>)[head as string], rest);
+    };
+    collect(value, key.split('.'));
+    value = undefined;
+  }
+  return [...seen.values()];
+}

@@ -1,1 +1,25 @@
-export {};
+export { createBus } from './bus.js';
+export type { Bus, BusOptions } from './bus.js';
+export { NonRetryableError } from './consumer.js';
+export type { BusConsumer, ConsumeOptions, MessageContext, MessageHandler } from './consumer.js';
+export { buildEnvelope, decodeMessage, validateMessage, describeProblems } from './envelope.js';
+export type { BusMessage, OutgoingMessage, ValidationProblem, DecodeResult } from './envelope.js';
+export { silentLogger } from './logger.js';
+export type { BusLogger } from './logger.js';
+export { OUTBOX_FIELD, outboxEntries, outboxInsert, outboxPush, withOutbox, startOutboxRelay } from './outbox.js';
+export type { OutboxEntry, OutboxMessage, OutboxPublisher, OutboxRelay, OutboxRelayOptions, WithOutbox } from './outbox.js';
+export { memoryProcessedStore, mongoProcessedStore } from './processed.js';
+export type { MongoProcessedMessageStore, MongoProcessedStoreOptions, ProcessedInfo, ProcessedMessageDocument, ProcessedMessageStore } from './processed.js';
+export {
+  TOPICS,
+  DLQ_SUFFIX,
+  DEAD_LETTER_TYPE,
+  DEAD_LETTER_PARTITIONS,
+  deadLetterDataSchema,
+  deadLetterTopic,
+  isTopicName,
+  topicProvisioning,
+  topicSpec,
+} from './topics.js';
+export type { BaseTopicName, DeadLetterTopicName, DomainTopicName, JsonSchema, TestTopicName, TopicName, TopicSpec } from './topics.js';
+export { traceHeaders } from './tracing.js';

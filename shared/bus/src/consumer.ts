@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
+import { decodeMessage, type BusMessage, type OutgoingMessage } from './envelope.js';
+import { errorFields, type BusLogger } from './logger.js';
+import type { ProcessedMessageStore } from './processed.js';
+import { DEAD_LETTER_TYPE, deadLetterTopic, topicSpec, type BaseTopicName, type DeadLetterTopicName } from './topics.js';
+import { withConsumerSpan } from './tracing.js';
+
+/** Where a message came from and which attempt this is. */
+export interface MessageContext {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  /** Kafka headers as strings (`traceparent`, ...). */
+  headers: Record<string, string>;
+  /** 1 on the first try, up to `maxAttempts`. */
+  attempt: number;
+  groupId: string;
+}
+
+export type MessageHandler = (message: BusMessage, context: MessageContext) => Promise<void>;
+
+export interface ConsumeOptions {
+  groupId: string;
+  /** Catalog topics (or `bus.test.<suffix>`); dead-letter topics may be consumed too. */
+  topics: (BaseTopicName | DeadLetterTopicName)[];
+  /**
+   * Handles one message. Must be idempotent itself: it is re-run when the process dies after the
+   * handler's effect but before the message id is recorded (see README, "Idempotency").
+   */
+  handle: MessageHandler;
+  /** Attempts before the message goes to the dead-letter topic; default 5. */
+  maxAttempts?: number;
+  /** Exponential backoff between attempts (doubling from `initial`, capped at `max`); default {initial: 200, max: 5000}. */
+  backoffMs?: { initial: number; max: number };
+  /** Skips messages already handled by this group; without one every delivery is handled. */
+  processed?: ProcessedMessageStore;
+  /** A new group starts at the oldest message (default true), or only sees messages produced after it joined. */
+  fromBeginning?: boolean;
+  /** Partitions handled at the same time (one message at a time within a partition); default 8. */
+  partitionsConsumedConcurrently?: number;
+  /** Commit offsets after every n handled messages of a partition (and when stopping); default 1. */
+  commitEveryMessages?: number;
+  /** Group membership timings (kafkajs defaults: 30000 / 60000 / 3000). Tests use small values. */
+  session?: { sessionTimeoutMs?: number; rebalanceTimeoutMs?: number; heartbeatIntervalMs?: number };
+}
+
+/** A running consumer group member. */
+export interface BusConsumer {
+  readonly groupId: string;
+  /** Resolves once this member has joined the group and received its assignment (the first time). */
+  joined(): Promise<void>;
+  /** The partitions currently assigned to this member, by topic. */
+  assignment(): Record<string, number[]>;
+  /** False once kafkajs crashed without restarting, or after stop. */
+  isRunning(): boolean;
+  /** Stops fetching, waits for in-flight handlers, commits handled offsets, leaves the group, disconnects. */
+  stop(): Promise<void>;
+}
+
+/** Publishes to a dead-letter topic (the bus' producer). */
+export type DeadLetterPublisher = (topic: DeadLetterTopicName, message: OutgoingMessage) => Promise<unknown>;
+
+/** Thrown by a handler to skip the remaining attempts and dead-letter the message now. */
+export class NonRetryableError extends Error {
+  readonly retryable = false;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'NonRetryableError';
+  }
+}
+
+function isNonRetryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false;
+}
+
+function headersOf(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first === undefined) continue;
+    out[name] = Buffer.isBuffer(first) ? first.toString('utf8') : String(first);
+  }
+  return out;
+}
+
+class Stopping extends Error {}
+
+/** Starts a consumer group member; resolves once it is subscribed and running (not yet joined). */
+export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterPublisher, options: ConsumeOptions, baseLogger: BusLogger): Promise<BusConsumer> {
+  const { groupId, handle } = options;
+  if (!groupId) throw new Error('consume: groupId is required');
+  if (options.topics.length === 0) throw new Error('consume: at least one topic is required');
+  for (const topic of options.topics) {
+    if (!topicSpec(topic)) throw new Error(`consume: unknown topic ${topic} (not in the topic catalog)`);
+  }
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
+  const backoff = options.backoffMs ?? { initial: 200, max: 5_000 };
+  const commitEvery = Math.max(1, options.commitEveryMessages ?? 1);
+  const logger = baseLogger.child({ component: 'bus-consumer', groupId });
+  const session = options.session ?? {};
+
+  const consumer: Consumer = kafka.consumer({
+    groupId,
+    sessionTimeout: session.sessionTimeoutMs ?? 30_000,
+    rebalanceTimeout: session.rebalanceTimeoutMs ?? 60_000,
+    heartbeatInterval: session.heartbeatIntervalMs ?? 3_000,
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: 1_000,
+    retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 },
+  });
+
+  let stopping = false;
+  let running = false;
+  const wakeups = new Set<() => void>();
+  let assignment: Record<string, number[]> = {};
+  let resolveJoined!: () => void;
+  const joinedPromise = new Promise<void>((resolve) => (resolveJoined = resolve));
+
+  consumer.on(consumer.events.GROUP_JOIN, (event) => {
+    assignment = { ...event.payload.memberAssignment };
+    logger.info({ assignment, leader: event.payload.isLeader }, 'joined consumer group');
+    resolveJoined();
+  });
+  consumer.on(consumer.events.CRASH, (event) => {
+    logger.error({ ...errorFields(event.payload.error), restart: event.payload.restart }, 'consumer crashed');
+    if (!event.payload.restart) running = false;
+  });
+  consumer.on(consumer.events.STOP, () => {
+    running = false;
+  });
+
+  /** Sleeps `ms`, waking early when stop() is called; throws Stopping when stopping. */
+  const pause = async (ms: number): Promise<void> => {
+    if (stopping) throw new Stopping();
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        wakeups.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      wakeups.add(wake);
+    });
+    if (stopping) throw new Stopping();
+  };
+  const delayFor = (attempt: number) => Math.min(backoff.max, backoff.initial * 2 ** Math.max(0, attempt - 1));
+
+  /** Retries `fn` with backoff until it succeeds or the consumer stops (then throws Stopping). */
+  const untilDone = async (what: string, fn: () => Promise<void>, heartbeat: () => Promise<void>): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await fn();
+        return;
+      } catch (error) {
+        if (error instanceof Stopping) throw error;
+        logger.warn({ ...errorFields(error), attempt }, `${what} failed; retrying`);
+        await heartbeat().catch(() => undefined);
+        await pause(delayFor(attempt));
+      }
+    }
+  };
+
+  const deadLetter = async (topic: BaseTopicName, partition: number, message: KafkaMessage, error: { message: string; name?: string; code?: string; kind: 'handler' | 'malformed'; attempts: number }) => {
+    const value = message.value;
+    const utf8 = value === null ? null : value.toString('utf8');
+    const lossless = utf8 !== null && value !== null && Buffer.from(utf8, 'utf8').equals(value);
+    const data = {
+      topic,
+      partition,
+      offset: message.offset,
+      key: message.key === null || message.key === undefined ? null : message.key.toString('utf8'),
+      value: value === null ? null : lossless ? utf8 : value.toString('base64'),
+      valueEncoding: lossless || value === null ? 'utf8' : 'base64',
+      headers: headersOf(message.headers),
+      error: { ...error, failedAt: new Date().toISOString(), consumerGroup: groupId },
+    };
+    await publishDeadLetter(deadLetterTopic(topic), {
+      key: data.key ?? `${topic}:${partition}:${message.offset}`,
+      type: DEAD_LETTER_TYPE,
+      id: randomUUID(),
+      data,
+    });
+  };
+
+  /** Handles one record; resolves when it may be committed; throws Stopping when it must not be. */
+  const processRecord = async (topic: string, partition: number, record: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> => {
+    const key = record.key === null || record.key === undefined ? null : record.key.toString('utf8');
+    const headers = headersOf(record.headers);
+    const base = topic as BaseTopicName;
+    const decoded = decodeMessage(topic, key, record.value);
+    if (!decoded.ok) {
+      logger.error({ topic, partition, offset: record.offset, reason: decoded.reason }, 'malformed message: sending it to the dead-letter topic');
+      if (topic.endsWith('.dlq')) {
+        logger.error({ topic, partition, offset: record.offset }, 'malformed message on a dead-letter topic: skipped (no dead-letter topic of a dead-letter topic)');
+        return;
+      }
+      await untilDone('dead-letter publish', () => deadLetter(base, partition, record, { message: decoded.reason, kind: 'malformed', attempts: 0 }), heartbeat);
+      return;
+    }
+    const message = decoded.message;
+    const info = { topic, partition, offset: record.offset };
+    if (options.processed) {
+      let seen = false;
+      await untilDone('processed-message lookup', async () => {
+        seen = await options.processed!.has(groupId, message.id);
+      }, heartbeat);
+      if (seen) {
+        logger.info({ ...info, messageId: message.id }, 'message already processed: skipped');
+        return;
+      }
+    }
+    let lastError: unknown;
+    let attempts = 0;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      attempts = attempt;
+      const context: MessageContext = { topic, partition, offset: record.offset, key, headers, attempt, groupId };
+      const beat = setInterval(() => void heartbeat().catch(() => undefined), 1_000);
+      try {
+        await withConsumerSpan(topic, headers, { 'messaging.kafka.partition': partition, 'messaging.message.id': message.id, 'messaging.consumer.group.name': groupId }, () => handle(message, context));
+        lastError = undefined;
+        break;
+      } catch (error) {
+        lastError = error;
+        logger.warn({ ...info, messageId: message.id, type: message.type, attempt, maxAttempts, ...errorFields(error) }, 'handler failed');
+        if (isNonRetryable(error) || attempt === maxAttempts) break;
+        await pause(delayFor(attempt));
+      } finally {
+        clearInterval(beat);
+      }
+    }
+    let outcome: 'handled' | 'dead-lettered' = 'handled';
+    if (lastError !== undefined) {
+      const err = lastError instanceof Error ? lastError : new Error(String(lastError));
+      const code = (lastError as { code?: unknown }).code;
+      logger.error({ ...info, messageId: message.id, attempts }, 'handler failed after its attempts: sending the message to the dead-letter topic');
+      await untilDone(
+        'dead-letter publish',
+        () => deadLetter(base, partition, record, { message: err.message, name: err.name, ...(typeof code === 'string' ? { code } : {}), kind: 'handler', attempts }),
+        heartbeat,
+      );
+      outcome = 'dead-lettered';
+    }
+    if (options.processed) {
+      await untilDone('processed-message record', () => options.processed!.record(groupId, message.id, { ...info, outcome }), heartbeat);
+    }
+  };
+
+  const eachBatch = async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> => {
+    const { topic, partition } = batch;
+    let pending: string | undefined; // next offset to commit
+    let pendingCount = 0;
+    const commit = async () => {
+      if (pending === undefined) return;
+      try {
+        await commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: pending }] }] });
+        pending = undefined;
+        pendingCount = 0;
+      } catch (error) {
+        logger.warn({ topic, partition, ...errorFields(error) }, 'offset commit failed; the messages will be redelivered and skipped as processed');
+      }
+    };
+    try {
+      for (const record of batch.messages) {
+        if (stopping || !isRunning() || isStale()) break;
+        try {
+          await processRecord(topic, partition, record, heartbeat);
+        } catch (error) {
+          if (error instanceof Stopping) break;
+          throw error;
+        }
+        resolveOffset(record.offset);
+        pending = (BigInt(record.offset) + 1n).toString();
+        pendingCount++;
+        if (pendingCount >= commitEvery) await commit();
+      }
+    } finally {
+      if (stopping || !isRunning()) await commit();
+    }
+  };
+
+  await consumer.connect();
+  await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: Math.max(1, options.partitionsConsumedConcurrently ?? 8),
+    eachBatch,
+  });
+  running = true;
+  logger.info({ topics: options.topics }, 'consumer running');
+
+  let stopped: Promise<void> | undefined;
+  return {
+    groupId,
+    joined: () => joinedPromise,
+    assignment: () => assignment,
+    isRunning: () => running && !stopping,
+    stop(): Promise<void> {
+      stopped ??= (async () => {
+        stopping = true;
+        for (const wake of [...wakeups]) wake();
+        try {
+          await consumer.disconnect();
+        } finally {
+          running = false;
+          logger.info('consumer stopped');
+        }
+      })();
+      return stopped;
+    },
+  };
+}

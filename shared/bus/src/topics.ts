@@ -1,0 +1,241 @@
+/**
+ * The topic catalog: every Kafka topic the services use, its partition count and the JSON Schema
+ * of its messages' `data`. Producers and consumers validate against it (see envelope.ts).
+ *
+ * Message value on every topic: `{id, type, occurredAt, data}` (JSON); message key: the aggregate
+ * id (run id, sandbox id, automation run id, ...), so one aggregate's messages stay in order on one
+ * partition. Schemas marked permissive (`additionalProperties: true`) will be tightened by the
+ * issues that fix those shapes.
+ */
+
+/** A JSON Schema object (draft 2020-12 / draft-07 subset understood by ajv 8). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  description: string;
+  /** Allowed envelope `type` values; any non-empty string when absent. */
+  types?: readonly string[];
+  /** JSON Schema of the envelope's `data`. */
+  dataSchema: JsonSchema;
+}
+
+const str = { type: 'string', minLength: 1 } as const;
+const nullableStr = { type: ['string', 'null'] } as const;
+
+const runsRequested: TopicSpec = {
+  name: 'runs.requested',
+  partitions: 12,
+  description: 'Runs service: a run was accepted and needs a sandbox (key: runId). Consumed by sandboxes.',
+  types: ['run.requested'],
+  dataSchema: {
+    type: 'object',
+    required: ['runId', 'userId', 'repoId', 'harness', 'prompt', 'branch'],
+    properties: {
+      runId: str,
+      userId: str,
+      repoId: str,
+      harness: { enum: ['codex', 'claude-code'] },
+      prompt: { type: 'string' },
+      branch: {
+        type: 'object',
+        required: ['base', 'working', 'createBranch'],
+        properties: { base: str, working: str, createBranch: { type: 'boolean' } },
+        additionalProperties: false,
+      },
+      rootDirectory: nullableStr,
+      model: nullableStr,
+      agentId: nullableStr,
+    },
+    additionalProperties: true,
+  },
+};
+
+const runsSandboxAllocated: TopicSpec = {
+  name: 'runs.sandbox-allocated',
+  partitions: 12,
+  description: 'Sandboxes service: a sandbox was allocated for a run (key: runId). Consumed by runs.',
+  types: ['run.sandbox-allocated'],
+  dataSchema: {
+    type: 'object',
+    required: ['runId', 'sandboxRecordId'],
+    properties: { runId: str, sandboxRecordId: str, sandboxId: nullableStr },
+    additionalProperties: true,
+  },
+};
+
+const runsAgentEvents: TopicSpec = {
+  name: 'runs.agent-events',
+  partitions: 12,
+  description: 'Sandboxes service: one harness event of a run, in order (key: runId). Consumed by runs.',
+  types: ['run.agent-event'],
+  dataSchema: {
+    type: 'object',
+    required: ['runId', 'seq', 'eventType'],
+    properties: {
+      runId: str,
+      seq: { type: 'integer', minimum: 0 },
+      eventType: str,
+      message: nullableStr,
+      payload: { type: 'object' },
+    },
+    additionalProperties: true,
+  },
+};
+
+const runsFinished: TopicSpec = {
+  name: 'runs.finished',
+  partitions: 12,
+  description: 'Sandboxes service: a run reached a terminal state (key: runId). Consumed by runs, automations, pr-review.',
+  types: ['run.finished'],
+  dataSchema: {
+    type: 'object',
+    required: ['runId', 'status'],
+    properties: {
+      runId: str,
+      status: { enum: ['success', 'failed', 'cancelled'] },
+      error: { type: ['object', 'null'] },
+    },
+    additionalProperties: true,
+  },
+};
+
+const sandboxesLifecycle: TopicSpec = {
+  name: 'sandboxes.lifecycle',
+  partitions: 6,
+  description: 'Sandboxes service: lifecycle events of a sandbox (key: sandboxId). Permissive schema for now.',
+  dataSchema: {
+    type: 'object',
+    required: ['sandboxId'],
+    properties: { sandboxId: str },
+    additionalProperties: true,
+  },
+};
+
+const automationsDispatch: TopicSpec = {
+  name: 'automations.dispatch',
+  partitions: 6,
+  description: 'Automations engine: durable graph execution steps (key: automation run id). Permissive schema for now.',
+  dataSchema: {
+    type: 'object',
+    required: ['automationRunId'],
+    properties: { automationRunId: str },
+    additionalProperties: true,
+  },
+};
+
+const prReviewsRequested: TopicSpec = {
+  name: 'pr-reviews.requested',
+  partitions: 6,
+  description: 'PR review: a review (re)run was requested (key: repoId:prNumber). Permissive schema for now.',
+  dataSchema: {
+    type: 'object',
+    required: ['repoId', 'prNumber'],
+    properties: { repoId: str, prNumber: { type: 'integer', minimum: 1 } },
+    additionalProperties: true,
+  },
+};
+
+const busTest: TopicSpec = {
+  name: 'bus.test',
+  partitions: 4,
+  description: "Tests only: any data object. Every `bus.test.<suffix>` topic uses this entry's schema.",
+  dataSchema: { type: 'object', additionalProperties: true },
+};
+
+/** The domain topics (without their dead-letter topics). */
+export const TOPICS = {
+  'runs.requested': runsRequested,
+  'runs.sandbox-allocated': runsSandboxAllocated,
+  'runs.agent-events': runsAgentEvents,
+  'runs.finished': runsFinished,
+  'sandboxes.lifecycle': sandboxesLifecycle,
+  'automations.dispatch': automationsDispatch,
+  'pr-reviews.requested': prReviewsRequested,
+  'bus.test': busTest,
+} as const satisfies Record<string, TopicSpec>;
+
+export type DomainTopicName = keyof typeof TOPICS;
+/** Tests use fresh topics `bus.test.<suffix>` (schema of `bus.test`); create them on the broker yourself. */
+export type TestTopicName = `bus.test.${string}`;
+export type BaseTopicName = DomainTopicName | TestTopicName;
+export type DeadLetterTopicName = `${BaseTopicName}.dlq`;
+export type TopicName = BaseTopicName | DeadLetterTopicName;
+
+export const DLQ_SUFFIX = '.dlq';
+export const DEAD_LETTER_TYPE = 'bus.dead-letter';
+
+/** Partitions of every dead-letter topic: few, it is read by operators, not by hot paths. */
+export const DEAD_LETTER_PARTITIONS = 1;
+
+/** The dead-letter topic of `topic`. */
+export function deadLetterTopic(topic: BaseTopicName): DeadLetterTopicName {
+  return `${topic}${DLQ_SUFFIX}`;
+}
+
+/** `data` of a dead-letter message: the original record as it was read, and why it failed. */
+export const deadLetterDataSchema: JsonSchema = {
+  type: 'object',
+  required: ['topic', 'partition', 'offset', 'key', 'value', 'headers', 'error'],
+  properties: {
+    topic: str,
+    partition: { type: 'integer', minimum: 0 },
+    offset: str,
+    key: nullableStr,
+    value: { type: ['string', 'null'], description: 'the original value as UTF-8 text (base64 when valueEncoding is base64)' },
+    valueEncoding: { enum: ['utf8', 'base64'] },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    error: {
+      type: 'object',
+      required: ['message', 'attempts', 'failedAt', 'consumerGroup'],
+      properties: {
+        message: { type: 'string' },
+        name: { type: 'string' },
+        code: { type: 'string' },
+        kind: { enum: ['handler', 'malformed'] },
+        attempts: { type: 'integer', minimum: 0 },
+        failedAt: { type: 'string' },
+        consumerGroup: str,
+      },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: false,
+};
+
+/** The catalog entry for any topic name the bus accepts, or undefined for an unknown topic. */
+export function topicSpec(name: string): TopicSpec | undefined {
+  if (name.endsWith(DLQ_SUFFIX)) {
+    const base = topicSpec(name.slice(0, -DLQ_SUFFIX.length));
+    if (!base || base.name.endsWith(DLQ_SUFFIX)) return undefined;
+    return {
+      name,
+      partitions: DEAD_LETTER_PARTITIONS,
+      description: `Dead letters of ${base.name}: messages that failed their handler after the bounded retries, or were malformed.`,
+      types: [DEAD_LETTER_TYPE],
+      dataSchema: deadLetterDataSchema,
+    };
+  }
+  if (Object.hasOwn(TOPICS, name)) return TOPICS[name as DomainTopicName];
+  if (name.startsWith('bus.test.') && name.length > 'bus.test.'.length) return { ...busTest, name };
+  return undefined;
+}
+
+/** True when the bus accepts this topic name (catalog, `bus.test.*`, or a dead-letter topic of those). */
+export function isTopicName(name: string): name is TopicName {
+  return topicSpec(name) !== undefined;
+}
+
+/**
+ * Every catalog topic and its dead-letter topic with partition counts: what a broker must have
+ * (the local mock pre-creates exactly this; in production the operator provisions it).
+ */
+export function topicProvisioning(): { name: string; partitions: number }[] {
+  const list: { name: string; partitions: number }[] = [];
+  for (const spec of Object.values(TOPICS) as TopicSpec[]) {
+    list.push({ name: spec.name, partitions: spec.partitions });
+    list.push({ name: `${spec.name}${DLQ_SUFFIX}`, partitions: DEAD_LETTER_PARTITIONS });
+  }
+  return list;
+}

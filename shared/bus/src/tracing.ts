@@ -1,0 +1,51 @@
+import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+
+const setter: TextMapSetter<Record<string, string>> = {
+  set: (carrier, key, value) => {
+    carrier[key] = value;
+  },
+};
+
+const getter: TextMapGetter<Record<string, string>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => carrier[key],
+};
+
+/**
+ * W3C `traceparent`/`tracestate` (whatever the registered propagator writes) for the active
+ * OpenTelemetry context. With no SDK registered the propagator is a no-op and nothing is added.
+ */
+export function traceHeaders(active: Context = context.active()): Record<string, string> {
+  const headers: Record<string, string> = {};
+  propagation.inject(active, headers, setter);
+  return headers;
+}
+
+const tracer = () => trace.getTracer('@ars/bus');
+
+/**
+ * Runs `fn` inside a consumer span whose parent is the remote context carried in `headers`
+ * (the producer's `traceparent`). Without an SDK this is a non-recording span that still carries
+ * the remote trace id, so logs and outgoing messages of the handler stay in the same trace.
+ */
+export async function withConsumerSpan<T>(
+  topic: string,
+  headers: Record<string, string>,
+  attributes: Record<string, string | number>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const parent = propagation.extract(context.active(), headers, getter);
+  return tracer().startActiveSpan(`${topic} process`, { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, ...attributes } }, parent, async (span) => {
+    try {
+      const result = await fn();
+      span.setStatus({ code: SpanStatusCode.OK });
+      return result;
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      if (error instanceof Error) span.recordException(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}

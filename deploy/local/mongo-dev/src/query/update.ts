@@ -90,6 +90,7 @@ export function applyUpdate(current: Doc, spec: UpdateSpec, options: { filter?: 
     delete ops.$setOnInsert;
     if (onInsert && options.inserting) ops.$set = { ...(ops.$set as Document | undefined), ...onInsert };
     next = cloneDoc(current);
+    takeIdAssignment(next, ops, options.inserting === true);
     checkOperandTypes(next, ops);
     try {
       modified = Object.keys(ops).length > 0 && mingoUpdate(next, ops, options.arrayFilters, options.filter ?? {}, { cloneMode: 'deep', queryOptions: MINGO_OPTIONS }).length > 0;
@@ -100,6 +101,27 @@ export function applyUpdate(current: Doc, spec: UpdateSpec, options: { filter?: 
   if (!options.inserting && !sameValue(current._id, next._id)) throw immutableId();
   if (!modified) return { doc: current, modified: false };
   return { doc: idFirst(next), modified: true };
+}
+
+/**
+ * mingo refuses any write to `_id`; MongoDB allows setting it to its current value, and any value
+ * while an upsert inserts. Apply those here and take them out of the operators.
+ */
+function takeIdAssignment(doc: Doc, ops: Document, inserting: boolean): void {
+  for (const [op, fields] of Object.entries(ops)) {
+    const touched = Object.keys(fields as Document).filter((path) => path === '_id' || path.startsWith('_id.'));
+    if (touched.length === 0) continue;
+    for (const path of touched) {
+      const value = (fields as Document)[path] as unknown;
+      if (op !== '$set' || path !== '_id') throw immutableId();
+      if (inserting) doc._id = cloneDoc(value);
+      else if (!sameValue(doc._id, value)) throw immutableId();
+    }
+    const rest = { ...(fields as Document) };
+    for (const path of touched) delete rest[path];
+    if (Object.keys(rest).length === 0) delete ops[op];
+    else ops[op] = rest;
+  }
 }
 
 function immutableId(): CommandError {

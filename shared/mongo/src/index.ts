@@ -1,1 +1,3 @@
-export {};
+export { connectMongo, ensureIndexes, redactMongoUrl } from './connect.js';
+export type { Mongo, MongoOptions, CollectionIndexes } from './connect.js';
+export type { Db, Collection, IndexDescription, MongoClient } from 'mongodb';

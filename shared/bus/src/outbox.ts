@@ -93,6 +93,8 @@ export interface OutboxRelayOptions {
   logger?: BusLogger;
   /** Create the sparse index on `_outbox.id` in each collection at start; default true. */
   createIndexes?: boolean;
+  /** Called after a document's entries were published and before they are `$pull`ed (crash tests). */
+  beforePull?: (collection: string, messageIds: string[]) => Promise<void>;
 }
 
 export interface OutboxRelay {
@@ -155,6 +157,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         logger.warn({ collection: name, docId: String(doc._id), messageId: entries[done.length]?.id, ...errorFields(error) }, 'outbox publish failed; will retry');
       } finally {
         if (done.length > 0) {
+          await options.beforePull?.(name, done);
           const pull = { $pull: { [OUTBOX_FIELD]: { id: { $in: done } } } } as unknown as UpdateFilter<WithOutbox & Document>;
           await collection.updateOne({ _id: doc._id }, pull);
           published += done.length;

@@ -87,14 +87,23 @@ export function startHttpServer(app: HttpApp, options: { host?: string; port?: n
   });
 }
 
-/** `server.close()` that waits for in-flight requests and drops idle keep-alive connections. */
+/**
+ * `server.close()` that waits for in-flight requests and drops keep-alive connections as soon as they
+ * turn idle (a connection that just finished its response would otherwise linger until its keep-alive
+ * timeout).
+ */
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve, reject) => {
     if (!server.listening) {
       resolve();
       return;
     }
-    server.close((error) => (error ? reject(error) : resolve()));
+    const sweep = setInterval(() => server.closeIdleConnections(), 25);
+    server.close((error) => {
+      clearInterval(sweep);
+      if (error) reject(error);
+      else resolve();
+    });
     server.closeIdleConnections();
   });
 }

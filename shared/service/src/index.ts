@@ -1,1 +1,3 @@
-export {};
+export { runService } from './runService.js';
+export type { RunningService, ServiceContext, ServiceDefinition, ServiceConfig, ShutdownHook } from './runService.js';
+export { env } from '@ars/config';

@@ -1,0 +1,112 @@
+import { createServer } from 'node:net';
+import { ConfigError } from '@ars/config';
+import { createLogger } from '@ars/logger';
+import { Router, ok } from '@ars/http-app';
+import { env, runService, type RunningService } from '@ars/service';
+
+const logger = createLogger({ service: 'service-test', level: 'silent' });
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const running: RunningService[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((service) => service.shutdown('test over')));
+});
+
+const inProcess = { handleSignals: false, exit: () => undefined, logger };
+
+describe('the service context carries typed config, logger, the Koa app and onShutdown', () => {
+  test('extra config variables are typed and routes are mounted', async () => {
+    const port = await freePort();
+    const service = await runService({
+      name: 'ctx-test',
+      configSchema: { GREETING: env.string({ default: 'hello' }), RETRIES: env.integer({ default: 2 }) },
+      routes: (ctx) => {
+        const router = new Router();
+        const greeting: string = ctx.config.GREETING;
+        const retries: number = ctx.config.RETRIES;
+        router.get('/greet', (c) => ok(c, { greeting, retries, db: ctx.config.MONGO_DB }));
+        return [router];
+      },
+      runtime: { ...inProcess, env: { PORT: String(port), RETRIES: '5' } },
+    });
+    running.push(service);
+    expect(service.url).toBe(`http://127.0.0.1:${port}`);
+    expect(service.context.mongo).toBeUndefined();
+    expect(service.context.bus).toBeUndefined();
+    expect(await (await fetch(`${service.url}/greet`)).json()).toEqual({ ok: true, data: { greeting: 'hello', retries: 5, db: 'ars_ctx-test' } });
+  });
+
+  test('a bad variable is a ConfigError naming it', async () => {
+    await expect(runService({ name: 'bad', runtime: { ...inProcess, env: { PORT: '99999' } } })).rejects.toThrow(
+      new ConfigError(['PORT must be an integer between 1 and 65535 (got "99999")']),
+    );
+  });
+
+  test('requireMongo without MONGO_URL is a ConfigError', async () => {
+    await expect(runService({ name: 'needs-db', port: 1, requireMongo: true, runtime: { ...inProcess, env: {} } })).rejects.toThrow(
+      'Invalid configuration: MONGO_URL is required',
+    );
+  });
+});
+
+describe('/readyz reports 200 only when every check passes, else 503 naming the failed check', () => {
+  test('an extra check that fails', async () => {
+    let healthy = false;
+    const service = await runService({
+      name: 'ready-test',
+      readiness: { upstream: async () => healthy },
+      runtime: { ...inProcess, env: { PORT: String(await freePort()) } },
+    });
+    running.push(service);
+    const failing = await fetch(`${service.url}/readyz`);
+    expect(failing.status).toBe(503);
+    expect(await failing.json()).toEqual({ ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: upstream (not ready)' } });
+    healthy = true;
+    expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+  });
+});
+
+const infrastructure = process.env.ARS_TEST_MONGO_URL && process.env.ARS_TEST_KAFKA_BROKERS ? describe : describe.skip;
+
+infrastructure('with MONGO_URL and KAFKA_BROKERS, Mongo is connected with its indexes and the bus is created; readiness includes both', () => {
+  test('indexes exist, /readyz checks mongo and bus, shutdown closes them', async () => {
+    const dbName = `ars_service_test_${process.pid}_${Date.now()}`;
+    const service = await runService({
+      name: 'infra-test',
+      indexes: [{ collection: 'things', indexes: [{ key: { slug: 1 }, name: 'slug_unique', unique: true }] }],
+      runtime: {
+        ...inProcess,
+        env: {
+          PORT: String(await freePort()),
+          MONGO_URL: process.env.ARS_TEST_MONGO_URL,
+          MONGO_DB: dbName,
+          KAFKA_BROKERS: process.env.ARS_TEST_KAFKA_BROKERS,
+        },
+      },
+    });
+    const mongo = service.context.mongo;
+    expect(mongo).toBeDefined();
+    expect(service.context.bus).toBeDefined();
+    const names = (await mongo!.db.collection('things').listIndexes().toArray()).map((index) => index.name as string);
+    expect(names).toContain('slug_unique');
+    const ready = await fetch(`${service.url}/readyz`);
+    expect(await ready.json()).toEqual({
+      ok: true,
+      data: { status: 'ready', service: 'infra-test', checks: { mongo: { ok: true }, bus: { ok: true } } },
+    });
+    await mongo!.db.dropDatabase();
+    expect(await service.shutdown()).toBe(0);
+    await expect(mongo!.ping()).rejects.toThrow();
+  });
+});

@@ -1,0 +1,220 @@
+import { createBus, type Bus } from '@ars/bus';
+import { ConfigError, loadConfig, exitOnConfigError, serviceConfig, type ConfigOf, type EnvSchema, type EnvSource, type ServiceConfigFragment } from '@ars/config';
+import {
+  createHttpApp,
+  mountRouters,
+  runReadinessChecks,
+  startHttpServer,
+  type HttpApp,
+  type MountableRouter,
+  type ReadinessCheck,
+  type RunningServer,
+  type Router,
+} from '@ars/http-app';
+import { createLogger, type Logger } from '@ars/logger';
+import { connectMongo, ensureIndexes, type CollectionIndexes, type Mongo } from '@ars/mongo';
+import { startTelemetry, type Telemetry } from '@ars/telemetry';
+
+/** The configuration a service sees: the common settings plus its own `configSchema`. */
+export type ServiceConfig<S extends EnvSchema = EnvSchema> = ConfigOf<ServiceConfigFragment> & ConfigOf<S>;
+
+export type ShutdownHook = () => Promise<void> | void;
+
+export interface ServiceContext<S extends EnvSchema = EnvSchema> {
+  name: string;
+  config: ServiceConfig<S>;
+  logger: Logger;
+  /** Present when `MONGO_URL` is set (indexes already ensured). */
+  mongo: Mongo | undefined;
+  /** Present when `KAFKA_BROKERS` is set (created, connecting lazily). */
+  bus: Bus | undefined;
+  /** The Koa app (routes are mounted from `routes`; plain `http.use` works too). */
+  http: HttpApp;
+  /** Registers work to do on shutdown, after HTTP stops and before the bus and Mongo close; run in reverse order. */
+  onShutdown(hook: ShutdownHook, name?: string): void;
+}
+
+export interface ServiceDefinition<S extends EnvSchema = EnvSchema> {
+  /** The service name: logs, telemetry, Kafka client id, default database `ars_<name>`. */
+  name: string;
+  /** The default HTTP port (`PORT` overrides it; without it `PORT` is required). */
+  port?: number;
+  /** The service's own environment variables (beside the common ones). */
+  configSchema?: S;
+  /** Fails start-up when `MONGO_URL` is not set. */
+  requireMongo?: boolean;
+  /** Fails start-up when `KAFKA_BROKERS` is not set. */
+  requireBus?: boolean;
+  /** Indexes ensured at start-up (needs Mongo). */
+  indexes?: readonly CollectionIndexes[];
+  /** Builds the routers to mount. */
+  routes?: (ctx: ServiceContext<S>) => readonly (Router | MountableRouter)[] | void | Promise<readonly (Router | MountableRouter)[] | void>;
+  /** Starts consumers, relays, timers — register their stop with `ctx.onShutdown`. Runs before HTTP listens. */
+  start?: (ctx: ServiceContext<S>) => Promise<void> | void;
+  /** Extra readiness checks beside Mongo ping and bus readiness. */
+  readiness?: Record<string, ReadinessCheck> | ((ctx: ServiceContext<S>) => Record<string, ReadinessCheck>);
+  /** JSON body limit (default 1mb). */
+  bodyLimit?: string;
+  /** Process integration; tests running a service in-process turn these off. */
+  runtime?: {
+    /** Default `process.env`. */
+    env?: EnvSource;
+    /** Install SIGTERM/SIGINT handlers and exit at the end of shutdown (default true). */
+    handleSignals?: boolean;
+    /** Default `process.exit`. */
+    exit?: (code: number) => void;
+    /** Logger to use instead of a new stdout one. */
+    logger?: Logger;
+  };
+}
+
+export interface RunningService<S extends EnvSchema = EnvSchema> {
+  context: ServiceContext<S>;
+  server: RunningServer;
+  /** `http://host:port` */
+  url: string;
+  /** Graceful shutdown (what SIGTERM does); resolves with the exit code it chose. */
+  shutdown(reason?: string): Promise<number>;
+}
+
+/**
+ * The runner every service's `main.ts` calls. Loads config (one line and exit 1 when wrong), starts
+ * telemetry, connects Mongo (when `MONGO_URL` is set) and ensures indexes, creates the bus (when
+ * `KAFKA_BROKERS` is set), builds the Koa app with readiness = Mongo ping + bus ready + extras, runs
+ * `start`, listens on HOST:PORT and logs one `ready` line. SIGTERM/SIGINT shut it down gracefully.
+ */
+export async function runService<S extends EnvSchema = Record<never, never>>(definition: ServiceDefinition<S>): Promise<RunningService<S>> {
+  const runtime = definition.runtime ?? {};
+  const exit = runtime.exit ?? ((code: number) => process.exit(code));
+  const handleSignals = runtime.handleSignals ?? true;
+
+  let config: ServiceConfig<S>;
+  try {
+    const schema = { ...serviceConfig({ service: definition.name, ...(definition.port === undefined ? {} : { port: definition.port }) }), ...definition.configSchema };
+    config = loadConfig(schema, runtime.env ?? process.env) as ServiceConfig<S>;
+    if (definition.requireMongo && !config.MONGO_URL) throw missing('MONGO_URL', 'a mongodb:// URL');
+    if (definition.requireBus && !config.KAFKA_BROKERS) throw missing('KAFKA_BROKERS', 'a comma-separated list of host:port');
+  } catch (error) {
+    if (!handleSignals) throw error;
+    return exitOnConfigError(error);
+  }
+
+  const logger = runtime.logger ?? createLogger({ service: definition.name, level: config.LOG_LEVEL });
+  const telemetry: Telemetry = startTelemetry({ serviceName: definition.name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+
+  const hooks: { name: string; hook: ShutdownHook }[] = [];
+  let mongo: Mongo | undefined;
+  let bus: Bus | undefined;
+  let server: RunningServer | undefined;
+  let shuttingDown: Promise<number> | undefined;
+  let stopping = false;
+
+  const shutdown = (reason = 'requested', exitCode = 0): Promise<number> => {
+    if (shuttingDown) return shuttingDown;
+    stopping = true;
+    const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
+    logger.info({ reason, timeout_ms: timeoutMs }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error({ timeout_ms: timeoutMs }, 'shutdown timed out; forcing exit');
+      if (handleSignals) exit(1);
+    }, timeoutMs);
+    deadline.unref();
+    shuttingDown = (async () => {
+      let code = exitCode;
+      const step = async (name: string, fn: () => Promise<void> | void): Promise<void> => {
+        try {
+          await fn();
+        } catch (error) {
+          code = 1;
+          logger.error({ err: error, step: name }, 'shutdown step failed');
+        }
+      };
+      if (server) await step('http', () => server?.close());
+      logger.info('http stopped');
+      for (const { name, hook } of [...hooks].reverse()) await step(name, hook);
+      if (bus) await step('bus', () => bus?.disconnect());
+      if (mongo) await step('mongo', () => mongo?.close());
+      await step('telemetry', () => telemetry.shutdown());
+      clearTimeout(deadline);
+      logger.info({ code }, 'stopped');
+      return code;
+    })();
+    return shuttingDown;
+  };
+
+  if (handleSignals) {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (shuttingDown) {
+        logger.warn({ signal }, 'second signal; forcing exit');
+        exit(1);
+        return;
+      }
+      void shutdown(signal).then((code) => exit(code));
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('unhandledRejection', (reason) => {
+      logger.error({ err: reason }, 'unhandled promise rejection');
+      void shutdown('unhandledRejection', 1).then((code) => exit(code));
+    });
+    process.on('uncaughtException', (error) => {
+      logger.fatal({ err: error }, 'uncaught exception');
+      void shutdown('uncaughtException', 1).then(() => exit(1));
+    });
+  }
+
+  try {
+    if (config.MONGO_URL) {
+      mongo = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB, logger, appName: definition.name });
+      if (definition.indexes?.length) await ensureIndexes(mongo.db, definition.indexes, logger);
+    } else if (definition.indexes?.length) {
+      logger.warn('MONGO_URL is not set: indexes not ensured, no database');
+    }
+    if (stopping) throw new Error('shut down during start-up');
+    if (config.KAFKA_BROKERS) {
+      bus = createBus({ brokers: config.KAFKA_BROKERS, clientId: definition.name, logger });
+    }
+
+    const context: ServiceContext<S> = {
+      name: definition.name,
+      config,
+      logger,
+      mongo,
+      bus,
+      http: undefined as unknown as HttpApp,
+      onShutdown: (hook, name = `hook ${hooks.length + 1}`) => void hooks.push({ name, hook }),
+    };
+    const extraChecks = typeof definition.readiness === 'function' ? definition.readiness(context) : (definition.readiness ?? {});
+    const checks: Record<string, ReadinessCheck> = { ...extraChecks };
+    const db = mongo;
+    const kafka = bus;
+    if (db) checks.mongo = () => db.ping();
+    if (kafka) checks.bus = () => kafka.isReady();
+    context.http = createHttpApp({
+      service: definition.name,
+      logger,
+      ...(definition.bodyLimit ? { bodyLimit: definition.bodyLimit } : {}),
+      readiness: async () => {
+        if (stopping) return { ready: false, checks: { shutdown: { ok: false, error: 'shutting down' } } };
+        return runReadinessChecks(checks);
+      },
+    });
+    const routers = (await definition.routes?.(context)) ?? [];
+    if (routers.length > 0) mountRouters(context.http, ...routers);
+    await definition.start?.(context);
+
+    if (stopping) throw new Error('shut down during start-up');
+    server = await startHttpServer(context.http, { host: config.HOST, port: config.PORT });
+    logger.info({ address: server.url, host: server.host, port: server.port, mongo: Boolean(mongo), bus: Boolean(bus), telemetry: telemetry.enabled }, 'ready');
+    return { context, server, url: server.url, shutdown };
+  } catch (error) {
+    logger.fatal({ err: error }, 'start-up failed');
+    await shutdown('start-up failed', 1);
+    if (handleSignals) exit(1);
+    throw error;
+  }
+}
+
+function missing(name: string, expectation: string): ConfigError {
+  return new ConfigError([`${name} is required (${expectation})`]);
+}

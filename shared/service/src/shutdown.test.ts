@@ -1,0 +1,175 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// These tests run a service as a child process on the built packages: `npx tsc -b tsconfig.build.json` first.
+const serviceDist = new URL('../dist/index.js', import.meta.url).href;
+const httpAppDist = new URL('../../http-app/dist/index.js', import.meta.url).href;
+
+const FIXTURE = `
+import { runService } from ${JSON.stringify(serviceDist)};
+import { Router, ok } from ${JSON.stringify(httpAppDist)};
+await runService({
+  name: 'fixture',
+  routes: (ctx) => {
+    const router = new Router();
+    router.get('/slow', async (c) => {
+      ctx.logger.info('slow started');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      ok(c, { done: true });
+    });
+    router.get('/hang', async () => {
+      ctx.logger.info('hang started');
+      await new Promise(() => undefined);
+    });
+    router.get('/quick', (c) => ok(c, 'quick'));
+    return [router];
+  },
+  start: (ctx) => {
+    ctx.onShutdown(() => ctx.logger.info('hook registered first'), 'first');
+    ctx.onShutdown(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ctx.logger.info('hook registered second');
+    }, 'second');
+  },
+});
+`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Child {
+  process: ChildProcessWithoutNullStreams;
+  url: string;
+  records: Record<string, unknown>[];
+  stderr: () => string;
+  waitFor(msg: string): Promise<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+let dir: string;
+const children: ChildProcessWithoutNullStreams[] = [];
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ars-service-'));
+  writeFileSync(join(dir, 'fixture.mjs'), FIXTURE);
+});
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function startFixture(env: Record<string, string> = {}): Promise<Child> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(dir, 'fixture.mjs')], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info', ...env },
+  });
+  children.push(child);
+  const records: Record<string, unknown>[] = [];
+  const waiters: { msg: string; resolve: (record: Record<string, unknown>) => void }[] = [];
+  let buffered = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      newline = buffered.indexOf('\n');
+      if (!line.trim()) continue;
+      const record = JSON.parse(line) as Record<string, unknown>;
+      records.push(record);
+      for (const waiter of waiters.filter((w) => w.msg === record.msg)) waiter.resolve(record);
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = (msg: string) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const seen = records.find((r) => r.msg === msg);
+      if (seen) return resolve(seen);
+      waiters.push({ msg, resolve });
+      void exited.then((code) => reject(new Error(`exited (${code}) before "${msg}"; stderr: ${stderr}`)));
+    });
+  const ready = await waitFor('ready');
+  return { process: child, url: String(ready.address), records, stderr: () => stderr, waitFor, exited };
+}
+
+describe('the service logs one ready line with its address and serves HTTP', () => {
+  test('ready, healthz and a route', async () => {
+    const service = await startFixture();
+    expect(service.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(service.records.filter((r) => r.msg === 'ready')).toHaveLength(1);
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${service.url}/quick`)).json()).toEqual({ ok: true, data: 'quick' });
+    service.process.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+  });
+});
+
+describe('on SIGTERM an in-flight request completes, new connections are refused, hooks run in reverse order, then the process exits 0', () => {
+  test.each(['SIGTERM', 'SIGINT'] as const)('%s', async (signal) => {
+    const service = await startFixture();
+    const inFlight = fetch(`${service.url}/slow`);
+    await service.waitFor('slow started');
+    service.process.kill(signal);
+    await service.waitFor('shutting down');
+    await expect(fetch(`${service.url}/quick`)).rejects.toThrow();
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, data: { done: true } });
+    expect(await service.exited).toBe(0);
+    const order = service.records.map((r) => r.msg).filter((m) => ['http stopped', 'hook registered second', 'hook registered first', 'stopped'].includes(String(m)));
+    expect(order).toEqual(['http stopped', 'hook registered second', 'hook registered first', 'stopped']);
+    expect(service.stderr()).toBe('');
+  });
+});
+
+describe('a second signal forces exit 1', () => {
+  test('while a request hangs', async () => {
+    const service = await startFixture();
+    void fetch(`${service.url}/hang`).catch(() => undefined);
+    await service.waitFor('hang started');
+    service.process.kill('SIGTERM');
+    await service.waitFor('shutting down');
+    service.process.kill('SIGTERM');
+    expect(await service.exited).toBe(1);
+    expect(service.records.some((r) => r.msg === 'second signal; forcing exit')).toBe(true);
+  });
+});
+
+describe('SHUTDOWN_TIMEOUT_MS forces exit 1 when shutdown does not finish', () => {
+  test('a hanging request past the deadline', async () => {
+    const service = await startFixture({ SHUTDOWN_TIMEOUT_MS: '300' });
+    void fetch(`${service.url}/hang`).catch(() => undefined);
+    await service.waitFor('hang started');
+    service.process.kill('SIGTERM');
+    expect(await service.exited).toBe(1);
+    expect(service.records.some((r) => r.msg === 'shutdown timed out; forcing exit')).toBe(true);
+  });
+});
+
+describe('a bad configuration stops the service with one line on stderr and exit 1', () => {
+  test('PORT=abc', async () => {
+    const child = spawn(process.execPath, [join(dir, 'fixture.mjs')], { env: { PATH: process.env.PATH ?? '', PORT: 'abc' } });
+    children.push(child);
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toBe('Invalid configuration: PORT must be an integer between 1 and 65535 (got "abc")\n');
+    expect(stdout).toBe('');
+  });
+});

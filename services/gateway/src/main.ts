@@ -1,1 +1,9 @@
-export {};
+// The gateway: the only public ingress. Owns users, browser sessions, PATs and OAuth grants.
+import { runService } from '@ars/service';
+
+await runService({
+  name: 'gateway',
+  port: 8080,
+  requireMongo: true,
+  requireBus: true,
+});

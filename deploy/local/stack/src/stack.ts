@@ -16,7 +16,7 @@ export interface Stack {
   baseUrl: string;
   infrastructure: Infrastructure;
   services: Record<ServiceName, ServiceProcess>;
-  /** Services first (in reverse start order), then infrastructure. */
+  /** The gateway, then the other services, then infrastructure. */
   stop(): Promise<void>;
 }
 
@@ -46,7 +46,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   const started: ServiceProcess[] = [];
   const stop = async (): Promise<void> => {
-    for (const service of [...started].reverse()) await service.stop();
+    // The gateway (public ingress) first, then the others side by side, then what they all need.
+    const gatewayStarted = started.includes(services.gateway);
+    if (gatewayStarted) await services.gateway.stop();
+    await Promise.all(started.filter((service) => service !== services.gateway).map((service) => service.stop()));
     await infrastructure.stop();
   };
   try {

@@ -28,6 +28,13 @@ export interface ManagedChild {
 const COLORS = [36, 33, 35, 32, 34, 91, 92, 93, 94, 95, 96];
 let nextColor = 0;
 
+// Children live in their own process groups, so nothing else ends them if this process dies
+// without stopping them (an exception, process.exit): kill whatever is still running on exit.
+const liveChildren = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+
 /** Spawns a child whose stdout and stderr lines are echoed with a `name |` prefix. */
 export function startChild(spec: ChildSpec): ManagedChild {
   const child = spawn(spec.command, spec.args, {
@@ -54,9 +61,11 @@ export function startChild(spec: ChildSpec): ManagedChild {
   }
 
   let running = true;
+  liveChildren.add(child);
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
       running = false;
+      liveChildren.delete(child);
       resolve(code ?? signal ?? 'unknown');
     });
   });

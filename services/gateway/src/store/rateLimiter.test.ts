@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { testInfrastructure } from '@ars/testenv';
+import { createRedisRateLimiter, type RateLimiter, type RateWindow } from './rateLimiter.js';
+
+let limiter: RateLimiter;
+beforeAll(() => {
+  limiter = createRedisRateLimiter(testInfrastructure().redisUrl);
+});
+afterAll(async () => {
+  await limiter.close();
+});
+
+const window = (limit: number, windowMs = 60_000): RateWindow => ({ key: `test:${randomUUID()}`, limit, windowMs });
+
+describe('a rolling window admits exactly its limit', () => {
+  test('the 60th hit in 60 s is allowed and the 61st is not', async () => {
+    const perToken = window(60);
+    for (let i = 1; i <= 60; i += 1) expect((await limiter.consume([perToken])).allowed).toBe(true);
+    expect(await limiter.consume([perToken])).toEqual({ allowed: false, exceededKey: perToken.key });
+  });
+
+  test('100 parallel hits against a limit of 10 admit exactly 10', async () => {
+    const w = window(10);
+    const results = await Promise.all(Array.from({ length: 100 }, () => limiter.consume([w])));
+    expect(results.filter((r) => r.allowed)).toHaveLength(10);
+  });
+
+  test('hits older than the window no longer count', async () => {
+    const w = window(2, 300);
+    expect((await limiter.consume([w])).allowed).toBe(true);
+    expect((await limiter.consume([w])).allowed).toBe(true);
+    expect((await limiter.consume([w])).allowed).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await limiter.consume([w])).allowed).toBe(true);
+  });
+});
+
+describe('several windows are consumed together or not at all', () => {
+  test('a hit refused by one window is recorded in none', async () => {
+    const minute = window(1);
+    const hour = window(5);
+    expect((await limiter.consume([minute, hour])).allowed).toBe(true);
+    expect(await limiter.consume([minute, hour])).toEqual({ allowed: false, exceededKey: minute.key });
+    // the hour window saw one hit only: four more fit once the minute window is out of the way
+    for (let i = 0; i < 4; i += 1) expect((await limiter.consume([hour])).allowed).toBe(true);
+    expect((await limiter.consume([hour])).allowed).toBe(false);
+  });
+
+  test('a refunded reservation frees its place in every window', async () => {
+    const a = window(1);
+    const b = window(1);
+    const first = await limiter.consume([a, b]);
+    if (!first.allowed) throw new Error('first hit refused');
+    expect((await limiter.consume([a, b])).allowed).toBe(false);
+    await limiter.refund([a, b], first.reservation);
+    expect((await limiter.consume([a, b])).allowed).toBe(true);
+  });
+});

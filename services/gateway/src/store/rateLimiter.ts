@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export interface RateWindow {
+  /** Redis key of this window's log, e.g. `rl:pat:<id>`. */
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+export type ConsumeResult = { allowed: true; reservation: string } | { allowed: false; exceededKey: string };
+
+/**
+ * Rolling-window limits kept in Redis as sorted-set logs. One Lua script checks every window and
+ * records the hit in all of them, or in none: 100 parallel requests cannot slip past a limit.
+ */
+export interface RateLimiter {
+  consume(windows: readonly RateWindow[]): Promise<ConsumeResult>;
+  /** Gives back a reservation (a run-start that turned out to be a replay or failed). */
+  refund(windows: readonly RateWindow[], reservation: string): Promise<void>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const CONSUME_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local member = ARGV[1]
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[i * 2])
+  local window = tonumber(ARGV[i * 2 + 1])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  if redis.call('ZCARD', key) >= limit then
+    return i
+  end
+end
+for i, key in ipairs(KEYS) do
+  local window = tonumber(ARGV[i * 2 + 1])
+  redis.call('ZADD', key, now, member)
+  redis.call('PEXPIRE', key, window)
+end
+return 0
+`;
+
+export function createRedisRateLimiter(url: string, commandTimeoutMs = 1_000): RateLimiter {
+  // No offline queue and a command timeout: with Redis down a request fails at once (503), never waits.
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: commandTimeoutMs,
+    lazyConnect: false,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  redis.on('error', () => undefined); // surfaced per command; reconnects on its own
+  redis.defineCommand('arsConsume', { lua: CONSUME_SCRIPT });
+  const consumeCommand = (keys: string[], args: (string | number)[]): Promise<number> =>
+    (redis as unknown as { arsConsume(n: number, ...rest: (string | number)[]): Promise<number> }).arsConsume(keys.length, ...keys, ...args);
+
+  return {
+    async consume(windows) {
+      const member = randomBytes(9).toString('base64url');
+      const args: (string | number)[] = [member];
+      for (const window of windows) args.push(window.limit, window.windowMs);
+      const exceeded = await consumeCommand(
+        windows.map((w) => w.key),
+        args,
+      );
+      if (exceeded === 0) return { allowed: true, reservation: member };
+      return { allowed: false, exceededKey: windows[exceeded - 1]?.key ?? '' };
+    },
+    async refund(windows, reservation) {
+      const pipeline = redis.multi();
+      for (const window of windows) pipeline.zrem(window.key, reservation);
+      await pipeline.exec();
+    },
+    async ping() {
+      try {
+        return (await redis.ping()) === 'PONG';
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}

@@ -3,8 +3,9 @@ import { testInfrastructure } from '@ars/testenv';
 import { createRedisRateLimiter, type RateLimiter, type RateWindow } from './rateLimiter.js';
 
 let limiter: RateLimiter;
-beforeAll(() => {
+beforeAll(async () => {
   limiter = createRedisRateLimiter(testInfrastructure().redisUrl);
+  await limiter.connected();
 });
 afterAll(async () => {
   await limiter.close();

@@ -19,6 +19,8 @@ export interface RateLimiter {
   /** Gives back a reservation (a run-start that turned out to be a replay or failed). */
   refund(windows: readonly RateWindow[], reservation: string): Promise<void>;
   ping(): Promise<boolean>;
+  /** Resolves once the first connection is up (start-up and tests); requests never wait for it. */
+  connected(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,16 @@ export function createRedisRateLimiter(url: string, commandTimeoutMs = 1_000): R
       } catch {
         return false;
       }
+    },
+    connected(timeoutMs = 10_000) {
+      if (redis.status === 'ready') return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`Redis not reachable within ${timeoutMs} ms`)), timeoutMs);
+        redis.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
     async close() {
       redis.disconnect();

@@ -84,6 +84,11 @@ describe('one access-log line per request, with the request id', () => {
     expect(typeof access[0]?.duration_ms).toBe('number');
     expect(logs.lines.join('')).not.toContain('secret=1');
   });
+  test('an error answer logs its code on the access line', async () => {
+    const url = await start([routes()]);
+    await (await fetch(`${url}/limited`)).arrayBuffer();
+    expect(logs.records().find((r) => r.msg === 'request')).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+  });
 });
 
 describe('every thrown error becomes the failure envelope with the status of its code', () => {

@@ -33,6 +33,7 @@ function writeError(ctx: Context, error: AppError): void {
   if (requestId) ctx.set(REQUEST_ID_HEADER, requestId);
   ctx.set(error.headers);
   ctx.status = statusOf(error);
+  ctx.state.errorCode = error.code;
   ctx.body = failureEnvelope(error.code, error.message);
 }
 

@@ -9,6 +9,8 @@ declare module 'koa' {
     logger: Logger;
     /** The calling service's name (`X-Caller-Service`) after `requireInternalCaller`. */
     caller?: string;
+    /** The contract code of an error answer (for the access log). */
+    errorCode?: string;
   }
 }
 

@@ -1,0 +1,240 @@
+// The bus against the real broker (librdkafka's mock cluster over TCP), one cluster for the file.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { context, trace } from '@opentelemetry/api';
+import { Kafka, logLevel } from 'kafkajs';
+import { AppError } from '@ars/errors';
+import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
+import { createBus, memoryProcessedStore, NonRetryableError, type Bus, type BusConsumer, type BusMessage, type MessageContext } from './index.js';
+import { fastSession, memoryLogger, waitUntil } from './testing/helpers.js';
+import { contextWithSpan, registerTestTracing } from './testing/otel.js';
+
+const topicNames = ['roundtrip', 'trace', 'order', 'retry', 'nonretry', 'malformed', 'stop', 'dedupe'];
+let mock: KafkaMock;
+let bus: Bus;
+const logger = memoryLogger();
+const consumers: BusConsumer[] = [];
+
+beforeAll(async () => {
+  mock = await startKafkaMock({
+    brokers: 3,
+    topics: topicNames.flatMap((name) => [
+      { name: `bus.test.${name}`, partitions: 4 },
+      { name: `bus.test.${name}.dlq`, partitions: 1 },
+    ]),
+  });
+  bus = createBus({ brokers: mock.brokers, clientId: 'bus-test', logger });
+  await bus.connect();
+});
+
+afterEach(async () => {
+  await Promise.all(consumers.splice(0).map((c) => c.stop()));
+});
+
+afterAll(async () => {
+  await bus?.disconnect();
+  await mock?.close();
+});
+
+type Seen = { message: BusMessage; context: MessageContext };
+
+async function collect(topic: `bus.test.${string}`, options: { handle?: (seen: Seen) => Promise<void>; maxAttempts?: number; processed?: ReturnType<typeof memoryProcessedStore> } = {}) {
+  const seen: Seen[] = [];
+  const consumer = await bus.consume({
+    groupId: `group-${topic}`,
+    topics: [topic],
+    session: fastSession,
+    maxAttempts: options.maxAttempts,
+    backoffMs: { initial: 20, max: 100 },
+    processed: options.processed,
+    handle: async (message, ctx) => {
+      seen.push({ message, context: ctx });
+      await options.handle?.({ message, context: ctx });
+    },
+  });
+  consumers.push(consumer);
+  return { seen, consumer };
+}
+
+describe('a message is {id, type, occurredAt, data} keyed by the aggregate id', () => {
+  test('what publish sends is what the handler gets, with its key, partition and offset', async () => {
+    const { seen } = await collect('bus.test.roundtrip');
+    const sent = await bus.publish('bus.test.roundtrip', { key: 'run-1', type: 'test.hello', data: { hello: 'world' } });
+    expect(sent.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Number.isNaN(Date.parse(sent.occurredAt))).toBe(false);
+    await waitUntil(() => seen.length === 1, 30_000, 'the message');
+    expect(seen[0]!.message).toEqual(sent);
+    expect(seen[0]!.context).toMatchObject({ topic: 'bus.test.roundtrip', key: 'run-1', attempt: 1, offset: '0', groupId: 'group-bus.test.roundtrip' });
+  });
+});
+
+describe('a message that fails validation is a programming error: never sent', () => {
+  test('publish throws INTERNAL_ERROR naming the topic and the failing path', async () => {
+    const attempt = bus.publish('runs.requested', { key: 'run-1', type: 'run.requested', data: { runId: 'run-1', userId: 'u', repoId: 'r', harness: 'nope', prompt: 'p', branch: { base: 'main', working: 'main', createBranch: false } } });
+    await expect(attempt).rejects.toBeInstanceOf(AppError);
+    await expect(attempt).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/runs\.requested.*\/data\/harness/) });
+  });
+  test('an empty key, a wrong type and a non-ISO occurredAt are refused', async () => {
+    await expect(bus.publish('bus.test.roundtrip', { key: '', type: 't', data: {} })).rejects.toMatchObject({ message: expect.stringContaining('(key)') });
+    await expect(bus.publish('runs.finished', { key: 'r', type: 'run.started', data: { runId: 'r', status: 'success' } })).rejects.toMatchObject({ message: expect.stringContaining('/type') });
+    await expect(bus.publish('bus.test.roundtrip', { key: 'k', type: 't', data: {}, occurredAt: 'yesterday' })).rejects.toMatchObject({ message: expect.stringContaining('/occurredAt') });
+  });
+});
+
+describe('W3C traceparent travels in the headers; the remote context is the parent of the handler', () => {
+  test('with no OpenTelemetry SDK registered no trace header is generated', async () => {
+    const { seen } = await collect('bus.test.trace');
+    await bus.publish('bus.test.trace', { key: 'k', type: 't', data: { n: 1 } });
+    await waitUntil(() => seen.length === 1, 30_000, 'the message');
+    expect(seen[0]!.context.headers.traceparent).toBeUndefined();
+  });
+  test('with a propagator registered the active span travels and the handler runs in that trace', async () => {
+    const unregister = registerTestTracing();
+    try {
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const handlerTraceIds: (string | undefined)[] = [];
+      const { seen } = await collect('bus.test.trace', {
+        handle: async () => {
+          handlerTraceIds.push(trace.getSpanContext(context.active())?.traceId);
+        },
+      });
+      await context.with(contextWithSpan(traceId, '00f067aa0ba902b7'), () => bus.publish('bus.test.trace', { key: 'k', type: 't', data: { n: 2 } }));
+      await waitUntil(() => seen.find((s) => (s.message.data as { n: number }).n === 2), 30_000, 'the traced message');
+      const traced = seen.find((s) => (s.message.data as { n: number }).n === 2)!;
+      expect(traced.context.headers.traceparent).toBe(`00-${traceId}-00f067aa0ba902b7-01`);
+      expect(handlerTraceIds[handlerTraceIds.length - 1]).toBe(traceId);
+    } finally {
+      unregister();
+    }
+  });
+});
+
+describe('per-key ordering: one partition is handled one message at a time, in order', () => {
+  test('messages of each key arrive in publish order while partitions run concurrently', async () => {
+    let inFlightPerPartition = new Map<number, number>();
+    let overlap = false;
+    const { seen } = await collect('bus.test.order', {
+      handle: async ({ context: ctx }) => {
+        const n = (inFlightPerPartition.get(ctx.partition) ?? 0) + 1;
+        inFlightPerPartition.set(ctx.partition, n);
+        if (n > 1) overlap = true;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlightPerPartition.set(ctx.partition, n - 1);
+      },
+    });
+    const keys = Array.from({ length: 8 }, (_, i) => `agg-${i}`);
+    for (let seq = 0; seq < 10; seq++) {
+      await bus.publishMany('bus.test.order', keys.map((key) => ({ key, type: 'test.step', data: { seq } })));
+    }
+    await waitUntil(() => seen.length === 80, 30_000, 'all 80 messages');
+    for (const key of keys) {
+      expect(seen.filter((s) => s.context.key === key).map((s) => (s.message.data as { seq: number }).seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    }
+    expect(overlap).toBe(false);
+    expect(new Set(seen.map((s) => s.context.partition)).size).toBeGreaterThan(1);
+    inFlightPerPartition = new Map();
+  });
+});
+
+describe('a handler that keeps failing: bounded retries, then the dead-letter topic with the error', () => {
+  test('after maxAttempts the message lands on <topic>.dlq with its error, and later messages go on', async () => {
+    const { seen } = await collect('bus.test.retry', {
+      maxAttempts: 3,
+      handle: async ({ message }) => {
+        if ((message.data as { poison?: boolean }).poison) throw new Error('cannot handle this one');
+      },
+    });
+    const dead = await collect('bus.test.retry.dlq');
+    const poison = await bus.publish('bus.test.retry', { key: 'k', type: 'test.step', data: { poison: true } });
+    await bus.publish('bus.test.retry', { key: 'k', type: 'test.step', data: { poison: false } });
+    await waitUntil(() => dead.seen.length === 1 && seen.length === 4, 30_000, 'the dead letter and the next message');
+    expect(seen.filter((s) => s.message.id === poison.id).map((s) => s.context.attempt)).toEqual([1, 2, 3]);
+    const letter = dead.seen[0]!;
+    expect(letter.message.type).toBe('bus.dead-letter');
+    expect(letter.context.key).toBe('k');
+    expect(letter.message.data).toMatchObject({
+      topic: 'bus.test.retry',
+      offset: '0',
+      key: 'k',
+      headers: {},
+      error: { message: 'cannot handle this one', attempts: 3, kind: 'handler', consumerGroup: 'group-bus.test.retry' },
+    });
+    expect(JSON.parse((letter.message.data as { value: string }).value)).toEqual(poison);
+  });
+  test('a NonRetryableError skips the remaining attempts', async () => {
+    const { seen } = await collect('bus.test.nonretry', {
+      maxAttempts: 5,
+      handle: async () => {
+        throw new NonRetryableError('bad input');
+      },
+    });
+    const dead = await collect('bus.test.nonretry.dlq');
+    await bus.publish('bus.test.nonretry', { key: 'k', type: 'test.step', data: {} });
+    await waitUntil(() => dead.seen.length === 1, 30_000, 'the dead letter');
+    expect(seen).toHaveLength(1);
+    expect(dead.seen[0]!.message.data).toMatchObject({ error: { message: 'bad input', attempts: 1, name: 'NonRetryableError' } });
+  });
+});
+
+describe('malformed messages go straight to the dead-letter topic; nothing is dropped silently', () => {
+  test('bad JSON and a schema failure are dead-lettered without calling the handler', async () => {
+    const { seen } = await collect('bus.test.malformed');
+    const dead = await collect('bus.test.malformed.dlq');
+    const raw = new Kafka({ brokers: mock.brokers, clientId: 'raw', logLevel: logLevel.NOTHING }).producer();
+    await raw.connect();
+    await raw.send({
+      topic: 'bus.test.malformed',
+      messages: [
+        { key: 'a', value: '{not json' },
+        { key: 'a', value: JSON.stringify({ id: 'x', type: 't', occurredAt: 'now', data: {} }), headers: { origin: 'raw' } },
+        { key: 'a', value: JSON.stringify({ id: 'y', type: 't', occurredAt: new Date().toISOString(), data: { ok: true } }) },
+      ],
+    });
+    await raw.disconnect();
+    await waitUntil(() => dead.seen.length === 2 && seen.length === 1, 30_000, 'two dead letters and the good message');
+    expect(seen[0]!.message.id).toBe('y');
+    const [first, second] = dead.seen.map((d) => d.message.data as { value: string; headers: Record<string, string>; error: { message: string; kind: string; attempts: number } });
+    expect(first).toMatchObject({ value: '{not json', error: { kind: 'malformed', attempts: 0, message: expect.stringContaining('not JSON') } });
+    expect(second).toMatchObject({ headers: { origin: 'raw' }, error: { kind: 'malformed', message: expect.stringContaining('/occurredAt') } });
+  });
+});
+
+describe('idempotent handling by message id', () => {
+  test('a message id already processed by the group is skipped and its offset committed', async () => {
+    const processed = memoryProcessedStore();
+    const { seen } = await collect('bus.test.dedupe', { processed });
+    const message = { key: 'k', type: 'test.step', id: 'fixed-id', data: { n: 1 } };
+    await bus.publish('bus.test.dedupe', message);
+    await bus.publish('bus.test.dedupe', message);
+    await bus.publish('bus.test.dedupe', { ...message, id: 'other-id' });
+    await waitUntil(() => seen.length === 2 && logger.entries.some((e) => e.msg === 'message already processed: skipped' && e.fields.messageId === 'fixed-id'), 30_000, 'the duplicate to be skipped');
+    expect(seen.map((s) => s.message.id)).toEqual(['fixed-id', 'other-id']);
+  });
+});
+
+describe('graceful stop: stop fetching, let in-flight handlers finish, commit, disconnect', () => {
+  test('a handler in flight completes, its offset is committed, and the group resumes after it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const finished: number[] = [];
+    const first = await collect('bus.test.stop', {
+      handle: async ({ message }) => {
+        if ((message.data as { n: number }).n === 1) await gate;
+        finished.push((message.data as { n: number }).n);
+      },
+    });
+    await bus.publish('bus.test.stop', { key: 'k', type: 'test.step', data: { n: 1 } });
+    await waitUntil(() => first.seen.length === 1, 30_000, 'the slow handler to start');
+    const stopping = first.consumer.stop();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(finished).toEqual([]);
+    release();
+    await stopping;
+    expect(finished).toEqual([1]);
+    consumers.splice(consumers.indexOf(first.consumer), 1);
+
+    await bus.publish('bus.test.stop', { key: 'k', type: 'test.step', data: { n: 2 } });
+    const second = await collect('bus.test.stop');
+    await waitUntil(() => second.seen.length >= 1, 30_000, 'the next message');
+    expect(second.seen.map((s) => (s.message.data as { n: number }).n)).toEqual([2]);
+  });
+});

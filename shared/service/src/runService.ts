@@ -175,22 +175,8 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
       bus = createBus({ brokers: config.KAFKA_BROKERS, clientId: definition.name, logger });
     }
 
-    const context: ServiceContext<S> = {
-      name: definition.name,
-      config,
-      logger,
-      mongo,
-      bus,
-      http: undefined as unknown as HttpApp,
-      onShutdown: (hook, name = `hook ${hooks.length + 1}`) => void hooks.push({ name, hook }),
-    };
-    const extraChecks = typeof definition.readiness === 'function' ? definition.readiness(context) : (definition.readiness ?? {});
-    const checks: Record<string, ReadinessCheck> = { ...extraChecks };
-    const db = mongo;
-    const kafka = bus;
-    if (db) checks.mongo = () => db.ping();
-    if (kafka) checks.bus = () => kafka.isReady();
-    context.http = createHttpApp({
+    const checks: Record<string, ReadinessCheck> = {};
+    const http = createHttpApp({
       service: definition.name,
       logger,
       ...(definition.bodyLimit ? { bodyLimit: definition.bodyLimit } : {}),
@@ -199,6 +185,20 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
         return runReadinessChecks(checks);
       },
     });
+    const context: ServiceContext<S> = {
+      name: definition.name,
+      config,
+      logger,
+      mongo,
+      bus,
+      http,
+      onShutdown: (hook, name = `hook ${hooks.length + 1}`) => void hooks.push({ name, hook }),
+    };
+    const db = mongo;
+    const kafka = bus;
+    if (db) checks.mongo = () => db.ping();
+    if (kafka) checks.bus = () => kafka.isReady();
+    Object.assign(checks, typeof definition.readiness === 'function' ? definition.readiness(context) : definition.readiness);
     const routers = (await definition.routes?.(context)) ?? [];
     if (routers.length > 0) mountRouters(context.http, ...routers);
     await definition.start?.(context);

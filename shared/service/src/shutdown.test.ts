@@ -173,3 +173,24 @@ describe('a bad configuration stops the service with one line on stderr and exit
     expect(stdout).toBe('');
   });
 });
+
+describe('an unreachable MongoDB at start-up is logged and the process exits 1', () => {
+  test('MONGO_URL pointing at a closed port', async () => {
+    const closedPort = await freePort();
+    const child = spawn(process.execPath, [join(dir, 'fixture.mjs')], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(await freePort()), MONGO_URL: `mongodb://127.0.0.1:${closedPort}` },
+    });
+    children.push(child);
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    const failure = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { msg: string; level: string; err?: { message: string } })
+      .find((record) => record.msg === 'start-up failed');
+    expect(failure?.level).toBe('fatal');
+    expect(failure?.err?.message).toContain(`MongoDB unreachable at mongodb://127.0.0.1:${closedPort}`);
+  });
+});

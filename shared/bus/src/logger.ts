@@ -52,8 +52,8 @@ export function kafkajsLogCreator(logger: BusLogger): logCreator {
     };
 }
 
-/** Error fields for a log line. */
+/** Error fields for a log line (`err`, serialized with its stack by pino). */
 export function errorFields(error: unknown): Record<string, unknown> {
-  if (error instanceof Error) return { err: { name: error.name, message: error.message, stack: error.stack } };
+  if (error instanceof Error) return { err: error };
   return { err: { message: String(error) } };
 }

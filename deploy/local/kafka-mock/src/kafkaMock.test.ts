@@ -1,0 +1,99 @@
+// The helper itself: a real Kafka-protocol cluster that kafkajs talks to over TCP, fault commands.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { Kafka, logLevel } from 'kafkajs';
+import { startKafkaMock, type KafkaMock } from './index.js';
+
+let mock: KafkaMock;
+let kafka: Kafka;
+
+beforeAll(async () => {
+  mock = await startKafkaMock({ brokers: 3, topics: [{ name: 'twelve', partitions: 12 }, { name: 'faults', partitions: 1 }] });
+  kafka = new Kafka({ brokers: mock.brokers, clientId: 'kafka-mock-test', logLevel: logLevel.NOTHING });
+});
+
+afterAll(async () => {
+  await mock?.close();
+});
+
+describe('startKafkaMock: N brokers with ids 1..N and the topics pre-created with their partition counts', () => {
+  test('kafkajs sees three brokers 1, 2, 3 and twelve partitions', async () => {
+    expect(mock.brokers).toHaveLength(3);
+    for (const broker of mock.brokers) expect(broker).toMatch(/^127\.0\.0\.1:\d+$/);
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const cluster = await admin.describeCluster();
+      expect(cluster.brokers.map((b) => b.nodeId).sort()).toEqual([1, 2, 3]);
+      const { topics } = await admin.fetchTopicMetadata({ topics: ['twelve'] });
+      expect(topics[0]?.partitions).toHaveLength(12);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+});
+
+describe('fault injection commands answer ok, or an error naming the problem', () => {
+  test('broker-down and broker-up of an existing broker; an unknown broker id is refused', async () => {
+    await mock.brokerDown(3);
+    await mock.brokerUp(3);
+    await expect(mock.brokerDown(9)).rejects.toThrow(/broker-down 9/);
+    await mock.setLatency(1, 5);
+    await mock.setLatency(1, 0);
+  });
+  test('request-errors makes the next requests of an API key fail with that error code', async () => {
+    const producer = kafka.producer({ retry: { retries: 0 }, allowAutoTopicCreation: false });
+    await producer.connect();
+    try {
+      await producer.send({ topic: 'faults', messages: [{ value: 'warm-up' }] });
+      await mock.pushRequestErrors(0 /* Produce */, 10 /* MESSAGE_TOO_LARGE */, 1);
+      await expect(producer.send({ topic: 'faults', messages: [{ value: 'refused' }] })).rejects.toMatchObject({ type: 'MESSAGE_TOO_LARGE' });
+      await producer.send({ topic: 'faults', messages: [{ value: 'accepted again' }] });
+    } finally {
+      await producer.disconnect();
+    }
+  });
+});
+
+describe('close destroys the cluster and the process exits', () => {
+  test('close is idempotent and the brokers stop listening', async () => {
+    const own = await startKafkaMock({ brokers: 1, topics: [] });
+    await own.close();
+    await own.close();
+    await expect(own.brokerDown(1)).rejects.toThrow(/not running/);
+  });
+});
+
+describe('the CLI pre-creates the @ars/bus topic catalog, prints the bootstrap line and forwards commands', () => {
+  const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
+  test.each([[1]])('npm run kafka-mock -- --brokers %i', async (brokers) => {
+    if (!existsSync(main)) throw new Error('deploy/local/kafka-mock/dist is missing: run `npx tsc -b tsconfig.build.json` first');
+    const child = spawn(process.execPath, [main, '--brokers', String(brokers)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const first = JSON.parse(String((await lines.next()).value)) as { bootstrap: string };
+      const cli = new Kafka({ brokers: first.bootstrap.split(','), clientId: 'cli-test', logLevel: logLevel.NOTHING });
+      const admin = cli.admin();
+      await admin.connect();
+      const { topics } = await admin.fetchTopicMetadata({ topics: ['runs.requested', 'runs.requested.dlq', 'runs.agent-events'] });
+      await admin.disconnect();
+      expect(Object.fromEntries(topics.map((t) => [t.name, t.partitions.length]))).toEqual({
+        'runs.requested': 12,
+        'runs.requested.dlq': 1,
+        'runs.agent-events': 12,
+      });
+      child.stdin.write('broker-down 1\nbogus\n');
+      expect(JSON.parse(String((await lines.next()).value))).toEqual({ ok: true });
+      expect(JSON.parse(String((await lines.next()).value))).toEqual({ ok: false, error: 'unknown command: bogus' });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});

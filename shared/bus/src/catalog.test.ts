@@ -1,0 +1,101 @@
+// The topic catalog and message validation; no broker needed (except a refused connection).
+import { describe, expect, test } from '@jest/globals';
+import { Writable } from 'node:stream';
+import { createLogger } from '@ars/logger';
+import {
+  TOPICS,
+  buildEnvelope,
+  createBus,
+  decodeMessage,
+  deadLetterTopic,
+  isTopicName,
+  topicProvisioning,
+  topicSpec,
+  validateMessage,
+  type BusLogger,
+} from './index.js';
+import { memoryLogger } from './testing/helpers.js';
+
+const runRequested = {
+  runId: 'run-1',
+  userId: 'user-1',
+  repoId: 'repo-1',
+  harness: 'codex',
+  prompt: 'fix the bug',
+  branch: { base: 'main', working: 'ars/run-1', createBranch: true },
+  rootDirectory: null,
+};
+
+describe('one topic catalog: every topic with its partitions, description and data schema, and a dead-letter topic each', () => {
+  test('the domain topics are all there', () => {
+    expect(Object.keys(TOPICS).sort()).toEqual(
+      ['automations.dispatch', 'bus.test', 'pr-reviews.requested', 'runs.agent-events', 'runs.finished', 'runs.requested', 'runs.sandbox-allocated', 'sandboxes.lifecycle'].sort(),
+    );
+    for (const spec of Object.values(TOPICS)) {
+      expect(spec.partitions).toBeGreaterThan(0);
+      expect(spec.description.length).toBeGreaterThan(10);
+    }
+  });
+  test('provisioning lists each topic and its <name>.dlq', () => {
+    const names = topicProvisioning().map((t) => t.name);
+    for (const name of Object.keys(TOPICS)) {
+      expect(names).toContain(name);
+      expect(names).toContain(`${name}.dlq`);
+    }
+    expect(deadLetterTopic('runs.finished')).toBe('runs.finished.dlq');
+  });
+  test('tests get fresh topics bus.test.<suffix>; unknown names and dead letters of dead letters are refused', () => {
+    expect(topicSpec('bus.test.anything')?.name).toBe('bus.test.anything');
+    expect(topicSpec('bus.test.anything.dlq')?.types).toEqual(['bus.dead-letter']);
+    expect(isTopicName('runs.requested.dlq')).toBe(true);
+    expect(isTopicName('runs.requested.dlq.dlq')).toBe(false);
+    expect(isTopicName('runs.unknown')).toBe(false);
+    expect(isTopicName('bus.test.')).toBe(false);
+  });
+});
+
+describe('id, type, occurredAt, data and the key are always checked', () => {
+  test('a valid run.requested passes', () => {
+    expect(validateMessage('runs.requested', 'run-1', { id: 'm1', type: 'run.requested', occurredAt: new Date().toISOString(), data: runRequested })).toEqual([]);
+  });
+  test('each envelope problem is named by its path', () => {
+    const problems = validateMessage('runs.requested', null, { type: '', occurredAt: '2020-01-01', data: { ...runRequested, branch: { base: 'main' } }, extra: 1 });
+    const paths = problems.map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(['(key)', '/id', '/type', '/occurredAt', '/extra', '/data/branch']));
+  });
+  test('permissive schemas accept extra fields but still require their ids', () => {
+    const base = { id: 'm', type: 'sandbox.created', occurredAt: new Date().toISOString() };
+    expect(validateMessage('sandboxes.lifecycle', 's', { ...base, data: { sandboxId: 's', whatever: { nested: true } } })).toEqual([]);
+    expect(validateMessage('sandboxes.lifecycle', 's', { ...base, data: { whatever: 1 } }).map((p) => p.path)).toEqual(['/data']);
+  });
+  test('buildEnvelope fills id and occurredAt and throws INTERNAL_ERROR on an invalid message', () => {
+    const envelope = buildEnvelope('runs.requested', { key: 'run-1', type: 'run.requested', data: runRequested, occurredAt: new Date(0) });
+    expect(envelope).toMatchObject({ type: 'run.requested', occurredAt: '1970-01-01T00:00:00.000Z', data: runRequested });
+    expect(() => buildEnvelope('runs.requested', { key: 'run-1', type: 'run.requested', data: { ...runRequested, prompt: 3 } })).toThrow(
+      expect.objectContaining({ code: 'INTERNAL_ERROR', message: expect.stringContaining('/data/prompt') }),
+    );
+  });
+  test('decoding a record names what is malformed', () => {
+    expect(decodeMessage('bus.test.x', 'k', Buffer.from('nope'))).toMatchObject({ ok: false, reason: expect.stringContaining('not JSON') });
+    expect(decodeMessage('bus.test.x', 'k', null)).toMatchObject({ ok: false });
+    const good = JSON.stringify({ id: 'a', type: 't', occurredAt: new Date().toISOString(), data: {} });
+    expect(decodeMessage('bus.test.x', 'k', Buffer.from(good))).toMatchObject({ ok: true, message: { id: 'a' } });
+    expect(decodeMessage('bus.test.x', null, Buffer.from(good))).toMatchObject({ ok: false, reason: expect.stringContaining('(key)') });
+  });
+});
+
+describe('kafkajs logs are routed into the logger, not the console', () => {
+  test('a pino logger from @ars/logger is a BusLogger', () => {
+    const sink = new Writable({ write: (_chunk, _enc, done) => done() });
+    const logger: BusLogger = createLogger({ service: 'test', destination: sink });
+    expect(typeof logger.child({ a: 1 }).info).toBe('function');
+  });
+  test('an unreachable broker: connect fails with SERVICE_UNAVAILABLE and kafkajs says why in the logger', async () => {
+    const logger = memoryLogger();
+    const bus = createBus({ brokers: ['127.0.0.1:1'], clientId: 'nowhere', logger, retry: { retries: 0 }, connectionTimeoutMs: 500 });
+    await expect(bus.connect()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(await bus.isReady()).toBe(false);
+    expect(logger.entries.some((e) => e.fields.component === 'kafkajs' && e.level === 'error')).toBe(true);
+    await bus.disconnect();
+  });
+});

@@ -52,7 +52,9 @@ export const refuseTransaction: CommandHandler = () => {
 };
 
 export function transactionsRefused(): CommandError {
-  return new CommandError(20, 'Transaction numbers are only allowed on a replica set member or mongos (the development server does not support multi-document transactions)');
+  // Not MongoDB's code 20 (IllegalOperation): the driver rewrites any code-20 write error into
+  // advice about retryable writes, which would hide what is actually refused.
+  return new CommandError(238, 'multi-document transactions are not supported by the development server (a standalone node); services must not need them');
 }
 
 export const serverStatus: CommandHandler = (_body, context) => ({

@@ -2,22 +2,24 @@
 // candidate set from `_id` or an index when the filter pins one by equality, then sort, skip,
 // limit and projection in that order, as `find` does.
 import type { Document } from 'bson';
-import { Query, find as mingoFind } from 'mingo';
+import { Query } from 'mingo';
+import { compare } from 'mingo/util';
 import type { Options } from 'mingo/types';
 import { CommandError, fromMingoError } from '../commands/errors.js';
 import type { Collection } from '../storage/collection.js';
-import { isPlainObject, valueKey, type Doc } from '../storage/values.js';
+import { isPlainObject, valueKey, valuesAtPath, type Doc } from '../storage/values.js';
 
 export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrictMode: true };
 
 export interface Matcher {
   test(doc: Doc): boolean;
-  query: Query;
 }
 
 export function compileFilter(filter: unknown, options: Partial<Options> = MINGO_OPTIONS): Matcher {
   if (filter === undefined || filter === null) filter = {};
   if (!isPlainObject(filter)) throw new CommandError(14, 'filter must be an object');
+  const fast = options === MINGO_OPTIONS ? fastMatcher(filter) : undefined;
+  if (fast) return { test: fast };
   let query: Query;
   try {
     query = new Query(filter, options);
@@ -25,7 +27,6 @@ export function compileFilter(filter: unknown, options: Partial<Options> = MINGO
     throw fromMingoError(error);
   }
   return {
-    query,
     test: (doc) => {
       try {
         return query.test(doc);
@@ -34,6 +35,61 @@ export function compileFilter(filter: unknown, options: Partial<Options> = MINGO
       }
     },
   };
+}
+
+/**
+ * A native matcher for the commonest filters (empty, or plain equality on scalar values), which
+ * skips compiling a mingo query (~0.1 ms each). Anything subtler goes to mingo.
+ */
+function fastMatcher(filter: Record<string, unknown>): ((doc: Doc) => boolean) | undefined {
+  const checks: Array<(doc: Doc) => boolean> = [];
+  for (const [path, raw] of Object.entries(filter)) {
+    if (path.startsWith('$') || path.split('.').some((part) => part === '' || /^\d+$/.test(part))) return undefined;
+    let value = raw;
+    if (isPlainObject(value)) {
+      const keys = Object.keys(value);
+      if (keys.length !== 1 || keys[0] !== '$eq') return undefined;
+      value = value.$eq;
+    }
+    if (!isSimpleScalar(value)) return undefined;
+    const key = valueKey(value);
+    checks.push((doc) => valuesAtPath(doc, path).some((candidate) => candidate !== undefined && valueKey(candidate) === key));
+  }
+  return (doc) => checks.every((check) => check(doc));
+}
+
+function isSimpleScalar(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      if (value instanceof Date) return true;
+      return value !== null && (value as { _bsontype?: unknown })._bsontype === 'ObjectId';
+    default:
+      return false;
+  }
+}
+
+/** Sorts like MongoDB: missing is null; an array sorts by its least (ascending) or greatest (descending) element. */
+export function sortDocs(docs: Doc[], sort: Document): Doc[] {
+  const keys = Object.entries(sort).map(([path, direction]) => ({ path, direction: direction === -1 ? -1 : 1 }));
+  const sortKey = (doc: Doc, path: string, direction: number): unknown => {
+    const values = valuesAtPath(doc, path).map((value) => (value === undefined ? null : value));
+    if (values.length === 1) return values[0];
+    return values.reduce((best, value) => (compare(value, best) * direction < 0 ? value : best));
+  };
+  const decorated = docs.map((doc, index) => ({ doc, index, keys: keys.map(({ path, direction }) => sortKey(doc, path, direction)) }));
+  decorated.sort((a, b) => {
+    for (let i = 0; i < keys.length; i++) {
+      const order = compare(a.keys[i], b.keys[i]) * (keys[i] as { direction: number }).direction;
+      if (order !== 0) return order;
+    }
+    return a.index - b.index;
+  });
+  return decorated.map((entry) => entry.doc);
 }
 
 /** Equality values a filter pins a field to (several for `$in`), or undefined when it does not. */
@@ -116,13 +172,7 @@ export function selectDocs(collection: Collection | undefined, options: SelectOp
     if (matched.length >= stopAt) break;
   }
   let result = matched;
-  if (sort) {
-    try {
-      result = mingoFind(matched, {}, undefined, MINGO_OPTIONS).sort(sort).all() as Doc[];
-    } catch (error) {
-      throw fromMingoError(error);
-    }
-  }
+  if (sort) result = sortDocs(matched, sort);
   if (skip > 0 || limit > 0) result = result.slice(skip, limit > 0 ? skip + limit : undefined);
   return result;
 }
@@ -141,6 +191,8 @@ function validateSort(sort: Document): Document {
 /** A projector for `find`'s projection; keeps the stored document's field order, `_id` first. */
 export function projector(projection: Document | undefined, filter: Document | undefined): (doc: Doc) => Doc {
   if (!projection || Object.keys(projection).length === 0) return (doc) => doc;
+  const fast = fastProjector(projection);
+  if (fast) return fast;
   let query: Query;
   try {
     query = new Query(filter ?? {}, MINGO_OPTIONS);
@@ -158,6 +210,30 @@ export function projector(projection: Document | undefined, filter: Document | u
     for (const key of Object.keys(doc)) if (key in projected) ordered[key] = projected[key];
     for (const key of Object.keys(projected)) if (!(key in ordered)) ordered[key] = projected[key];
     return ordered;
+  };
+}
+
+/** Top-level inclusion or exclusion of plain field names, without compiling a mingo query. */
+function fastProjector(projection: Document): ((doc: Doc) => Doc) | undefined {
+  const entries = Object.entries(projection);
+  if (entries.some(([field, flag]) => field.includes('.') || field.startsWith('$') || !(flag === 0 || flag === 1 || flag === true || flag === false))) return undefined;
+  const others = entries.filter(([field]) => field !== '_id');
+  const including = others.some(([, flag]) => flag === 1 || flag === true);
+  if (others.some(([, flag]) => (flag === 1 || flag === true) !== including)) return undefined;
+  const idFlag = projection._id as unknown;
+  const keepId = idFlag === undefined || idFlag === 1 || idFlag === true;
+  const named = new Set(others.map(([field]) => field));
+  if (including || (others.length === 0 && keepId)) {
+    return (doc) => {
+      const out: Doc = {};
+      for (const key of Object.keys(doc)) if (key === '_id' ? keepId : named.has(key)) out[key] = doc[key];
+      return out;
+    };
+  }
+  return (doc) => {
+    const out: Doc = {};
+    for (const key of Object.keys(doc)) if (key === '_id' ? keepId : !named.has(key)) out[key] = doc[key];
+    return out;
   };
 }
 

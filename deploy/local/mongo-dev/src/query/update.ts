@@ -92,6 +92,11 @@ export function applyUpdate(current: Doc, spec: UpdateSpec, options: { filter?: 
     next = cloneDoc(current);
     takeIdAssignment(next, ops, options.inserting === true);
     checkOperandTypes(next, ops);
+    const fast = applySimpleOperators(next, ops);
+    if (fast !== undefined) {
+      if (!fast) return { doc: current, modified: false };
+      return { doc: idFirst(next), modified: true };
+    }
     try {
       modified = Object.keys(ops).length > 0 && mingoUpdate(next, ops, options.arrayFilters, options.filter ?? {}, { cloneMode: 'deep', queryOptions: MINGO_OPTIONS }).length > 0;
     } catch (error) {
@@ -122,6 +127,69 @@ function takeIdAssignment(doc: Doc, ops: Document, inserting: boolean): void {
     if (Object.keys(rest).length === 0) delete ops[op];
     else ops[op] = rest;
   }
+}
+
+const SIMPLE_OPERATORS = new Set(['$set', '$unset', '$inc']);
+
+/**
+ * $set/$unset/$inc on plain dotted paths through sub-documents, applied natively (mingo's updater
+ * costs ~0.4 ms per call). Returns whether the document changed, or undefined (untouched) when
+ * the update needs mingo: other operators, positional paths, arrays or non-numbers on the way.
+ * Fields are visited in lexicographic order, as MongoDB 5.0+ applies them.
+ */
+function applySimpleOperators(doc: Doc, ops: Document): boolean | undefined {
+  const steps: Array<{ op: string; path: string[]; value: unknown }> = [];
+  for (const [op, fields] of Object.entries(ops)) {
+    if (!SIMPLE_OPERATORS.has(op)) return undefined;
+    for (const [path, value] of Object.entries(fields as Document)) {
+      const parts = path.split('.');
+      if (parts.some((part) => part === '' || part.startsWith('$') || /^\d+$/.test(part))) return undefined;
+      let parent: unknown = doc;
+      for (const part of parts.slice(0, -1)) {
+        parent = (parent as Record<string, unknown>)[part];
+        if (parent === undefined) break;
+        if (!isPlainObject(parent)) return undefined;
+      }
+      if (op === '$inc') {
+        if (typeof value !== 'number') return undefined;
+        const existing = parent === undefined ? undefined : (parent as Record<string, unknown>)[parts[parts.length - 1] as string];
+        if (existing !== undefined && typeof existing !== 'number') return undefined;
+      }
+      steps.push({ op, path: parts, value });
+    }
+  }
+  steps.sort((a, b) => (a.path.join('.') < b.path.join('.') ? -1 : 1));
+  let modified = false;
+  for (const { op, path, value } of steps) {
+    const field = path[path.length - 1] as string;
+    let parent: Record<string, unknown> | undefined = doc;
+    for (const part of path.slice(0, -1)) {
+      let child = parent[part] as Record<string, unknown> | undefined;
+      if (child === undefined) {
+        if (op === '$unset') {
+          parent = undefined;
+          break;
+        }
+        child = parent[part] = {};
+      }
+      parent = child;
+    }
+    if (!parent) continue;
+    if (op === '$unset') {
+      if (field in parent) {
+        delete parent[field];
+        modified = true;
+      }
+    } else if (op === '$inc') {
+      const existing = parent[field] as number | undefined;
+      if (existing === undefined || value !== 0) modified = true;
+      parent[field] = (existing ?? 0) + (value as number);
+    } else if (!(field in parent) || !sameValue(parent[field], value)) {
+      parent[field] = cloneDoc(value);
+      modified = true;
+    }
+  }
+  return modified;
 }
 
 function immutableId(): CommandError {

@@ -2,7 +2,7 @@
 // command is replayed whole or not at all. Frame = int32 length | uint32 crc32 | BSON {ops: [...]}.
 // A torn or corrupt tail (an unclean kill mid-write) is cut off at start-up, never fatal.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, ftruncateSync, writeSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { deserialize, serialize, type Document } from 'bson';
 import { BSON_READ_OPTIONS } from '../wire/messages.js';
@@ -20,6 +20,8 @@ const FILE = 'journal.bson';
 const COMPACTING = 'journal.compact';
 const LOCK = 'mongod.lock';
 const FRAME_HEADER = 8;
+/** dbpaths held by servers in this process (the pid in the lock file cannot tell them apart). */
+const heldHere = new Set<string>();
 /** Compact when the journal is this many times bigger than the last snapshot (and at least 8 MB). */
 const GROWTH_FACTOR = 4;
 const MIN_COMPACT_BYTES = 8 * 1024 * 1024;
@@ -56,6 +58,7 @@ export class Journal {
 
   private takeLock(): void {
     const lock = join(this.dir, LOCK);
+    if (heldHere.has(resolve(this.dir))) throw new Error(`dbpath ${this.dir} is in use by another server in this process`);
     if (existsSync(lock)) {
       const pid = Number(readFileSync(lock, 'utf8').trim());
       if (pid && pid !== process.pid && processAlive(pid)) {
@@ -65,6 +68,7 @@ export class Journal {
     const fd = openSync(lock, 'w');
     writeSync(fd, String(process.pid));
     closeSync(fd);
+    heldHere.add(resolve(this.dir));
   }
 
   append(ops: JournalOp[]): void {
@@ -112,6 +116,7 @@ export class Journal {
     this.flush();
     closeSync(this.fd);
     this.fd = -1;
+    heldHere.delete(resolve(this.dir));
     try {
       unlinkSync(join(this.dir, LOCK));
     } catch {

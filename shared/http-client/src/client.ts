@@ -189,7 +189,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       : statusCode < 300
         ? new AppError('INTERNAL_ERROR', `${peer} answered ${method} ${path} without an envelope`, { details: { peer, status: statusCode } })
         : new AppError(codeForHttpStatus(statusCode), `${peer} answered HTTP ${statusCode}`, { headers, details: { peer, method, path, status: statusCode } });
-    log.warn({ method, path, status: statusCode, code: error.code, duration_ms: elapsed() }, 'peer call failed');
+    // A peer's 4xx is an answer (not found, conflict), not a fault of the call.
+    const line = { method, path, status: statusCode, code: error.code, duration_ms: elapsed() };
+    if (statusCode >= 500) log.warn(line, 'peer call failed');
+    else log.debug(line, 'peer call refused');
     throw error;
   };
 

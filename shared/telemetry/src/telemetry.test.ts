@@ -45,7 +45,7 @@ describe('with an endpoint, spans are exported over OTLP/HTTP', () => {
   });
 
   test('a span ended before shutdown reaches <endpoint>/v1/traces', async () => {
-    const telemetry = startTelemetry({ serviceName: 'runs-test', otlpEndpoint: collector.url, instrumentations: [] });
+    const telemetry = startTelemetry({ serviceName: 'runs-test', serviceVersion: '1.2.3', otlpEndpoint: collector.url, instrumentations: [] });
     expect(telemetry.enabled).toBe(true);
     trace.getTracer('test').startSpan('start-run').end();
     await telemetry.shutdown();
@@ -55,6 +55,7 @@ describe('with an endpoint, spans are exported over OTLP/HTTP', () => {
     const body = traces.map((r) => r.body).join('');
     expect(body).toContain('start-run');
     expect(body).toContain('runs-test');
+    expect(body).toContain('1.2.3');
   });
 });
 

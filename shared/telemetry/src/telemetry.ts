@@ -1,4 +1,4 @@
-import { NodeSDK, core } from '@opentelemetry/sdk-node';
+import { NodeSDK, core, resources } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -60,6 +60,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (!options.otlpEndpoint) return OFF;
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
+    ...(options.serviceVersion ? { resource: resources.resourceFromAttributes({ 'service.version': options.serviceVersion }) } : {}),
     traceExporter: new OTLPTraceExporter({ url: tracesUrl(options.otlpEndpoint) }),
     textMapPropagator: new core.CompositePropagator({
       propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()],

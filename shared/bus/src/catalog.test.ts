@@ -1,5 +1,7 @@
 // The topic catalog and message validation; no broker needed (except a refused connection).
 import { describe, expect, test } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '@ars/logger';
 import {
@@ -14,7 +16,7 @@ import {
   validateMessage,
   type BusLogger,
 } from './index.js';
-import { memoryLogger } from './testing/helpers.js';
+import { memoryLogger, packageRoot } from './testing/helpers.js';
 
 const runRequested = {
   runId: 'run-1',
@@ -43,6 +45,12 @@ describe('one topic catalog: every topic with its partitions, description and da
       expect(names).toContain(`${name}.dlq`);
     }
     expect(deadLetterTopic('runs.finished')).toBe('runs.finished.dlq');
+  });
+  test('the README table documents every topic with its partition count', () => {
+    const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+    for (const spec of Object.values(TOPICS)) {
+      expect(readme).toContain(`| \`${spec.name}\` | ${spec.partitions} |`);
+    }
   });
   test('tests get fresh topics bus.test.<suffix>; unknown names and dead letters of dead letters are refused', () => {
     expect(topicSpec('bus.test.anything')?.name).toBe('bus.test.anything');

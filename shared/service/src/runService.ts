@@ -113,6 +113,9 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
     if (shuttingDown) return shuttingDown;
     stopping = true;
     const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
+    // Stop accepting connections before saying so: whoever reads the line may rely on it.
+    const httpClosed = server ? server.close() : Promise.resolve();
+    httpClosed.catch(() => undefined);
     logger.info({ reason, timeout_ms: timeoutMs }, 'shutting down');
     const deadline = setTimeout(() => {
       logger.error({ timeout_ms: timeoutMs }, 'shutdown timed out; forcing exit');
@@ -129,7 +132,7 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
           logger.error({ err: error, step: name }, 'shutdown step failed');
         }
       };
-      if (server) await step('http', () => server?.close());
+      await step('http', () => httpClosed);
       logger.info('http stopped');
       for (const { name, hook } of [...hooks].reverse()) await step(name, hook);
       if (bus) await step('bus', () => bus?.disconnect());

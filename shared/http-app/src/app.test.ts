@@ -91,6 +91,19 @@ describe('one access-log line per request, with the request id', () => {
   });
 });
 
+describe('credentials sent with a request never reach the logs', () => {
+  test('Authorization, Cookie and X-Internal-Token of a failing request', async () => {
+    const url = await start([routes()]);
+    const secret = 'tok_0123456789abcdefghijklmnopqrstuv';
+    const response = await fetch(`${url}/crash`, {
+      headers: { Authorization: `Bearer ${secret}`, Cookie: `session=${secret}`, 'X-Internal-Token': secret },
+    });
+    await response.arrayBuffer();
+    expect(logs.lines.length).toBeGreaterThan(0);
+    expect(logs.lines.join('')).not.toContain(secret);
+  });
+});
+
 describe('every thrown error becomes the failure envelope with the status of its code', () => {
   test('an AppError keeps its code, message and headers', async () => {
     const url = await start([routes()]);

@@ -75,6 +75,7 @@ function isSimpleScalar(value: unknown): boolean {
 
 /** Sorts like MongoDB: missing is null; an array sorts by its least (ascending) or greatest (descending) element. */
 export function sortDocs(docs: Doc[], sort: Document): Doc[] {
+  if ('$natural' in sort) return sort.$natural === -1 ? [...docs].reverse() : docs;
   const keys = Object.entries(sort).map(([path, direction]) => ({ path, direction: direction === -1 ? -1 : 1 }));
   const sortKey = (doc: Doc, path: string, direction: number): unknown => {
     const values = valuesAtPath(doc, path).map((value) => (value === undefined ? null : value));

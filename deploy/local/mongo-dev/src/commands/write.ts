@@ -23,6 +23,13 @@ function runStatements(statements: Document[], ordered: boolean, run: (statement
   return writeErrors;
 }
 
+/** `let` variables and per-statement constants (`c`) are not wired into updates; refuse, never ignore. */
+function refuseLet(body: Document, statements: Document[] = []): void {
+  if (body.let !== undefined || statements.some((statement) => isPlainObject(statement) && statement.c !== undefined)) {
+    throw new CommandError(238, "'let' variables in write commands are not supported by the development server");
+  }
+}
+
 function withErrors(reply: Document, writeErrors: Document[]): Document {
   if (writeErrors.length > 0) reply.writeErrors = writeErrors;
   return reply;
@@ -48,6 +55,7 @@ function withId(doc: Doc): Doc {
 export const update: CommandHandler = (body, context) => {
   const name = collectionName(body, 'update');
   const statements = documentArray(body, 'updates');
+  refuseLet(body, statements);
   let n = 0;
   let nModified = 0;
   const upserted: Document[] = [];
@@ -85,6 +93,7 @@ export const update: CommandHandler = (body, context) => {
 export const remove: CommandHandler = (body, context) => {
   const name = collectionName(body, 'delete');
   const statements = documentArray(body, 'deletes');
+  refuseLet(body, statements);
   let n = 0;
   const writeErrors = runStatements(statements, body.ordered !== false, (statement) => {
     refuseCollation(statement);
@@ -101,6 +110,7 @@ export const remove: CommandHandler = (body, context) => {
 export const findAndModify: CommandHandler = (body, context) => {
   const name = collectionName(body, 'findAndModify' in body ? 'findAndModify' : 'findandmodify');
   refuseCollation(body);
+  refuseLet(body);
   const filter = optionalDocument(body, 'query') ?? {};
   const remove = body.remove === true;
   const returnNew = body.new === true;

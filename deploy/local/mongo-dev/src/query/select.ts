@@ -241,23 +241,11 @@ function fastProjector(projection: Document): ((doc: Doc) => Doc) | undefined {
 export function distinctValues(docs: Doc[], key: string): unknown[] {
   const seen = new Map<string, unknown>();
   for (const doc of docs) {
-    let value: unknown = doc;
-    const collect = (current: unknown, parts: string[]): void => {
-      if (parts.length === 0) {
-        const items = Array.isArray(current) ? current : [current];
-        for (const item of items) if (item !== undefined && !seen.has(valueKey(item))) seen.set(valueKey(item), item);
-        return;
-      }
-      if (Array.isArray(current)) {
-        for (const item of current) collect(item, parts);
-        return;
-      }
-      if (current === null || typeof current !== 'object') return;
-      const [head, ...rest] = parts;
-      collect((current as Record<string, unknown>)[head as string], rest);
-    };
-    collect(value, key.split('.'));
-    value = undefined;
+    for (const value of valuesAtPath(doc, key)) {
+      if (value === undefined) continue;
+      const id = valueKey(value);
+      if (!seen.has(id)) seen.set(id, value);
+    }
   }
   return [...seen.values()];
 }

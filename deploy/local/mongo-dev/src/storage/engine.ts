@@ -198,9 +198,8 @@ export class Engine {
           const limit = now - seconds * 1000;
           const expired: Doc[] = [];
           for (const doc of collection.docs.values()) {
-            if (index.entriesOf(doc).length === 0) continue;
             const at = earliestDate(doc, field);
-            if (at !== undefined && at <= limit) expired.push(doc);
+            if (at !== undefined && at <= limit && index.covers(doc)) expired.push(doc);
           }
           for (const doc of expired) this.remove(collection, doc);
           removed += expired.length;

@@ -49,6 +49,11 @@ export class Index {
     return !this.partial && this.spec.sparse !== true;
   }
 
+  /** Whether the partial filter admits the document (TTL only expires what its index holds). */
+  covers(doc: Doc): boolean {
+    return !this.partial || this.partial.test(doc);
+  }
+
   /** Index keys of a document; none when a partial filter or sparseness leaves it out. */
   entriesOf(doc: Doc): IndexEntry[] {
     if (this.partial && !this.partial.test(doc)) return [];

@@ -12,7 +12,17 @@ const topicNames = ['roundtrip', 'trace', 'order', 'retry', 'nonretry', 'malform
 let mock: KafkaMock;
 let bus: Bus;
 const logger = memoryLogger();
-const consumers: BusConsumer[] = [];
+const ownConsumers: BusConsumer[] = [];
+
+type Seen = { message: BusMessage; context: MessageContext };
+type Handler = (seen: Seen) => Promise<void>;
+
+/**
+ * One consumer group for the file, subscribed to every test topic (a group join costs ~3 s against
+ * the mock): each test registers what it does with its own topic's messages.
+ */
+const shared = { seen: new Map<string, Seen[]>(), handlers: new Map<string, Handler>() };
+const processed = memoryProcessedStore();
 
 beforeAll(async () => {
   mock = await startKafkaMock({
@@ -22,12 +32,29 @@ beforeAll(async () => {
       { name: `bus.test.${name}.dlq`, partitions: 1 },
     ]),
   });
-  bus = createBus({ brokers: mock.brokers, clientId: 'bus-test', logger });
+  bus = createBus({ brokers: mock.brokers, clientId: 'bus-test', logger, fetchMaxWaitMs: 100 });
   await bus.connect();
+  const topics = topicNames.filter((name) => name !== 'stop').flatMap((name) => [`bus.test.${name}`, `bus.test.${name}.dlq`] as const);
+  await bus.consume({
+    groupId: 'bus-test-shared',
+    topics,
+    session: fastSession,
+    maxAttempts: 3,
+    backoffMs: { initial: 20, max: 100 },
+    processed,
+    partitionsConsumedConcurrently: 16,
+    handle: async (message, context) => {
+      const seen = { message, context };
+      const list = shared.seen.get(context.topic) ?? [];
+      list.push(seen);
+      shared.seen.set(context.topic, list);
+      await shared.handlers.get(context.topic)?.(seen);
+    },
+  });
 });
 
 afterEach(async () => {
-  await Promise.all(consumers.splice(0).map((c) => c.stop()));
+  await Promise.all(ownConsumers.splice(0).map((c) => c.stop()));
 });
 
 afterAll(async () => {
@@ -35,35 +62,39 @@ afterAll(async () => {
   await mock?.close();
 });
 
-type Seen = { message: BusMessage; context: MessageContext };
+/** What the shared group handled from `topic` (live array), and what it does with each message. */
+function collect(topic: `bus.test.${string}`, handle?: Handler): Seen[] {
+  if (handle) shared.handlers.set(topic, handle);
+  const list = shared.seen.get(topic) ?? [];
+  shared.seen.set(topic, list);
+  return list;
+}
 
-async function collect(topic: `bus.test.${string}`, options: { handle?: (seen: Seen) => Promise<void>; maxAttempts?: number; processed?: ReturnType<typeof memoryProcessedStore> } = {}) {
+/** A consumer group of its own (for tests that stop one). */
+async function ownGroup(topic: `bus.test.${string}`, groupId: string, handle?: Handler) {
   const seen: Seen[] = [];
   const consumer = await bus.consume({
-    groupId: `group-${topic}`,
+    groupId,
     topics: [topic],
     session: fastSession,
-    maxAttempts: options.maxAttempts,
-    backoffMs: { initial: 20, max: 100 },
-    processed: options.processed,
-    handle: async (message, ctx) => {
-      seen.push({ message, context: ctx });
-      await options.handle?.({ message, context: ctx });
+    handle: async (message, context) => {
+      seen.push({ message, context });
+      await handle?.({ message, context });
     },
   });
-  consumers.push(consumer);
+  ownConsumers.push(consumer);
   return { seen, consumer };
 }
 
 describe('a message is {id, type, occurredAt, data} keyed by the aggregate id', () => {
   test('what publish sends is what the handler gets, with its key, partition and offset', async () => {
-    const { seen } = await collect('bus.test.roundtrip');
+    const seen = collect('bus.test.roundtrip');
     const sent = await bus.publish('bus.test.roundtrip', { key: 'run-1', type: 'test.hello', data: { hello: 'world' } });
     expect(sent.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number.isNaN(Date.parse(sent.occurredAt))).toBe(false);
     await waitUntil(() => seen.length === 1, 30_000, 'the message');
     expect(seen[0]!.message).toEqual(sent);
-    expect(seen[0]!.context).toMatchObject({ topic: 'bus.test.roundtrip', key: 'run-1', attempt: 1, offset: '0', groupId: 'group-bus.test.roundtrip' });
+    expect(seen[0]!.context).toMatchObject({ topic: 'bus.test.roundtrip', key: 'run-1', attempt: 1, offset: '0', groupId: 'bus-test-shared' });
   });
 });
 
@@ -82,7 +113,7 @@ describe('a message that fails validation is a programming error: never sent', (
 
 describe('W3C traceparent travels in the headers; the remote context is the parent of the handler', () => {
   test('with no OpenTelemetry SDK registered no trace header is generated', async () => {
-    const { seen } = await collect('bus.test.trace');
+    const seen = collect('bus.test.trace');
     await bus.publish('bus.test.trace', { key: 'k', type: 't', data: { n: 1 } });
     await waitUntil(() => seen.length === 1, 30_000, 'the message');
     expect(seen[0]!.context.headers.traceparent).toBeUndefined();
@@ -92,10 +123,8 @@ describe('W3C traceparent travels in the headers; the remote context is the pare
     try {
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const handlerTraceIds: (string | undefined)[] = [];
-      const { seen } = await collect('bus.test.trace', {
-        handle: async () => {
-          handlerTraceIds.push(trace.getSpanContext(context.active())?.traceId);
-        },
+      const seen = collect('bus.test.trace', async () => {
+        handlerTraceIds.push(trace.getSpanContext(context.active())?.traceId);
       });
       await context.with(contextWithSpan(traceId, '00f067aa0ba902b7'), () => bus.publish('bus.test.trace', { key: 'k', type: 't', data: { n: 2 } }));
       await waitUntil(() => seen.find((s) => (s.message.data as { n: number }).n === 2), 30_000, 'the traced message');
@@ -112,14 +141,12 @@ describe('per-key ordering: one partition is handled one message at a time, in o
   test('messages of each key arrive in publish order while partitions run concurrently', async () => {
     let inFlightPerPartition = new Map<number, number>();
     let overlap = false;
-    const { seen } = await collect('bus.test.order', {
-      handle: async ({ context: ctx }) => {
-        const n = (inFlightPerPartition.get(ctx.partition) ?? 0) + 1;
-        inFlightPerPartition.set(ctx.partition, n);
-        if (n > 1) overlap = true;
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        inFlightPerPartition.set(ctx.partition, n - 1);
-      },
+    const seen = collect('bus.test.order', async ({ context: ctx }) => {
+      const n = (inFlightPerPartition.get(ctx.partition) ?? 0) + 1;
+      inFlightPerPartition.set(ctx.partition, n);
+      if (n > 1) overlap = true;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      inFlightPerPartition.set(ctx.partition, n - 1);
     });
     const keys = Array.from({ length: 8 }, (_, i) => `agg-${i}`);
     for (let seq = 0; seq < 10; seq++) {
@@ -136,19 +163,16 @@ describe('per-key ordering: one partition is handled one message at a time, in o
 });
 
 describe('a handler that keeps failing: bounded retries, then the dead-letter topic with the error', () => {
-  test('after maxAttempts the message lands on <topic>.dlq with its error, and later messages go on', async () => {
-    const { seen } = await collect('bus.test.retry', {
-      maxAttempts: 3,
-      handle: async ({ message }) => {
-        if ((message.data as { poison?: boolean }).poison) throw new Error('cannot handle this one');
-      },
+  test('after maxAttempts (3 here) the message lands on <topic>.dlq with its error, and later messages go on', async () => {
+    const seen = collect('bus.test.retry', async ({ message }) => {
+      if ((message.data as { poison?: boolean }).poison) throw new Error('cannot handle this one');
     });
-    const dead = await collect('bus.test.retry.dlq');
+    const dead = collect('bus.test.retry.dlq');
     const poison = await bus.publish('bus.test.retry', { key: 'k', type: 'test.step', data: { poison: true } });
     await bus.publish('bus.test.retry', { key: 'k', type: 'test.step', data: { poison: false } });
-    await waitUntil(() => dead.seen.length === 1 && seen.length === 4, 30_000, 'the dead letter and the next message');
+    await waitUntil(() => dead.length === 1 && seen.length === 4, 30_000, 'the dead letter and the next message');
     expect(seen.filter((s) => s.message.id === poison.id).map((s) => s.context.attempt)).toEqual([1, 2, 3]);
-    const letter = dead.seen[0]!;
+    const letter = dead[0]!;
     expect(letter.message.type).toBe('bus.dead-letter');
     expect(letter.context.key).toBe('k');
     expect(letter.message.data).toMatchObject({
@@ -156,29 +180,26 @@ describe('a handler that keeps failing: bounded retries, then the dead-letter to
       offset: '0',
       key: 'k',
       headers: {},
-      error: { message: 'cannot handle this one', attempts: 3, kind: 'handler', consumerGroup: 'group-bus.test.retry' },
+      error: { message: 'cannot handle this one', attempts: 3, kind: 'handler', consumerGroup: 'bus-test-shared' },
     });
     expect(JSON.parse((letter.message.data as { value: string }).value)).toEqual(poison);
   });
   test('a NonRetryableError skips the remaining attempts', async () => {
-    const { seen } = await collect('bus.test.nonretry', {
-      maxAttempts: 5,
-      handle: async () => {
-        throw new NonRetryableError('bad input');
-      },
+    const seen = collect('bus.test.nonretry', async () => {
+      throw new NonRetryableError('bad input');
     });
-    const dead = await collect('bus.test.nonretry.dlq');
+    const dead = collect('bus.test.nonretry.dlq');
     await bus.publish('bus.test.nonretry', { key: 'k', type: 'test.step', data: {} });
-    await waitUntil(() => dead.seen.length === 1, 30_000, 'the dead letter');
+    await waitUntil(() => dead.length === 1, 30_000, 'the dead letter');
     expect(seen).toHaveLength(1);
-    expect(dead.seen[0]!.message.data).toMatchObject({ error: { message: 'bad input', attempts: 1, name: 'NonRetryableError' } });
+    expect(dead[0]!.message.data).toMatchObject({ error: { message: 'bad input', attempts: 1, name: 'NonRetryableError' } });
   });
 });
 
 describe('malformed messages go straight to the dead-letter topic; nothing is dropped silently', () => {
   test('bad JSON and a schema failure are dead-lettered without calling the handler', async () => {
-    const { seen } = await collect('bus.test.malformed');
-    const dead = await collect('bus.test.malformed.dlq');
+    const seen = collect('bus.test.malformed');
+    const dead = collect('bus.test.malformed.dlq');
     const raw = new Kafka({ brokers: mock.brokers, clientId: 'raw', logLevel: logLevel.NOTHING }).producer();
     await raw.connect();
     await raw.send({
@@ -190,9 +211,9 @@ describe('malformed messages go straight to the dead-letter topic; nothing is dr
       ],
     });
     await raw.disconnect();
-    await waitUntil(() => dead.seen.length === 2 && seen.length === 1, 30_000, 'two dead letters and the good message');
+    await waitUntil(() => dead.length === 2 && seen.length === 1, 30_000, 'two dead letters and the good message');
     expect(seen[0]!.message.id).toBe('y');
-    const [first, second] = dead.seen.map((d) => d.message.data as { value: string; headers: Record<string, string>; error: { message: string; kind: string; attempts: number } });
+    const [first, second] = dead.map((d) => d.message.data as { value: string; headers: Record<string, string>; error: { message: string; kind: string; attempts: number } });
     expect(first).toMatchObject({ value: '{not json', error: { kind: 'malformed', attempts: 0, message: expect.stringContaining('not JSON') } });
     expect(second).toMatchObject({ headers: { origin: 'raw' }, error: { kind: 'malformed', message: expect.stringContaining('/occurredAt') } });
   });
@@ -200,8 +221,7 @@ describe('malformed messages go straight to the dead-letter topic; nothing is dr
 
 describe('idempotent handling by message id', () => {
   test('a message id already processed by the group is skipped and its offset committed', async () => {
-    const processed = memoryProcessedStore();
-    const { seen } = await collect('bus.test.dedupe', { processed });
+    const seen = collect('bus.test.dedupe');
     const message = { key: 'k', type: 'test.step', id: 'fixed-id', data: { n: 1 } };
     await bus.publish('bus.test.dedupe', message);
     await bus.publish('bus.test.dedupe', message);
@@ -216,11 +236,9 @@ describe('graceful stop: stop fetching, let in-flight handlers finish, commit, d
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const finished: number[] = [];
-    const first = await collect('bus.test.stop', {
-      handle: async ({ message }) => {
-        if ((message.data as { n: number }).n === 1) await gate;
-        finished.push((message.data as { n: number }).n);
-      },
+    const first = await ownGroup('bus.test.stop', 'stop-group', async ({ message }) => {
+      if ((message.data as { n: number }).n === 1) await gate;
+      finished.push((message.data as { n: number }).n);
     });
     await bus.publish('bus.test.stop', { key: 'k', type: 'test.step', data: { n: 1 } });
     await waitUntil(() => first.seen.length === 1, 30_000, 'the slow handler to start');
@@ -230,10 +248,10 @@ describe('graceful stop: stop fetching, let in-flight handlers finish, commit, d
     release();
     await stopping;
     expect(finished).toEqual([1]);
-    consumers.splice(consumers.indexOf(first.consumer), 1);
+    ownConsumers.splice(ownConsumers.indexOf(first.consumer), 1);
 
     await bus.publish('bus.test.stop', { key: 'k', type: 'test.step', data: { n: 2 } });
-    const second = await collect('bus.test.stop');
+    const second = await ownGroup('bus.test.stop', 'stop-group');
     await waitUntil(() => second.seen.length >= 1, 30_000, 'the next message');
     expect(second.seen.map((s) => (s.message.data as { n: number }).n)).toEqual([2]);
   });

@@ -24,6 +24,8 @@ export interface BusOptions {
    * mock cluster used in development cannot serve it. Turn it on against a real Kafka.
    */
   idempotentProducer?: boolean;
+  /** Default `fetchMaxWaitMs` of this bus' consumers (see ConsumeOptions); default 250. */
+  fetchMaxWaitMs?: number;
 }
 
 export interface Bus {
@@ -110,7 +112,12 @@ export function createBus(options: BusOptions): Bus {
     publishMany: (topic, messages) => (messages.length === 0 ? Promise.resolve([]) : send(topic, messages)),
     async consume(consumeOptions) {
       if (disconnected) throw new Error('bus: disconnected');
-      const consumer = await startConsumer(kafka, (topic, message) => send(topic, [message]), consumeOptions, options.logger ?? silentLogger);
+      const consumer = await startConsumer(
+        kafka,
+        (topic, message) => send(topic, [message]),
+        { fetchMaxWaitMs: options.fetchMaxWaitMs, ...consumeOptions },
+        options.logger ?? silentLogger,
+      );
       const tracked: BusConsumer = {
         ...consumer,
         stop: async () => {

@@ -42,6 +42,12 @@ export interface ConsumeOptions {
   partitionsConsumedConcurrently?: number;
   /** Commit offsets after every n handled messages of a partition (and when stopping); default 1. */
   commitEveryMessages?: number;
+  /**
+   * Longest a fetch waits for data (default: the bus' `fetchMaxWaitMs`, else 250). A real broker
+   * answers as soon as data arrives; librdkafka's mock waits the whole time, so against the mock
+   * this is the worst-case delivery latency (100 in tests).
+   */
+  fetchMaxWaitMs?: number;
   /** Group membership timings (kafkajs defaults: 30000 / 60000 / 3000). Tests use small values. */
   session?: { sessionTimeoutMs?: number; rebalanceTimeoutMs?: number; heartbeatIntervalMs?: number };
 }
@@ -108,7 +114,7 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     rebalanceTimeout: session.rebalanceTimeoutMs ?? 60_000,
     heartbeatInterval: session.heartbeatIntervalMs ?? 3_000,
     allowAutoTopicCreation: false,
-    maxWaitTimeInMs: 1_000,
+    maxWaitTimeInMs: options.fetchMaxWaitMs ?? 250,
     retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 },
   });
 

@@ -37,14 +37,14 @@ export interface ValidationProblem {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-const validators = new Map<string, ValidateFunction>();
+const validators = new WeakMap<object, ValidateFunction>();
 
+/** One compiled validator per schema object (`bus.test.*` and every `.dlq` share theirs). */
 function dataValidator(spec: TopicSpec): ValidateFunction {
-  const key = spec.name.startsWith('bus.test.') && !spec.name.endsWith('.dlq') ? 'bus.test' : spec.name;
-  let validate = validators.get(key);
+  let validate = validators.get(spec.dataSchema);
   if (!validate) {
     validate = ajv.compile(spec.dataSchema);
-    validators.set(key, validate);
+    validators.set(spec.dataSchema, validate);
   }
   return validate;
 }

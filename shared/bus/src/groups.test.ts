@@ -25,7 +25,7 @@ beforeAll(async () => {
     startMongoDevServer({}),
   ]);
   client = await MongoClient.connect(mongo.url);
-  bus = createBus({ brokers: mock.brokers, clientId: 'groups-test' });
+  bus = createBus({ brokers: mock.brokers, clientId: 'groups-test', fetchMaxWaitMs: 100 });
   await bus.connect();
 });
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
   ]);
   client = await MongoClient.connect(mongo.url);
   db = client.db(DB);
-  bus = createBus({ brokers: mock.brokers, clientId: 'outbox-test' });
+  bus = createBus({ brokers: mock.brokers, clientId: 'outbox-test', fetchMaxWaitMs: 100 });
   const processed = mongoProcessedStore(db);
   await processed.ensureIndexes();
   await bus.consume({ groupId: 'outbox-idempotent', topics: [TOPIC], session: fastSession, processed, handle: async (m) => void handled.push(m) });

@@ -156,6 +156,17 @@ describe('the wire protocol details a driver may use', () => {
     expect(await raw.reply()).toMatchObject({ ok: 1, ismaster: true, helloOk: true, maxWireVersion: expect.any(Number) });
   });
 
+  test('a driver asking for compression gets none and works uncompressed', async () => {
+    const compressing = new MongoClient(server.url, { compressors: ['zlib'], serverSelectionTimeoutMS: 3000 });
+    try {
+      await compressing.connect();
+      await compressing.db('robust').collection('zipped').insertOne({ text: 'y'.repeat(10_000) });
+      expect((await compressing.db('robust').collection('zipped').findOne({}))?.text).toHaveLength(10_000);
+    } finally {
+      await compressing.close();
+    }
+  });
+
   test('other commands over OP_QUERY are refused with code 352', async () => {
     const raw = await RawClient.open();
     raw.send(opQuery('admin.$cmd', { ping: 1 }));

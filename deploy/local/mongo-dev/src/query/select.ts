@@ -136,6 +136,7 @@ export function candidates(collection: Collection, filter: Document): Iterable<D
     if (!best || found.size < best.size) best = found;
     if (best.size === 0) break;
   }
+  if (!best) best = existsCandidates(collection, filter);
   if (!best) return collection.docs.values();
   const docs: Doc[] = [];
   for (const idKey of best) {
@@ -143,6 +144,22 @@ export function candidates(collection: Collection, filter: Document): Iterable<D
     if (doc) docs.push(doc);
   }
   return docs;
+}
+
+/**
+ * `{field: {$exists: true}}` over a sparse single-field index (no partial filter): the index holds
+ * every document where the field exists — the outbox relay's polling query.
+ */
+function existsCandidates(collection: Collection, filter: Document): Set<string> | undefined {
+  for (const index of collection.indexes.values()) {
+    if (index.spec.sparse !== true || index.spec.partialFilterExpression || index.fields.length !== 1) continue;
+    const condition = filter[index.fields[0] as string] as unknown;
+    if (!isPlainObject(condition) || condition.$exists !== true) continue;
+    const found = new Set<string>();
+    for (const holders of index.entries.values()) for (const idKey of holders) found.add(idKey);
+    return found;
+  }
+  return undefined;
 }
 
 export interface SelectOptions {

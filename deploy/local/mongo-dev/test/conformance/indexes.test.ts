@@ -154,3 +154,17 @@ describe('a TTL index expires documents whose date is older than expireAfterSeco
     140_000,
   );
 });
+
+describe('a sparse index leaves out documents without the field, and $exists queries stay exact', () => {
+  test('two documents without the field do not collide on a sparse unique index', async () => {
+    const sparse = env.db.collection('sparse');
+    await sparse.createIndex({ 'pending.id': 1 }, { sparse: true, unique: true, name: 'pending_sparse' });
+    await sparse.insertMany([{ n: 1 }, { n: 2 }, { n: 3, pending: [{ id: 'a' }] }, { n: 4, pending: [] }]);
+    await expect(sparse.insertOne({ n: 5, pending: [{ id: 'a' }] })).rejects.toMatchObject({ code: 11000 });
+    const found = await sparse.find({ 'pending.id': { $exists: true } }, { projection: { _id: 0, n: 1 } }).toArray();
+    expect(found).toEqual([{ n: 3 }]);
+    await sparse.updateOne({ n: 3 }, { $pull: { pending: { id: { $in: ['a'] } } } });
+    expect(await sparse.countDocuments({ 'pending.id': { $exists: true } })).toBe(0);
+    expect(await sparse.countDocuments({ 'pending.id': { $exists: false } })).toBe(4);
+  });
+});

@@ -28,7 +28,10 @@ fi
 # npm dependencies: install when node_modules is missing or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  # `npm install`, not `npm ci`: the registry reachable here serves only this platform's optional
+  # binaries (@swc/core-*, resolver bindings), so the lock file cannot list the others and `npm ci`
+  # refuses it. `npm install` still installs the locked versions.
+  npm install --no-audit --no-fund --loglevel=error >&2
 fi
 
 if [ -z "${KAFKA_BROKERS:-}" ] && [ -f deploy/local/kafka-mock/build.sh ]; then

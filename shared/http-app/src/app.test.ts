@@ -8,6 +8,7 @@ import {
   runReadinessChecks,
   startHttpServer,
   currentRequest,
+  readRawBody,
   type HttpAppOptions,
   type RunningServer,
 } from '@ars/http-app';
@@ -160,6 +161,40 @@ describe('JSON bodies are parsed with a size limit; bad bodies are 400 BAD_REQUE
     const response = await fetch(`${url}/things`, { method: 'POST' });
     expect(response.status).toBe(201);
     expect(await response.json()).toEqual({ ok: true, data: { received: {} } });
+  });
+});
+
+describe('routes with their own body handling can skip the JSON parser and read the raw body', () => {
+  function rpc(): Router {
+    const router = new Router();
+    router.post('/rpc', async (ctx) => {
+      const text = await readRawBody(ctx, '64b');
+      try {
+        ctx.body = { parsed: JSON.parse(text) as unknown };
+      } catch {
+        ctx.status = 400;
+        ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
+      }
+    });
+    return router;
+  }
+  const skipBodyParsing = (ctx: { path: string }) => ctx.path === '/rpc';
+  test('malformed JSON reaches the route, which answers in its own envelope', async () => {
+    const url = await start([rpc()], { skipBodyParsing });
+    const response = await fetch(`${url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{oops' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+  });
+  test('a valid body is read as text', async () => {
+    const url = await start([rpc()], { skipBodyParsing });
+    const response = await fetch(`${url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(await response.json()).toEqual({ parsed: { a: 1 } });
+  });
+  test('readRawBody still enforces its limit', async () => {
+    const url = await start([rpc()], { skipBodyParsing });
+    const response = await fetch(`${url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(100) }) });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'Request body exceeds the 64b limit' } });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Koa, { type Middleware } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import type { Router } from '@koa/router';
 import type { Logger } from '@ars/logger';
 import './state.js';
@@ -19,6 +19,11 @@ export interface HttpAppOptions {
   bodyLimit?: string;
   /** Dependency checks behind `/readyz`; without it the app is ready while it serves. */
   readiness?: () => Promise<ReadinessReport>;
+  /**
+   * Requests the JSON body parser leaves alone (no parsing, no content-type check): the route reads
+   * the body itself with `readRawBody`, e.g. a JSON-RPC endpoint answering malformed JSON in its own envelope.
+   */
+  skipBodyParsing?: (ctx: Context) => boolean;
 }
 
 /**
@@ -33,7 +38,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(requestIdAndAccessLog(options.logger));
   app.use(errorEnvelope());
   app.use(healthRoutes(options.service, options.readiness));
-  app.use(jsonBody(options.bodyLimit ?? DEFAULT_BODY_LIMIT));
+  app.use(jsonBody(options.bodyLimit ?? DEFAULT_BODY_LIMIT, options.skipBodyParsing));
   return app;
 }
 

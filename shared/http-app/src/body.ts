@@ -1,5 +1,5 @@
 import { bodyParser } from '@koa/bodyparser';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { AppError } from '@ars/errors';
 
 export const DEFAULT_BODY_LIMIT = '1mb';
@@ -14,7 +14,7 @@ interface BodyError extends Error {
  * JSON body parsing with a size limit. The contract has no 413/415 codes: malformed JSON, an
  * oversized body and a body that is not `application/json` are all 400 BAD_REQUEST naming the problem.
  */
-export function jsonBody(limit: string = DEFAULT_BODY_LIMIT): Middleware {
+export function jsonBody(limit: string = DEFAULT_BODY_LIMIT, skip?: (ctx: Context) => boolean): Middleware {
   const parse = bodyParser({
     enableTypes: ['json'],
     jsonLimit: limit,
@@ -33,10 +33,41 @@ export function jsonBody(limit: string = DEFAULT_BODY_LIMIT): Middleware {
     },
   });
   return async (ctx, next) => {
+    if (skip?.(ctx)) return next();
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
     if (BODY_METHODS.includes(ctx.method) && hasBody && !ctx.is('application/json', 'application/*+json')) {
       throw AppError.badRequest('Content-Type must be application/json');
     }
     return parse(ctx, next);
   };
+}
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** `'1mb'` → 1048576; numbers are bytes. */
+export function parseByteLimit(limit: string | number): number {
+  if (typeof limit === 'number') return limit;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(limit);
+  if (!match) throw new Error(`Invalid byte limit: ${limit}`);
+  return Math.floor(Number(match[1]) * (UNITS[(match[2] ?? 'b').toLowerCase()] ?? 1));
+}
+
+/**
+ * Reads the request body as UTF-8 text, up to `limit` (default 1mb), for routes that skip the JSON
+ * body parser (`createHttpApp({ skipBodyParsing })`, e.g. a JSON-RPC endpoint with its own error
+ * envelope). Oversized: 400 BAD_REQUEST naming the limit.
+ */
+export async function readRawBody(ctx: Context, limit: string | number = DEFAULT_BODY_LIMIT): Promise<string> {
+  const max = parseByteLimit(limit);
+  const shown = typeof limit === 'number' ? `${limit} bytes` : limit;
+  const declared = ctx.request.length;
+  if (declared !== undefined && declared > max) throw AppError.badRequest(`Request body exceeds the ${shown} limit`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw AppError.badRequest(`Request body exceeds the ${shown} limit`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -6,6 +6,7 @@ import {
   runReadinessChecks,
   startHttpServer,
   type HttpApp,
+  type HttpAppOptions,
   type MountableRouter,
   type ReadinessCheck,
   type RunningServer,
@@ -55,6 +56,8 @@ export interface ServiceDefinition<S extends EnvSchema = EnvSchema> {
   readiness?: Record<string, ReadinessCheck> | ((ctx: ServiceContext<S>) => Record<string, ReadinessCheck>);
   /** JSON body limit (default 1mb). */
   bodyLimit?: string;
+  /** Requests the JSON body parser leaves to the route (see `@ars/http-app` `readRawBody`). */
+  skipBodyParsing?: HttpAppOptions['skipBodyParsing'];
   /** Process integration; tests running a service in-process turn these off. */
   runtime?: {
     /** Default `process.env`. */
@@ -183,6 +186,7 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
       service: definition.name,
       logger,
       ...(definition.bodyLimit ? { bodyLimit: definition.bodyLimit } : {}),
+      ...(definition.skipBodyParsing ? { skipBodyParsing: definition.skipBodyParsing } : {}),
       readiness: async () => {
         if (stopping) return { ready: false, checks: { shutdown: { ok: false, error: 'shutting down' } } };
         return runReadinessChecks(checks);

@@ -1,7 +1,8 @@
 // find, getMore, killCursors, count, distinct and aggregate.
 import type { Document } from 'bson';
 import { Aggregator } from 'mingo';
-import { distinctValues, MINGO_OPTIONS, projector, selectDocs } from '../query/select.js';
+import { distinctValues, projector, queryOptions, selectDocs } from '../query/select.js';
+import { rewriteTypeOperators } from '../query/types.js';
 import { cloneDoc, isPlainObject, type Doc } from '../storage/values.js';
 import { collectionName, nonNegative, optionalDocument, optionalNumber, refuseCollation, type CommandContext, type CommandHandler } from './context.js';
 import { CommandError, fromMingoError } from './errors.js';
@@ -134,12 +135,12 @@ function runPipeline(context: CommandContext, name: string, pipeline: Document[]
   }
   if (rest.length === 0) return input;
   const options = {
-    ...MINGO_OPTIONS,
-    ...(variables ? { variables } : {}),
+    ...queryOptions(variables),
     collectionResolver: (other: string) => [...(context.engine.collection(context.db, other)?.docs.values() ?? [])].map(cloneDoc),
   };
   try {
-    return new Aggregator(rest, options).run(input.map(cloneDoc)) as Doc[];
+    const stages = rest.map((stage) => ('$match' in stage ? { $match: rewriteTypeOperators(stage.$match) } : stage));
+    return new Aggregator(stages, options).run(input.map(cloneDoc)) as Doc[];
   } catch (error) {
     throw fromMingoError(error);
   }

@@ -8,6 +8,7 @@ import type { Options } from 'mingo/types';
 import { CommandError, fromMingoError } from '../commands/errors.js';
 import type { Collection } from '../storage/collection.js';
 import { isPlainObject, valueKey, valuesAtPath, type Doc } from '../storage/values.js';
+import { rewriteTypeOperators, TYPE_CONTEXT } from './types.js';
 
 export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrictMode: true };
 
@@ -15,14 +16,14 @@ export interface Matcher {
   test(doc: Doc): boolean;
 }
 
-export function compileFilter(filter: unknown, options: Partial<Options> = MINGO_OPTIONS): Matcher {
+export function compileFilter(filter: unknown, variables?: Document): Matcher {
   if (filter === undefined || filter === null) filter = {};
   if (!isPlainObject(filter)) throw new CommandError(14, 'filter must be an object');
-  const fast = options === MINGO_OPTIONS ? fastMatcher(filter) : undefined;
+  const fast = variables ? undefined : fastMatcher(filter);
   if (fast) return { test: fast };
   let query: Query;
   try {
-    query = new Query(filter, options);
+    query = new Query(rewriteTypeOperators(filter), queryOptions(variables));
   } catch (error) {
     throw fromMingoError(error);
   }
@@ -35,6 +36,11 @@ export function compileFilter(filter: unknown, options: Partial<Options> = MINGO
       }
     },
   };
+}
+
+/** mingo options for queries: MongoDB's `$type`, no scripting, optional `let` variables. */
+export function queryOptions(variables?: Document): Partial<Options> {
+  return { ...MINGO_OPTIONS, context: TYPE_CONTEXT, ...(variables ? { variables } : {}) };
 }
 
 /**
@@ -178,7 +184,7 @@ export function selectDocs(collection: Collection | undefined, options: SelectOp
     return [];
   }
   const filter = options.filter ?? {};
-  const matcher = compileFilter(filter, options.variables ? { ...MINGO_OPTIONS, variables: options.variables } : MINGO_OPTIONS);
+  const matcher = compileFilter(filter, options.variables);
   const sort = options.sort && Object.keys(options.sort).length > 0 ? validateSort(options.sort) : undefined;
   const skip = options.skip ?? 0;
   const limit = options.limit ?? 0;
@@ -213,7 +219,7 @@ export function projector(projection: Document | undefined, filter: Document | u
   if (fast) return fast;
   let query: Query;
   try {
-    query = new Query(filter ?? {}, MINGO_OPTIONS);
+    query = new Query(rewriteTypeOperators(filter ?? {}), queryOptions());
   } catch (error) {
     throw fromMingoError(error);
   }

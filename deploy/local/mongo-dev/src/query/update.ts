@@ -5,7 +5,8 @@ import { ObjectId, type Document } from 'bson';
 import { Aggregator, update as mingoUpdate } from 'mingo';
 import { CommandError, fromMingoError } from '../commands/errors.js';
 import { cloneDoc, isPlainObject, sameValue, setAtPath, type Doc } from '../storage/values.js';
-import { MINGO_OPTIONS } from './select.js';
+import { queryOptions } from './select.js';
+import { rewriteTypeOperators } from './types.js';
 
 const OPERATORS = new Set(['$set', '$unset', '$inc', '$mul', '$min', '$max', '$rename', '$currentDate', '$push', '$addToSet', '$pop', '$pull', '$pullAll', '$bit', '$setOnInsert']);
 const NUMERIC_OPERATORS = new Set(['$inc', '$mul']);
@@ -78,7 +79,7 @@ export function applyUpdate(current: Doc, spec: UpdateSpec, options: { filter?: 
     modified = !sameValue(current, next);
   } else if (spec.kind === 'pipeline') {
     try {
-      next = (new Aggregator(spec.stages, MINGO_OPTIONS).run([cloneDoc(current)])[0] ?? {}) as Doc;
+      next = (new Aggregator(spec.stages, queryOptions()).run([cloneDoc(current)])[0] ?? {}) as Doc;
     } catch (error) {
       throw fromMingoError(error);
     }
@@ -98,7 +99,7 @@ export function applyUpdate(current: Doc, spec: UpdateSpec, options: { filter?: 
       return { doc: idFirst(next), modified: true };
     }
     try {
-      modified = Object.keys(ops).length > 0 && mingoUpdate(next, ops, options.arrayFilters, options.filter ?? {}, { cloneMode: 'deep', queryOptions: MINGO_OPTIONS }).length > 0;
+      modified = Object.keys(ops).length > 0 && mingoUpdate(next, ops, options.arrayFilters, rewriteTypeOperators(options.filter ?? {}), { cloneMode: 'deep', queryOptions: queryOptions() }).length > 0;
     } catch (error) {
       throw fromMingoError(error);
     }

@@ -2,8 +2,8 @@
 // enforce uniqueness without a scan and give equality lookups a candidate set; range queries and
 // sorts still run over the collection (correct, just not indexed).
 import type { Document } from 'bson';
-import { Query } from 'mingo';
 import { CommandError } from '../commands/errors.js';
+import { compileFilter, type Matcher } from '../query/select.js';
 import { valueKey, valuesAtPath, type Doc } from './values.js';
 
 export interface IndexSpec extends Document {
@@ -26,14 +26,14 @@ const SEPARATOR = '\u0001';
 export class Index {
   readonly fields: string[];
   readonly entries = new Map<string, Set<string>>();
-  private readonly partial: Query | undefined;
+  private readonly partial: Matcher | undefined;
 
   constructor(
     readonly spec: IndexSpec,
     private readonly ns: string,
   ) {
     this.fields = Object.keys(spec.key);
-    this.partial = spec.partialFilterExpression ? new Query(spec.partialFilterExpression, {}) : undefined;
+    this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : undefined;
   }
 
   get name(): string {

@@ -74,7 +74,7 @@ export class Journal {
   append(ops: JournalOp[]): void {
     if (ops.length === 0) return;
     const frame = encodeFrame(ops);
-    writeSync(this.fd, frame);
+    writeFully(this.fd, frame);
     this.bytes += frame.length;
     this.dirty = true;
   }
@@ -90,7 +90,7 @@ export class Journal {
     let bytes = 0;
     for (const ops of snapshot) {
       const frame = encodeFrame(ops);
-      writeSync(fd, frame);
+      writeFully(fd, frame);
       bytes += frame.length;
     }
     fsyncSync(fd);
@@ -123,6 +123,11 @@ export class Journal {
       // already gone
     }
   }
+}
+
+function writeFully(fd: number, data: Buffer): void {
+  let offset = 0;
+  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
 function encodeFrame(ops: JournalOp[]): Buffer {

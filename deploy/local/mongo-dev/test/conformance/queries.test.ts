@@ -1,4 +1,4 @@
-import { ObjectId, type Collection } from 'mongodb';
+import { Binary, Decimal128, ObjectId, type Collection } from 'mongodb';
 import { openConformance, type Conformance } from './harness.js';
 
 let env: Conformance;
@@ -74,6 +74,30 @@ describe('query operators select exactly the matching documents', () => {
     expect(await ids({ scores: { $elemMatch: { k: 'a', s: { $gte: 60 } } } })).toEqual([1]);
     expect(await ids({ age: { $type: 'number' } })).toEqual([1, 2, 3, 4, 5]);
     expect(await ids({ name: { $type: 'string' }, nick: { $type: 'null' } })).toEqual([3]);
+  });
+
+  test('$type knows every BSON type: objectId, binData, decimal, date, bool, numbers by alias and number', async () => {
+    const typed = env.db.collection('typed');
+    await typed.insertMany([
+      { _id: 'oid' as never, v: new ObjectId() },
+      { _id: 'bin' as never, v: new Binary(Buffer.from('hi')) },
+      { _id: 'dec' as never, v: Decimal128.fromString('1.5') },
+      { _id: 'date' as never, v: new Date() },
+      { _id: 'bool' as never, v: true },
+      { _id: 'str' as never, v: 's' },
+      { _id: 'arr' as never, v: [new ObjectId()] },
+      { _id: 'obj' as never, v: { x: 1 } },
+    ]);
+    const typeIds = async (type: unknown): Promise<unknown[]> => (await typed.find({ v: { $type: type as never } }).sort({ _id: 1 }).toArray()).map((doc) => doc._id);
+    expect(await typeIds('objectId')).toEqual(['arr', 'oid']);
+    expect(await typeIds(7)).toEqual(['arr', 'oid']);
+    expect(await typeIds('binData')).toEqual(['bin']);
+    expect(await typeIds('decimal')).toEqual(['dec']);
+    expect(await typeIds('date')).toEqual(['date']);
+    expect(await typeIds(['bool', 'string'])).toEqual(['bool', 'str']);
+    expect(await typeIds('array')).toEqual(['arr']);
+    expect(await typeIds('object')).toEqual(['obj']);
+    expect(await typed.countDocuments({ $and: [{ v: { $not: { $type: 'objectId' } } }, { _id: { $type: 'string' } }] })).toBe(6);
   });
 
   test('$regex, with options and as a regular expression literal', async () => {

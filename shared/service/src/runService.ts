@@ -124,7 +124,9 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
       logger.error({ timeout_ms: timeoutMs }, 'shutdown timed out; forcing exit');
       if (handleSignals) exit(1);
     }, timeoutMs);
-    deadline.unref();
+    // In a process we own, the deadline must fire even when nothing else keeps the event loop alive
+    // (a hook awaiting a promise that never settles would otherwise let the process end silently).
+    if (!handleSignals) deadline.unref();
     shuttingDown = (async () => {
       let code = exitCode;
       const step = async (name: string, fn: () => Promise<void> | void): Promise<void> => {

@@ -105,7 +105,7 @@ function pinnedValues(filter: Document, field: string): unknown[] | undefined {
   const value = filter[field] as unknown;
   if (isPlainObject(value)) {
     const keys = Object.keys(value);
-    if (keys.length > 0 && keys.every((key) => key.startsWith('$'))) {
+    if (keys.some((key) => key.startsWith('$'))) {
       if (keys.length !== 1) return undefined;
       if (keys[0] === '$eq') return usable(value.$eq) ? [value.$eq] : undefined;
       if (keys[0] === '$in' && Array.isArray(value.$in) && value.$in.every(usable)) return value.$in;
@@ -128,7 +128,14 @@ function usable(value: unknown): boolean {
  */
 export function candidates(collection: Collection, filter: Document): Iterable<Doc> {
   const ids = pinnedValues(filter, '_id');
-  if (ids) return ids.map((id) => collection.getById(id)).filter((doc): doc is Doc => doc !== undefined);
+  if (ids) {
+    const byKey = new Map<string, Doc>();
+    for (const id of ids) {
+      const doc = collection.getById(id);
+      if (doc) byKey.set(valueKey(id), doc);
+    }
+    return byKey.values();
+  }
   let best: Set<string> | undefined;
   for (const index of collection.indexes.values()) {
     if (!index.complete) continue;

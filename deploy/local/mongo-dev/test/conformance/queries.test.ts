@@ -55,6 +55,7 @@ describe('query operators select exactly the matching documents', () => {
     expect(await ids({ age: { $lte: 41 } })).toEqual([1, 3, 5]);
     expect(await ids({ name: { $ne: 'ada' } })).toEqual([2, 3, 4, 5]);
     expect(await ids({ _id: { $in: [2, 4, 99] } })).toEqual([2, 4]);
+    expect(await ids({ _id: { $in: [2, 2, 2.0] } })).toEqual([2]);
     expect(await ids({ age: { $nin: [41, 36] } })).toEqual([2, 4]);
   });
 

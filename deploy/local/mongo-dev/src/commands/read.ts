@@ -89,7 +89,6 @@ const UNSUPPORTED_STAGES = new Set([
   '$geoNear',
   '$listSearchIndexes',
   '$documents',
-  '$unionWith',
 ]);
 
 export const aggregate: CommandHandler = (body, context) => {
@@ -114,8 +113,9 @@ function checkStages(pipeline: Document[]): void {
     }
     const name = Object.keys(stage)[0] as string;
     if (UNSUPPORTED_STAGES.has(name)) throw new CommandError(238, `${name} is not supported by the development server`);
-    if (name === '$lookup' || name === '$facet') {
-      const inner = name === '$lookup' ? [(stage[name] as Document).pipeline] : Object.values(stage[name] as Document);
+    if (name === '$lookup' || name === '$facet' || name === '$unionWith') {
+      const spec = stage[name] as unknown;
+      const inner = name === '$facet' ? Object.values(spec as Document) : isPlainObject(spec) ? [spec.pipeline] : [];
       for (const sub of inner) if (Array.isArray(sub)) checkStages(sub as Document[]);
     }
   }

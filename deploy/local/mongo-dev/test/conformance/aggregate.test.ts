@@ -65,6 +65,13 @@ describe('aggregate runs the pipeline stages the services use', () => {
     expect(docs.map((doc) => doc.who)).toEqual([[{ _id: 'c2', name: 'Grace' }], []]);
   });
 
+  test('$unionWith appends another collection, $facet runs sub-pipelines', async () => {
+    const union = await orders.aggregate([{ $project: { _id: 1 } }, { $unionWith: { coll: 'customers', pipeline: [{ $project: { _id: 1 } }] } }]).toArray();
+    expect(union.map((doc) => doc._id)).toEqual([1, 2, 3, 4, 'c1', 'c2']);
+    const [facets] = await orders.aggregate([{ $facet: { big: [{ $match: { total: { $gte: 25 } } }, { $count: 'n' }], all: [{ $count: 'n' }] } }]).toArray();
+    expect(facets).toEqual({ big: [{ n: 2 }], all: [{ n: 4 }] });
+  });
+
   test('aggregate does not change stored documents', async () => {
     await orders.aggregate([{ $addFields: { total: 0 } }, { $unset: 'items' }]).toArray();
     expect(await orders.findOne({ _id: 1 as never })).toEqual({ _id: 1, customer: 'c1', total: 10, items: ['pen', 'ink'] });

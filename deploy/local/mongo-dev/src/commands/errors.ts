@@ -65,6 +65,9 @@ export const failedToParse = (message: string): CommandError => new CommandError
 export function fromMingoError(error: unknown): CommandError {
   if (error instanceof CommandError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  if (/scriptEnabled/.test(message)) {
+    return new CommandError(238, `server-side JavaScript ($where, $function, $accumulator) is not supported by the development server`);
+  }
   let match = /unknown (?:query|top level) operator:? (\$\w+)/i.exec(message);
   if (match) return badValue(`unknown operator: ${match[1]}`);
   match = /Unknown update operator: '?(\$\w+)/i.exec(message);

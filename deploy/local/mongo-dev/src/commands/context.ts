@@ -1,6 +1,8 @@
 // What every command handler receives, and small argument readers with MongoDB's error wording.
 import type { Document } from 'bson';
+import type { Collection } from '../storage/collection.js';
 import type { Engine } from '../storage/engine.js';
+import { valueKey } from '../storage/values.js';
 import type { CursorStore } from './cursors.js';
 import { CommandError } from './errors.js';
 
@@ -67,4 +69,22 @@ export function refuseCollation(body: Document): void {
   if (collation === undefined || collation === null) return;
   if (typeof collation === 'object' && (collation as Document).locale === 'simple') return;
   throw new CommandError(238, 'collation is not supported by the development server');
+}
+
+/**
+ * A hint must name an existing index (as MongoDB checks); it never changes the result here, but
+ * accepting a wrong one would hide a mistake a real server reports.
+ */
+export function checkHint(collection: Collection | undefined, hint: unknown): void {
+  if (hint === undefined || hint === null || !collection) return;
+  const specs = collection.indexSpecs();
+  if (typeof hint === 'string') {
+    if (specs.some((spec) => spec.name === hint)) return;
+  } else if (typeof hint === 'object' && !Array.isArray(hint)) {
+    const keys = Object.keys(hint as Document);
+    if (keys.length === 0 || (keys.length === 1 && keys[0] === '$natural')) return;
+    const wanted = valueKey(hint);
+    if (specs.some((spec) => valueKey(spec.key) === wanted)) return;
+  }
+  throw new CommandError(2, 'hint provided does not correspond to an existing index');
 }

@@ -4,7 +4,7 @@ import { Aggregator } from 'mingo';
 import { distinctValues, projector, queryOptions, selectDocs } from '../query/select.js';
 import { rewriteTypeOperators } from '../query/types.js';
 import { cloneDoc, isPlainObject, type Doc } from '../storage/values.js';
-import { collectionName, nonNegative, optionalDocument, optionalNumber, refuseCollation, type CommandContext, type CommandHandler } from './context.js';
+import { checkHint, collectionName, nonNegative, optionalDocument, optionalNumber, refuseCollation, type CommandContext, type CommandHandler } from './context.js';
 import { CommandError, fromMingoError } from './errors.js';
 
 const UNSUPPORTED_FIND_OPTIONS = ['tailable', 'awaitData', 'returnKey', 'showRecordId', 'min', 'max', 'oplogReplay'];
@@ -23,7 +23,9 @@ export const find: CommandHandler = (body, context) => {
     limit = -limit;
     singleBatch = true;
   }
-  const docs = selectDocs(context.engine.collection(context.db, name), {
+  const collection = context.engine.collection(context.db, name);
+  checkHint(collection, body.hint);
+  const docs = selectDocs(collection, {
     filter,
     sort: optionalDocument(body, 'sort'),
     skip: nonNegative(body, 'skip'),
@@ -52,6 +54,7 @@ export const count: CommandHandler = (body, context) => {
   refuseCollation(body);
   const query = optionalDocument(body, 'query') ?? {};
   const collection = context.engine.collection(context.db, name);
+  checkHint(collection, body.hint);
   let limit = optionalNumber(body, 'limit') ?? 0;
   if (limit < 0) limit = -limit;
   const skip = nonNegative(body, 'skip') ?? 0;
@@ -101,6 +104,7 @@ export const aggregate: CommandHandler = (body, context) => {
   const cursorOptions = optionalDocument(body, 'cursor');
   if (!cursorOptions) throw new CommandError(9, "The 'cursor' option is required, except for aggregate with the explain argument");
   checkStages(pipeline as Document[]);
+  checkHint(context.engine.collection(context.db, target), body.hint);
   const result = runPipeline(context, target, pipeline as Document[], optionalDocument(body, 'let'));
   const batchSize = nonNegative(cursorOptions, 'batchSize');
   return context.cursors.open(`${context.db}.${target}`, result, { batchSize });

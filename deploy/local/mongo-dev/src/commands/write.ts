@@ -5,7 +5,7 @@ import { projector, selectDocs } from '../query/select.js';
 import { applyUpdate, idFirst, parseUpdate, upsertDocument } from '../query/update.js';
 import type { Collection } from '../storage/collection.js';
 import { isPlainObject, type Doc } from '../storage/values.js';
-import { collectionName, documentArray, optionalDocument, refuseCollation, type CommandHandler } from './context.js';
+import { checkHint, collectionName, documentArray, optionalDocument, refuseCollation, type CommandHandler } from './context.js';
 import { CommandError } from './errors.js';
 
 function runStatements(statements: Document[], ordered: boolean, run: (statement: Document, index: number) => void): Document[] {
@@ -67,6 +67,7 @@ export const update: CommandHandler = (body, context) => {
     if (multi && spec.kind === 'replacement') throw new CommandError(9, 'multi update is not supported for replacement-style update');
     const arrayFilters = statement.arrayFilters as Document[] | undefined;
     const collection = context.engine.collection(context.db, name);
+    checkHint(collection, statement.hint);
     const matches = selectDocs(collection, { filter, sort: optionalDocument(statement, 'sort'), limit: multi ? 0 : 1 });
     if (matches.length === 0) {
       if (statement.upsert !== true) return;
@@ -100,6 +101,7 @@ export const remove: CommandHandler = (body, context) => {
     const limit = statement.limit as unknown;
     if (limit !== 0 && limit !== 1) throw new CommandError(9, `The limit field in delete objects must be 0 or 1. Got ${String(limit)}`);
     const collection = context.engine.collection(context.db, name);
+    checkHint(collection, statement.hint);
     const matches = selectDocs(collection, { filter: optionalDocument(statement, 'q') ?? {}, limit });
     for (const match of matches) context.engine.remove(collection as Collection, match);
     n += matches.length;
@@ -121,6 +123,7 @@ export const findAndModify: CommandHandler = (body, context) => {
   const project = projector(optionalDocument(body, 'fields'), filter);
   const show = (doc: Doc | undefined): Doc | null => (doc ? project(doc) : null);
   const collection = context.engine.collection(context.db, name);
+  checkHint(collection, body.hint);
   const [match] = selectDocs(collection, { filter, sort: optionalDocument(body, 'sort'), limit: 1 });
 
   if (remove) {

@@ -124,6 +124,16 @@ describe('createIndexes, listIndexes and dropIndexes manage the index catalog', 
     expect(await loose.countDocuments({ k: 1 })).toBe(2);
   });
 
+  test('a hint must name an existing index (BadValue 2 otherwise)', async () => {
+    const hinted = env.db.collection('hinted');
+    await hinted.createIndex({ h: 1 }, { name: 'by_h' });
+    await hinted.insertMany([{ h: 1 }, { h: 2 }]);
+    expect(await hinted.find({ h: 2 }).hint('by_h').toArray()).toHaveLength(1);
+    expect(await hinted.find({ h: 2 }).hint({ h: 1 }).toArray()).toHaveLength(1);
+    await expect(hinted.find({ h: 2 }).hint('nope').toArray()).rejects.toMatchObject({ code: 2 });
+    await expect(hinted.updateOne({ h: 2 }, { $set: { x: 1 } }, { hint: { zz: 1 } })).rejects.toMatchObject({ code: 2 });
+  });
+
   test('listIndexes on a missing collection is NamespaceNotFound (26)', async () => {
     await expect(env.db.collection('never_created').indexes()).rejects.toMatchObject({ code: 26 });
   });

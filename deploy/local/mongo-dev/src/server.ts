@@ -63,13 +63,18 @@ export async function startMongoDevServer(options: MongoDevServerOptions = {}): 
     socket.on('close', () => sockets.delete(socket));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    engine.close(); // release the dbpath for a retry
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   info.port = port;
@@ -84,7 +89,13 @@ export async function startMongoDevServer(options: MongoDevServerOptions = {}): 
         log(`ttl: sweep failed: ${(error as Error).message}`);
       }
     }, TTL_INTERVAL_MS),
-    setInterval(() => engine.flush(), FSYNC_INTERVAL_MS),
+    setInterval(() => {
+      try {
+        engine.flush();
+      } catch (error) {
+        log(`journal: fsync failed: ${(error as Error).message}`);
+      }
+    }, FSYNC_INTERVAL_MS),
   ];
   for (const timer of timers) timer.unref();
 

@@ -131,6 +131,18 @@ describe('with --dbpath, data survives a clean restart', () => {
       await first.close();
     }
   });
+
+  test('a server that cannot listen releases its dbpath', async () => {
+    const blocker = await startMongoDevServer({});
+    const dbpath = freshDir();
+    try {
+      await expect(startMongoDevServer({ dbpath, port: blocker.port })).rejects.toThrow(/EADDRINUSE/);
+      const retry = await startMongoDevServer({ dbpath });
+      await retry.close();
+    } finally {
+      await blocker.close();
+    }
+  });
 });
 
 describe('the CLI prints one listening line, and a kill -9 mid-writes loses no acknowledged write', () => {

@@ -47,7 +47,7 @@ export async function startMongoDevServer(options: MongoDevServerOptions = {}): 
   const engine = Engine.open(options.dbpath, log);
   const cursors = new CursorStore();
   const sockets = new Set<Socket>();
-  const info: ServerInfo = { startedAt: new Date(), host, port: 0, dbpath: options.dbpath };
+  const info: ServerInfo = { startedAt: new Date(), host, port: 0, dbpath: options.dbpath, connections: () => sockets.size };
   let nextConnectionId = 1;
 
   const server: Server = createServer((socket) => {

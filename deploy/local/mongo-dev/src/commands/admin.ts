@@ -64,7 +64,7 @@ export const serverStatus: CommandHandler = (_body, context) => ({
   pid: process.pid,
   uptime: Math.floor((Date.now() - context.server.startedAt.getTime()) / 1000),
   localTime: new Date(),
-  connections: { current: 0, available: 1000 },
+  connections: { current: context.server.connections(), available: 1000 },
   ok: 1,
 });
 

@@ -11,6 +11,8 @@ export interface ServerInfo {
   host: string;
   port: number;
   dbpath: string | undefined;
+  /** Open client connections. */
+  connections(): number;
 }
 
 export interface CommandContext {

@@ -6,7 +6,8 @@ import { collectionName, nonNegative, optionalDocument, type CommandHandler } fr
 import { CommandError } from './errors.js';
 
 const CREATE_OPTIONS = new Set(['validator', 'validationLevel', 'validationAction']);
-const IGNORED_FIELDS = new Set(['create', 'writeConcern', 'lsid', '$db', '$clusterTime', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+/** Fields every command may carry (sessions, concerns, API version), not options of `create`. */
+const IGNORED_FIELDS = new Set(['create', 'writeConcern', 'readConcern', 'lsid', 'txnNumber', '$db', '$clusterTime', '$readPreference', 'comment', 'maxTimeMS', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
 
 export const create: CommandHandler = (body, context) => {
   const name = collectionName(body, 'create');

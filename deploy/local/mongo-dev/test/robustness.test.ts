@@ -181,6 +181,19 @@ describe('the wire protocol details a driver may use', () => {
     expect(reply?.cursor.firstBatch).toEqual([{ _id: 'silent' }]);
   });
 
+  test('frames split into single bytes, and several frames in one write, are reassembled', async () => {
+    const raw = await RawClient.open();
+    const ping = opMsg({ ping: 1, $db: 'admin' });
+    for (const byte of ping) {
+      raw.send(Buffer.from([byte]));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await raw.reply()).toMatchObject({ ok: 1 });
+    raw.send(Buffer.concat([opMsg({ ping: 1, $db: 'admin' }), opMsg({ buildInfo: 1, $db: 'admin' })]));
+    expect(await raw.reply()).toMatchObject({ ok: 1 });
+    expect(await raw.reply()).toMatchObject({ ok: 1, version: expect.any(String) });
+  });
+
   test('a checksum flag is tolerated', async () => {
     const raw = await RawClient.open();
     raw.send(opMsg({ ping: 1, $db: 'admin' }, 1, true));

@@ -108,16 +108,6 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
   const logger = baseLogger.child({ component: 'bus-consumer', groupId });
   const session = options.session ?? {};
 
-  const consumer: Consumer = kafka.consumer({
-    groupId,
-    sessionTimeout: session.sessionTimeoutMs ?? 30_000,
-    rebalanceTimeout: session.rebalanceTimeoutMs ?? 60_000,
-    heartbeatInterval: session.heartbeatIntervalMs ?? 3_000,
-    allowAutoTopicCreation: false,
-    maxWaitTimeInMs: options.fetchMaxWaitMs ?? 250,
-    retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 },
-  });
-
   let stopping = false;
   let running = false;
   const wakeups = new Set<() => void>();
@@ -125,18 +115,76 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
   let resolveJoined!: () => void;
   const joinedPromise = new Promise<void>((resolve) => (resolveJoined = resolve));
 
-  consumer.on(consumer.events.GROUP_JOIN, (event) => {
-    assignment = { ...event.payload.memberAssignment };
-    logger.info({ assignment, leader: event.payload.isLeader }, 'joined consumer group');
-    resolveJoined();
-  });
-  consumer.on(consumer.events.CRASH, (event) => {
-    logger.error({ ...errorFields(event.payload.error), restart: event.payload.restart }, 'consumer crashed');
-    if (!event.payload.restart) running = false;
-  });
-  consumer.on(consumer.events.STOP, () => {
-    running = false;
-  });
+  /** The kafkajs consumer of the moment: replaced when one crashes for good (see relaunch). */
+  let consumer: Consumer | undefined;
+  let launching: Promise<void> | undefined;
+  let relaunchTimer: NodeJS.Timeout | undefined;
+  let relaunches = 0;
+
+  const create = (): { consumer: Consumer; crashed: () => boolean } => {
+    let crashed = false;
+    const created = kafka.consumer({
+      groupId,
+      sessionTimeout: session.sessionTimeoutMs ?? 30_000,
+      rebalanceTimeout: session.rebalanceTimeoutMs ?? 60_000,
+      heartbeatInterval: session.heartbeatIntervalMs ?? 3_000,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: options.fetchMaxWaitMs ?? 250,
+      retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 },
+    });
+    created.on(created.events.GROUP_JOIN, (event) => {
+      assignment = { ...event.payload.memberAssignment };
+      relaunches = 0;
+      logger.info({ assignment, leader: event.payload.isLeader }, 'joined consumer group');
+      resolveJoined();
+    });
+    created.on(created.events.CRASH, (event) => {
+      logger.error({ ...errorFields(event.payload.error), restart: event.payload.restart }, 'consumer crashed');
+      if (event.payload.restart) return; // kafkajs restarts it (retriable errors)
+      crashed = true;
+      running = false;
+      relaunch();
+    });
+    return { consumer: created, crashed: () => crashed };
+  };
+
+  const launch = async (): Promise<void> => {
+    const { consumer: next, crashed } = create();
+    consumer = next;
+    await next.connect();
+    await next.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
+    await next.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: Math.max(1, options.partitionsConsumedConcurrently ?? 8),
+      eachBatch,
+    });
+    if (!crashed()) running = true;
+  };
+
+  /**
+   * kafkajs gives up on errors it deems fatal (e.g. INVALID_REQUEST, which librdkafka's mock answers
+   * to a SyncGroup racing a rebalance): a member that stayed down would hold its partitions'
+   * messages back forever. So a new kafkajs consumer joins in its place, with backoff.
+   */
+  const relaunch = (): void => {
+    if (stopping || relaunchTimer) return;
+    const delay = Math.min(30_000, 500 * 2 ** relaunches++);
+    logger.warn({ delayMs: delay }, 'consumer stopped on an error: a new one joins the group');
+    relaunchTimer = setTimeout(() => {
+      relaunchTimer = undefined;
+      if (stopping) return;
+      const old = consumer;
+      launching = (async () => {
+        await old?.disconnect().catch(() => undefined);
+        if (!stopping) await launch();
+      })().catch((error: unknown) => {
+        logger.error({ ...errorFields(error) }, 'consumer restart failed');
+        running = false;
+        relaunch();
+      });
+    }, delay);
+  };
 
   /** Sleeps `ms`, waking early when stop() is called; throws Stopping when stopping. */
   const pause = async (ms: number): Promise<void> => {
@@ -287,15 +335,7 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     }
   };
 
-  await consumer.connect();
-  await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
-  await consumer.run({
-    autoCommit: false,
-    eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: Math.max(1, options.partitionsConsumedConcurrently ?? 8),
-    eachBatch,
-  });
-  running = true;
+  await launch();
   logger.info({ topics: options.topics }, 'consumer running');
 
   let stopped: Promise<void> | undefined;
@@ -307,9 +347,11 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     stop(): Promise<void> {
       stopped ??= (async () => {
         stopping = true;
+        clearTimeout(relaunchTimer);
         for (const wake of [...wakeups]) wake();
         try {
-          await consumer.disconnect();
+          await launching?.catch(() => undefined);
+          await consumer?.disconnect();
         } finally {
           running = false;
           logger.info('consumer stopped');

@@ -1,12 +1,12 @@
 // Fault injection on a private mock cluster: a broker goes down and comes back.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
-import { createBus, type Bus, type BusConsumer } from './index.js';
-import { fastSession, waitUntil } from './testing/helpers.js';
+import { createBus, type Bus } from './index.js';
+import { fastSession, memoryLogger, waitUntil } from './testing/helpers.js';
 
 let mock: KafkaMock;
 let bus: Bus;
-let consumer: BusConsumer | undefined;
+const logger = memoryLogger();
 
 beforeAll(async () => {
   mock = await startKafkaMock({
@@ -16,12 +16,11 @@ beforeAll(async () => {
       { name: 'bus.test.faults.dlq', partitions: 1 },
     ],
   });
-  bus = createBus({ brokers: mock.brokers, clientId: 'faults-test', fetchMaxWaitMs: 100, retry: { retries: 12, initialRetryTime: 200, maxRetryTime: 2_000 } });
+  bus = createBus({ brokers: mock.brokers, clientId: 'faults-test', logger, fetchMaxWaitMs: 100, retry: { retries: 12, initialRetryTime: 200, maxRetryTime: 2_000 } });
   await bus.connect();
 });
 
 afterAll(async () => {
-  await consumer?.stop();
   await bus?.disconnect();
   await mock?.close();
 });
@@ -29,7 +28,7 @@ afterAll(async () => {
 describe('a broker taken down by fault injection and brought back loses no message', () => {
   test('every message published around the outage is consumed, in order per key', async () => {
     const seen: { key: string | null; seq: number }[] = [];
-    consumer = await bus.consume({
+    await bus.consume({
       groupId: 'faults',
       topics: ['bus.test.faults'],
       session: fastSession,
@@ -54,5 +53,25 @@ describe('a broker taken down by fault injection and brought back loses no messa
       // At-least-once: a retried send may be duplicated, never lost or reordered past a later one.
       expect([...new Set(seqs)]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }
+  });
+});
+
+describe('a consumer that kafkajs gives up on (a fatal protocol error) is replaced, not left dead', () => {
+  test('SyncGroup answered INVALID_REQUEST: a new member joins and the messages are handled', async () => {
+    await mock.pushRequestErrors(14 /* SyncGroup */, 42 /* INVALID_REQUEST */, 1);
+    const seen: number[] = [];
+    const replaced = await bus.consume({
+      groupId: 'faults-relaunch',
+      topics: ['bus.test.faults'],
+      session: fastSession,
+      fromBeginning: false,
+      handle: async (message) => {
+        seen.push((message.data as { seq: number }).seq);
+      },
+    });
+    await waitUntil(() => logger.entries.some((e) => e.msg === 'consumer crashed' && e.fields.groupId === 'faults-relaunch'), 30_000, 'the crash');
+    await waitUntil(() => replaced.isRunning(), 30_000, 'the replacement to run');
+    await bus.publish('bus.test.faults', { key: 'z', type: 'test.step', data: { seq: 100 } });
+    await waitUntil(() => seen.includes(100), 30_000, 'the message after the crash');
   });
 });

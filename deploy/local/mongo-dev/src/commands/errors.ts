@@ -68,6 +68,9 @@ export function fromMingoError(error: unknown): CommandError {
   if (/scriptEnabled/.test(message)) {
     return new CommandError(238, `server-side JavaScript ($where, $function, $accumulator) is not supported by the development server`);
   }
+  if (/Cannot do exclusion and inclusion in projection/.test(message)) {
+    return new CommandError(31254, 'Cannot do exclusion and inclusion in the same projection (except for _id)');
+  }
   let match = /unknown (?:query|top level) operator:? (\$\w+)/i.exec(message);
   if (match) return badValue(`unknown operator: ${match[1]}`);
   match = /Unknown update operator: '?(\$\w+)/i.exec(message);

@@ -222,6 +222,7 @@ function validateSort(sort: Document): Document {
 /** A projector for `find`'s projection; keeps the stored document's field order, `_id` first. */
 export function projector(projection: Document | undefined, filter: Document | undefined): (doc: Doc) => Doc {
   if (!projection || Object.keys(projection).length === 0) return (doc) => doc;
+  checkProjectionKinds(projection);
   const fast = fastProjector(projection);
   if (fast) return fast;
   let query: Query;
@@ -229,6 +230,12 @@ export function projector(projection: Document | undefined, filter: Document | u
     query = new Query(rewriteTypeOperators(filter ?? {}), queryOptions());
   } catch (error) {
     throw fromMingoError(error);
+  }
+  try {
+    // Validate now: a bad projection must fail even when nothing matches.
+    query.find<Doc>([{}], projection).next();
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw fromMingoError(error);
   }
   return (doc) => {
     let projected: Doc;
@@ -242,6 +249,21 @@ export function projector(projection: Document | undefined, filter: Document | u
     for (const key of Object.keys(projected)) if (!(key in ordered)) ordered[key] = projected[key];
     return ordered;
   };
+}
+
+/** MongoDB's errors for a projection mixing inclusion and exclusion (other than of `_id`). */
+function checkProjectionKinds(projection: Document): void {
+  let kind: 'inclusion' | 'exclusion' | undefined;
+  for (const [field, flag] of Object.entries(projection)) {
+    if (field === '_id' || !(flag === 0 || flag === 1 || flag === true || flag === false)) continue;
+    const current = flag === 0 || flag === false ? 'exclusion' : 'inclusion';
+    kind ??= current;
+    if (current !== kind) {
+      throw kind === 'inclusion'
+        ? new CommandError(31254, `Cannot do exclusion on field ${field} in inclusion projection`)
+        : new CommandError(31253, `Cannot do inclusion on field ${field} in exclusion projection`);
+    }
+  }
 }
 
 /** Top-level inclusion or exclusion of plain field names, without compiling a mingo query. */

@@ -144,6 +144,12 @@ describe('sort, skip, limit and projection shape the result', () => {
     expect(await people.findOne({ _id: 1 as never }, { projection: { scores: { $elemMatch: { k: 'b' } } } })).toEqual({ _id: 1, scores: [{ s: 70, k: 'b' }] });
   });
 
+  test('mixing inclusion and exclusion is an error (31254/31253), even when nothing matches', async () => {
+    await expect(people.find({ _id: -1 as never }, { projection: { name: 1, age: 0 } }).toArray()).rejects.toMatchObject({ code: 31254 });
+    await expect(people.find({}, { projection: { name: 1, 'address.city': 0 } }).toArray()).rejects.toMatchObject({ code: 31254 });
+    await expect(people.find({}, { projection: { age: 0, name: 1 } }).toArray()).rejects.toMatchObject({ code: 31253 });
+  });
+
   test('a projection does not change the stored document', async () => {
     await people.findOne({ _id: 1 as never }, { projection: { name: 1 } });
     const doc = await people.findOne({ _id: 1 as never });

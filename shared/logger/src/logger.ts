@@ -1,5 +1,5 @@
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
-import { pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { destination as pinoDestination, pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { REDACTED, REDACT_PATHS } from './redaction.js';
 
 export type Logger = PinoLogger;
@@ -10,7 +10,7 @@ export interface LoggerOptions {
   service: string;
   /** Default `info`. */
   level?: LogLevel | string;
-  /** Where lines go; default stdout. Tests pass a stream to capture output. */
+  /** Where lines go; default stdout, written synchronously. Tests pass a stream to capture output. */
   destination?: DestinationStream;
   /** Extra redaction paths (pino path syntax) beside the standard ones. */
   redact?: readonly string[];
@@ -38,7 +38,9 @@ export function createLogger(options: LoggerOptions): Logger {
     redact: { paths: [...REDACT_PATHS, ...(options.redact ?? [])], censor: REDACTED },
     serializers: { err: stdSerializers.err, error: stdSerializers.err },
   };
-  return options.destination ? pino(settings, options.destination) : pino(settings);
+  // Synchronous stdout by default: lines keep their order and survive `process.exit` and crashes
+  // (an asynchronous destination can lose or reorder the last lines written before an exit).
+  return pino(settings, options.destination ?? pinoDestination({ dest: 1, sync: true }));
 }
 
 /** A child logger bound to one request: every line carries `request_id`. */

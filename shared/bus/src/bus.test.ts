@@ -4,7 +4,7 @@ import { context, trace } from '@opentelemetry/api';
 import { Kafka, logLevel } from 'kafkajs';
 import { AppError } from '@ars/errors';
 import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
-import { createBus, memoryProcessedStore, NonRetryableError, type Bus, type BusConsumer, type BusMessage, type MessageContext } from './index.js';
+import { createBus, memoryProcessedStore, NonRetryableError, type Bus, type BusConsumer, type BusMessage, type MessageContext, type RunRequestedData } from './index.js';
 import { fastSession, memoryLogger, waitUntil } from './testing/helpers.js';
 import { contextWithSpan, registerTestTracing } from './testing/otel.js';
 
@@ -100,7 +100,9 @@ describe('a message is {id, type, occurredAt, data} keyed by the aggregate id', 
 
 describe('a message that fails validation is a programming error: never sent', () => {
   test('publish throws INTERNAL_ERROR naming the topic and the failing path', async () => {
-    const attempt = bus.publish('runs.requested', { key: 'run-1', type: 'run.requested', data: { runId: 'run-1', userId: 'u', repoId: 'r', harness: 'nope', prompt: 'p', branch: { base: 'main', working: 'main', createBranch: false } } });
+    // The data type says harness is 'codex' | 'claude-code'; a cast gets 'nope' past the compiler.
+    const data = { runId: 'run-1', userId: 'u', repoId: 'r', harness: 'nope', prompt: 'p', branch: { base: 'main', working: 'main', createBranch: false } } as unknown as RunRequestedData;
+    const attempt = bus.publish('runs.requested', { key: 'run-1', type: 'run.requested', data });
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/runs\.requested.*\/data\/harness/) });
   });

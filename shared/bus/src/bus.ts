@@ -3,7 +3,7 @@ import { AppError } from '@ars/errors';
 import { buildEnvelope, type BusMessage, type OutgoingMessage } from './envelope.js';
 import { startConsumer, type BusConsumer, type ConsumeOptions } from './consumer.js';
 import { errorFields, kafkajsLogCreator, silentLogger, type BusLogger } from './logger.js';
-import { topicSpec, type TopicName } from './topics.js';
+import { topicSpec, type TopicData, type TopicName } from './topics.js';
 import { traceHeaders } from './tracing.js';
 
 export interface BusOptions {
@@ -37,9 +37,9 @@ export interface Bus {
    * with acks from all in-sync replicas. Resolves with the envelope sent. A broker that stays
    * unreachable through the retries: AppError SERVICE_UNAVAILABLE.
    */
-  publish<D>(topic: TopicName, message: OutgoingMessage<D>): Promise<BusMessage<D>>;
+  publish<T extends TopicName>(topic: T, message: OutgoingMessage<TopicData<T>>): Promise<BusMessage<TopicData<T>>>;
   /** Like `publish` for several messages of one topic, in one request; all validated before any is sent. */
-  publishMany<D>(topic: TopicName, messages: OutgoingMessage<D>[]): Promise<BusMessage<D>[]>;
+  publishMany<T extends TopicName>(topic: T, messages: OutgoingMessage<TopicData<T>>[]): Promise<BusMessage<TopicData<T>>[]>;
   /** Starts a consumer group member (see ConsumeOptions). */
   consume(options: ConsumeOptions): Promise<BusConsumer>;
   /** True when a broker answers a metadata request and no consumer has crashed for good. */

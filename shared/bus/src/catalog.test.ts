@@ -15,6 +15,7 @@ import {
   topicSpec,
   validateMessage,
   type BusLogger,
+  type OutboxPublisher,
 } from './index.js';
 import { memoryLogger, packageRoot } from './testing/helpers.js';
 
@@ -101,6 +102,8 @@ describe('kafkajs logs are routed into the logger, not the console', () => {
   test('an unreachable broker: connect fails with SERVICE_UNAVAILABLE and kafkajs says why in the logger', async () => {
     const logger = memoryLogger();
     const bus = createBus({ brokers: ['127.0.0.1:1'], clientId: 'nowhere', logger, retry: { retries: 0 }, connectionTimeoutMs: 500 });
+    const relayPublisher: OutboxPublisher = bus; // a Bus is what the outbox relay needs
+    expect(relayPublisher).toBe(bus);
     await expect(bus.connect()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(await bus.isReady()).toBe(false);
     expect(logger.entries.some((e) => e.fields.component === 'kafkajs' && e.level === 'error')).toBe(true);

@@ -21,5 +21,20 @@ export {
   topicProvisioning,
   topicSpec,
 } from './topics.js';
-export type { BaseTopicName, DeadLetterTopicName, DomainTopicName, JsonSchema, TestTopicName, TopicName, TopicSpec } from './topics.js';
+export type {
+  BaseTopicName,
+  DeadLetterData,
+  DeadLetterTopicName,
+  DomainTopicName,
+  JsonSchema,
+  RunAgentEventData,
+  RunFinishedData,
+  RunRequestedData,
+  RunSandboxAllocatedData,
+  TestTopicName,
+  TopicData,
+  TopicDataMap,
+  TopicName,
+  TopicSpec,
+} from './topics.js';
 export { traceHeaders } from './tracing.js';

@@ -204,6 +204,86 @@ export const deadLetterDataSchema: JsonSchema = {
   additionalProperties: false,
 };
 
+/** `data` of `runs.requested` (the schema allows more fields). */
+export interface RunRequestedData {
+  runId: string;
+  userId: string;
+  repoId: string;
+  harness: 'codex' | 'claude-code';
+  prompt: string;
+  branch: { base: string; working: string; createBranch: boolean };
+  rootDirectory?: string | null;
+  model?: string | null;
+  agentId?: string | null;
+  [field: string]: unknown;
+}
+
+/** `data` of `runs.sandbox-allocated`. */
+export interface RunSandboxAllocatedData {
+  runId: string;
+  sandboxRecordId: string;
+  sandboxId?: string | null;
+  [field: string]: unknown;
+}
+
+/** `data` of `runs.agent-events`. */
+export interface RunAgentEventData {
+  runId: string;
+  seq: number;
+  eventType: string;
+  message?: string | null;
+  payload?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** `data` of `runs.finished`. */
+export interface RunFinishedData {
+  runId: string;
+  status: 'success' | 'failed' | 'cancelled';
+  error?: Record<string, unknown> | null;
+  [field: string]: unknown;
+}
+
+/** `data` of every `<topic>.dlq`. */
+export interface DeadLetterData {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: string | null;
+  valueEncoding?: 'utf8' | 'base64';
+  headers: Record<string, string>;
+  error: {
+    message: string;
+    name?: string;
+    code?: string;
+    kind?: 'handler' | 'malformed';
+    attempts: number;
+    failedAt: string;
+    consumerGroup: string;
+    [field: string]: unknown;
+  };
+}
+
+/** The TypeScript shape of each domain topic's `data` (the JSON Schema above is authoritative). */
+export interface TopicDataMap {
+  'runs.requested': RunRequestedData;
+  'runs.sandbox-allocated': RunSandboxAllocatedData;
+  'runs.agent-events': RunAgentEventData;
+  'runs.finished': RunFinishedData;
+  'sandboxes.lifecycle': { sandboxId: string; [field: string]: unknown };
+  'automations.dispatch': { automationRunId: string; [field: string]: unknown };
+  'pr-reviews.requested': { repoId: string; prNumber: number; [field: string]: unknown };
+  'bus.test': Record<string, unknown>;
+}
+
+/** `data` of topic `T`: its TopicDataMap entry, DeadLetterData for `.dlq`, any object for `bus.test.*`. */
+export type TopicData<T extends string> = T extends `${string}.dlq`
+  ? DeadLetterData
+  : T extends keyof TopicDataMap
+    ? TopicDataMap[T]
+    : Record<string, unknown>;
+
 /** The catalog entry for any topic name the bus accepts, or undefined for an unknown topic. */
 export function topicSpec(name: string): TopicSpec | undefined {
   if (name.endsWith(DLQ_SUFFIX)) {

@@ -70,6 +70,10 @@ describe('with --dbpath, data survives a clean restart', () => {
       await users.deleteOne({ _id: 3 as never });
       await client.db('gone').collection('x').insertOne({});
       await client.db('gone').dropDatabase();
+      await client.db('app').collection('tmp').insertOne({ moved: true });
+      await client.db('app').collection('tmp').rename('moved');
+      await client.db('app').collection('sessions').createIndex({ at: 1 }, { expireAfterSeconds: 3600 });
+      await client.db('app').command({ collMod: 'sessions', index: { keyPattern: { at: 1 }, expireAfterSeconds: 7 } });
     });
     await withServer(dbpath, async (client) => {
       const users = client.db('app').collection('users');
@@ -82,6 +86,8 @@ describe('with --dbpath, data survives a clean restart', () => {
         ['email_1', true],
       ]);
       await expect(users.insertOne({ email: 'a' })).rejects.toMatchObject({ code: 11000 });
+      expect(await client.db('app').collection('moved').findOne({}, { projection: { _id: 0 } })).toEqual({ moved: true });
+      expect((await client.db('app').collection('sessions').indexes())[1]).toMatchObject({ expireAfterSeconds: 7 });
       const databases = (await client.db('admin').admin().listDatabases({ nameOnly: true })).databases.map((d) => d.name);
       expect(databases).toEqual(['app']);
     });

@@ -34,6 +34,8 @@ const COMMANDS: Record<string, CommandHandler> = {
   create: namespaces.create,
   drop: namespaces.drop,
   dropDatabase: namespaces.dropDatabase,
+  renameCollection: namespaces.renameCollection,
+  collMod: indexes.collMod,
   insert: write.insert,
   update: write.update,
   delete: write.remove,

@@ -84,3 +84,43 @@ export const dropIndexes: CommandHandler = (body, context) => {
   for (const indexName of names) context.engine.dropIndex(collection, indexName);
   return { nIndexesWas, ok: 1 };
 };
+
+const COLLMOD_FIELDS = new Set(['collMod', 'index', 'writeConcern', 'lsid', '$db', '$clusterTime', '$readPreference', 'comment', 'maxTimeMS', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+
+/** `collMod` for what indexes need: a TTL index's `expireAfterSeconds` and `hidden`. */
+export const collMod: CommandHandler = (body, context) => {
+  const name = collectionName(body, 'collMod');
+  for (const field of Object.keys(body)) {
+    if (!COLLMOD_FIELDS.has(field)) throw new CommandError(238, `collMod option '${field}' is not supported by the development server`);
+  }
+  const collection = context.engine.collection(context.db, name);
+  if (!collection) throw new CommandError(26, `ns does not exist: ${context.db}.${name}`);
+  const change = optionalDocument(body, 'index');
+  if (!change) return { ok: 1 };
+  const index =
+    typeof change.name === 'string'
+      ? collection.indexes.get(change.name)
+      : [...collection.indexes.values()].find((candidate) => valueKey(candidate.spec.key) === valueKey(change.keyPattern));
+  if (!index) throw new CommandError(27, `cannot find index ${JSON.stringify(change.name ?? change.keyPattern)} for ns ${collection.ns}`);
+  const spec: IndexSpec = { ...index.spec };
+  const reply: Document = { ok: 1 };
+  for (const [option, value] of Object.entries(change)) {
+    if (option === 'name' || option === 'keyPattern') continue;
+    if (option === 'expireAfterSeconds') {
+      if (spec.expireAfterSeconds === undefined) throw new CommandError(72, 'no expireAfterSeconds field to update');
+      if (typeof value !== 'number' || value < 0) throw new CommandError(2, 'expireAfterSeconds must be a non-negative number');
+      reply.expireAfterSeconds_old = spec.expireAfterSeconds;
+      reply.expireAfterSeconds_new = value;
+      spec.expireAfterSeconds = value;
+    } else if (option === 'hidden') {
+      reply.hidden_old = spec.hidden === true;
+      reply.hidden_new = value === true;
+      if (value === true) spec.hidden = true;
+      else delete spec.hidden;
+    } else {
+      throw new CommandError(238, `collMod index option '${option}' is not supported by the development server`);
+    }
+  }
+  context.engine.createIndex(collection, spec); // same name: rebuilt in place, keeping its position
+  return reply;
+};

@@ -71,3 +71,25 @@ export const listDatabases: CommandHandler = (body, context) => {
   return { databases, totalSize, totalSizeMb: Math.round(totalSize / 1024 / 1024), ok: 1 };
 };
 
+
+/** `renameCollection: 'db.from', to: 'db.to', dropTarget?` (run against admin, as MongoDB requires). */
+export const renameCollection: CommandHandler = (body, context) => {
+  if (context.db !== 'admin') throw new CommandError(13, 'renameCollection may only be run against the admin database.');
+  const from = splitNamespace(body.renameCollection, 'renameCollection');
+  const to = splitNamespace(body.to, 'to');
+  const source = context.engine.collection(from.db, from.name);
+  if (!source) throw new CommandError(26, `Source collection ${from.db}.${from.name} does not exist`);
+  if (from.db === to.db && from.name === to.name) throw new CommandError(20, "Can't rename a collection to itself");
+  if (context.engine.collection(to.db, to.name)) {
+    if (body.dropTarget !== true) throw new CommandError(48, 'target namespace exists');
+    context.engine.dropCollection(to.db, to.name);
+  }
+  context.engine.renameCollection(source, to.db, to.name);
+  return { ok: 1 };
+};
+
+function splitNamespace(value: unknown, field: string): { db: string; name: string } {
+  const dot = typeof value === 'string' ? value.indexOf('.') : -1;
+  if (typeof value !== 'string' || dot <= 0 || dot === value.length - 1) throw new CommandError(73, `Invalid namespace specified in '${field}': ${String(value)}`);
+  return { db: value.slice(0, dot), name: value.slice(dot + 1) };
+}

@@ -58,6 +58,11 @@ export class Engine {
       case 'dropDatabase':
         this.dropDatabase(op.db);
         break;
+      case 'rename': {
+        const source = this.collection(op.db, op.c);
+        if (source) this.renameCollection(source, op.toDb, op.to);
+        break;
+      }
       case 'index': {
         this.createIndex(this.ensureCollection(op.db, op.c), op.spec as IndexSpec);
         break;
@@ -134,6 +139,23 @@ export class Engine {
     if (database.size === 0) this.databases.delete(db);
     this.record({ t: 'drop', db, c: name });
     return true;
+  }
+
+  /** Moves a collection (documents, indexes, uuid) to a new namespace; the target must not exist. */
+  renameCollection(source: Collection, toDb: string, toName: string): Collection {
+    validateNamespace(toDb, toName);
+    if (this.collection(toDb, toName)) throw new CommandError(48, `target namespace exists`);
+    const target = new Collection(toDb, toName, source.options, source.uuid);
+    for (const index of source.indexes.values()) target.addIndex(index.spec);
+    for (const doc of source.docs.values()) target.insert(doc);
+    const from = this.databases.get(source.db);
+    from?.delete(source.name);
+    if (from?.size === 0) this.databases.delete(source.db);
+    let database = this.databases.get(toDb);
+    if (!database) this.databases.set(toDb, (database = new Map()));
+    database.set(toName, target);
+    this.record({ t: 'rename', db: source.db, c: source.name, toDb, to: toName });
+    return target;
   }
 
   dropDatabase(db: string): void {

@@ -11,6 +11,7 @@ export type JournalOp =
   | { t: 'create'; db: string; c: string; options: Document; uuid: unknown }
   | { t: 'drop'; db: string; c: string }
   | { t: 'dropDatabase'; db: string }
+  | { t: 'rename'; db: string; c: string; toDb: string; to: string }
   | { t: 'index'; db: string; c: string; spec: Document }
   | { t: 'dropIndex'; db: string; c: string; name: string }
   | { t: 'put'; db: string; c: string; doc: Document }

@@ -178,3 +178,32 @@ describe('a sparse index leaves out documents without the field, and $exists que
     expect(await sparse.countDocuments({ 'pending.id': { $exists: false } })).toBe(4);
   });
 });
+
+describe('collMod changes a TTL index; renameCollection moves a collection with its indexes', () => {
+  test('collMod sets a new expireAfterSeconds and listIndexes shows it', async () => {
+    const expiring = env.db.collection('expiring');
+    await expiring.createIndex({ at: 1 }, { expireAfterSeconds: 3600, name: 'at_ttl' });
+    await expiring.createIndex({ other: 1 });
+    const reply = await env.db.command({ collMod: 'expiring', index: { name: 'at_ttl', expireAfterSeconds: 60 } });
+    expect(reply).toMatchObject({ ok: 1, expireAfterSeconds_old: 3600, expireAfterSeconds_new: 60 });
+    const indexes = await expiring.indexes();
+    expect(indexes.map((index) => index.name)).toEqual(['_id_', 'at_ttl', 'other_1']);
+    expect(indexes[1]).toMatchObject({ expireAfterSeconds: 60 });
+    await expect(env.db.command({ collMod: 'absent_coll', index: { name: 'x', expireAfterSeconds: 1 } })).rejects.toMatchObject({ code: 26 });
+  });
+
+  test('rename keeps documents and unique indexes; an existing target needs dropTarget', async () => {
+    const before = env.db.collection('before_rename');
+    await before.createIndex({ u: 1 }, { unique: true });
+    await before.insertMany([{ u: 1 }, { u: 2 }]);
+    const after = await before.rename('after_rename');
+    expect(await after.countDocuments()).toBe(2);
+    await expect(after.insertOne({ u: 1 })).rejects.toMatchObject({ code: 11000 });
+    expect((await env.db.listCollections({ name: 'before_rename' }).toArray()).length).toBe(0);
+    await env.db.collection('occupied').insertOne({ x: 1 });
+    await expect(after.rename('occupied')).rejects.toMatchObject({ code: 48 });
+    const moved = await after.rename('occupied', { dropTarget: true });
+    expect(await moved.countDocuments({ x: 1 })).toBe(0);
+    expect(await moved.countDocuments()).toBe(2);
+  });
+});

@@ -28,7 +28,7 @@ export interface HttpAppOptions {
 
 /**
  * A Koa app with, in order: request id + per-request logger + access log, error → envelope mapping
- * (404/405 included), JSON body parsing with a size limit, `/healthz` and `/readyz`. Mount routes with
+ * (404 for unknown routes and wrong methods), JSON body parsing with a size limit, `/healthz` and `/readyz`. Mount routes with
  * `mountRouters` (or plain `app.use`).
  */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
@@ -49,7 +49,7 @@ export interface MountableRouter {
 }
 
 /**
- * Mounts `@koa/router` routers. A known path asked with an unsupported method answers 405 with
+ * Mounts `@koa/router` routers. A known path asked with an unsupported method answers 404 NOT_FOUND with
  * `Allow` and the failure envelope; unknown paths fall through to the 404 envelope.
  */
 export function mountRouters(app: HttpApp, ...routers: readonly (Router | MountableRouter)[]): HttpApp {

@@ -2,28 +2,19 @@ import type { Context, Middleware } from 'koa';
 import { AppError, failureEnvelope, toAppError } from '@ars/errors';
 import { REQUEST_ID_HEADER } from './requestId.js';
 
-/** Status to send for an error; 405 answers keep their HTTP status while carrying BAD_REQUEST. */
-const STATUS_OVERRIDE = Symbol('statusOverride');
-
-interface WithStatusOverride {
-  [STATUS_OVERRIDE]?: number;
-}
-
-/** A known path asked with a method it does not support: HTTP 405 with `Allow`, code BAD_REQUEST. */
+/**
+ * A known path asked with a method it does not support. The contract's codes have no 405 and its
+ * status always matches its code, so this is 404 NOT_FOUND (no such route for that method), with
+ * `Allow` naming the methods that exist (docs/decisions.md).
+ */
 export function methodNotAllowed(method: string, path: string, allowed: readonly string[]): AppError {
-  const error = new AppError('BAD_REQUEST', `Method ${method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`, {
+  return new AppError('NOT_FOUND', `No route for ${method} ${path} (allowed: ${allowed.join(', ')})`, {
     headers: { Allow: allowed.join(', ') },
   });
-  (error as AppError & WithStatusOverride)[STATUS_OVERRIDE] = 405;
-  return error;
 }
 
 export function routeNotFound(method: string, path: string): AppError {
   return AppError.notFound(`No route for ${method} ${path}`);
-}
-
-function statusOf(error: AppError): number {
-  return (error as AppError & WithStatusOverride)[STATUS_OVERRIDE] ?? error.status;
 }
 
 function writeError(ctx: Context, error: AppError): void {
@@ -32,7 +23,7 @@ function writeError(ctx: Context, error: AppError): void {
   for (const name of ctx.res.getHeaderNames()) ctx.res.removeHeader(name);
   if (requestId) ctx.set(REQUEST_ID_HEADER, requestId);
   ctx.set(error.headers);
-  ctx.status = statusOf(error);
+  ctx.status = error.status;
   ctx.state.errorCode = error.code;
   ctx.body = failureEnvelope(error.code, error.message);
 }
@@ -40,7 +31,7 @@ function writeError(ctx: Context, error: AppError): void {
 /**
  * Maps everything thrown below it to the contract's failure envelope with the status of its code and
  * the AppError's headers. Unknown errors become 500 INTERNAL_ERROR with a fixed message, logged with
- * their stack. Unhandled requests become 404 NOT_FOUND; a known path with a wrong method 405.
+ * their stack. Unhandled requests, and a known path with a wrong method, become 404 NOT_FOUND.
  */
 export function errorEnvelope(): Middleware {
   return async (ctx, next) => {

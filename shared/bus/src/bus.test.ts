@@ -8,7 +8,7 @@ import { createBus, memoryProcessedStore, NonRetryableError, type Bus, type BusC
 import { fastSession, memoryLogger, waitUntil } from './testing/helpers.js';
 import { contextWithSpan, registerTestTracing } from './testing/otel.js';
 
-const topicNames = ['roundtrip', 'trace', 'order', 'retry', 'nonretry', 'malformed', 'stop', 'dedupe'];
+const topicNames = ['roundtrip', 'trace', 'order', 'retry', 'nonretry', 'malformed', 'stop', 'dedupe', 'dlqretry'];
 let mock: KafkaMock;
 let bus: Bus;
 const logger = memoryLogger();
@@ -195,6 +195,22 @@ describe('a handler that keeps failing: bounded retries, then the dead-letter to
     await waitUntil(() => dead.length === 1, 30_000, 'the dead letter');
     expect(seen).toHaveLength(1);
     expect(dead[0]!.message.data).toMatchObject({ error: { message: 'bad input', attempts: 1, name: 'NonRetryableError' } });
+  });
+});
+
+describe('a dead-letter topic has no dead-letter topic: its failing handler is retried until it succeeds', () => {
+  test('attempts go past maxAttempts, each failure is logged, nothing is dead-lettered again', async () => {
+    const seen = collect('bus.test.dlqretry.dlq', async ({ context: ctx }) => {
+      if (ctx.attempt < 5) throw new Error(`still failing (${ctx.attempt})`);
+    });
+    await bus.publish('bus.test.dlqretry.dlq', {
+      key: 'k',
+      type: 'bus.dead-letter',
+      data: { topic: 'bus.test.dlqretry', partition: 0, offset: '7', key: 'k', value: '{}', headers: {}, error: { message: 'x', attempts: 3, failedAt: new Date().toISOString(), consumerGroup: 'g' } },
+    });
+    await waitUntil(() => seen.some((s) => s.context.attempt === 5), 30_000, 'the fifth attempt');
+    expect(seen.map((s) => s.context.attempt)).toEqual([1, 2, 3, 4, 5]);
+    expect(logger.entries.filter((e) => e.msg.startsWith('handler of a dead-letter topic failed')).length).toBe(2);
   });
 });
 

@@ -3,7 +3,7 @@ import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from '
 import { decodeMessage, type BusMessage, type OutgoingMessage } from './envelope.js';
 import { errorFields, type BusLogger } from './logger.js';
 import type { ProcessedMessageStore } from './processed.js';
-import { DEAD_LETTER_TYPE, deadLetterTopic, topicSpec, type BaseTopicName, type DeadLetterTopicName } from './topics.js';
+import { DEAD_LETTER_TYPE, DLQ_SUFFIX, deadLetterTopic, topicSpec, type BaseTopicName, type DeadLetterTopicName } from './topics.js';
 import { withConsumerSpan } from './tracing.js';
 
 /** Where a message came from and which attempt this is. */
@@ -94,7 +94,7 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
 
 class Stopping extends Error {}
 
-/** Starts a consumer group member; resolves once it is subscribed and running (not yet joined). */
+/** Starts a consumer group member; resolves once it has joined the group and runs. */
 export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterPublisher, options: ConsumeOptions, baseLogger: BusLogger): Promise<BusConsumer> {
   const { groupId, handle } = options;
   if (!groupId) throw new Error('consume: groupId is required');
@@ -200,7 +200,7 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     });
     if (stopping) throw new Stopping();
   };
-  const delayFor = (attempt: number) => Math.min(backoff.max, backoff.initial * 2 ** Math.max(0, attempt - 1));
+  const delayFor = (attempt: number) => Math.min(backoff.max, backoff.initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
 
   /** Retries `fn` with backoff until it succeeds or the consumer stops (then throws Stopping). */
   const untilDone = async (what: string, fn: () => Promise<void>, heartbeat: () => Promise<void>): Promise<void> => {
@@ -247,7 +247,7 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     const decoded = decodeMessage(topic, key, record.value);
     if (!decoded.ok) {
       logger.error({ topic, partition, offset: record.offset, reason: decoded.reason }, 'malformed message: sending it to the dead-letter topic');
-      if (topic.endsWith('.dlq')) {
+      if (topic.endsWith(DLQ_SUFFIX)) {
         logger.error({ topic, partition, offset: record.offset }, 'malformed message on a dead-letter topic: skipped (no dead-letter topic of a dead-letter topic)');
         return;
       }
@@ -266,9 +266,12 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
         return;
       }
     }
+    // A dead-letter topic has no dead-letter topic: its handler is retried (at the longest backoff)
+    // until it succeeds, holding that partition, with an error logged each time.
+    const onDeadLetterTopic = topic.endsWith(DLQ_SUFFIX);
     let lastError: unknown;
     let attempts = 0;
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       attempts = attempt;
       const context: MessageContext = { topic, partition, offset: record.offset, key, headers, attempt, groupId };
       const beat = setInterval(() => void heartbeat().catch(() => undefined), 1_000);
@@ -278,9 +281,12 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
         break;
       } catch (error) {
         lastError = error;
-        logger.warn({ ...info, messageId: message.id, type: message.type, attempt, maxAttempts, ...errorFields(error) }, 'handler failed');
-        if (isNonRetryable(error) || attempt === maxAttempts) break;
-        await pause(delayFor(attempt));
+        const exhausted = isNonRetryable(error) || attempt >= maxAttempts;
+        const fields = { ...info, messageId: message.id, type: message.type, attempt, maxAttempts, ...errorFields(error) };
+        if (onDeadLetterTopic && exhausted) logger.error(fields, 'handler of a dead-letter topic failed; retrying (it has no dead-letter topic)');
+        else logger.warn(fields, 'handler failed');
+        if (exhausted && !onDeadLetterTopic) break;
+        await pause(delayFor(exhausted ? Number.MAX_SAFE_INTEGER : attempt));
       } finally {
         clearInterval(beat);
       }
@@ -329,6 +335,13 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
         pending = (BigInt(record.offset) + 1n).toString();
         pendingCount++;
         if (pendingCount >= commitEvery) await commit();
+        try {
+          await heartbeat();
+        } catch (error) {
+          // The group is rebalancing: commit what was handled, then let kafkajs rejoin.
+          await commit();
+          throw error;
+        }
       }
     } finally {
       if (stopping || !isRunning()) await commit();

@@ -12,6 +12,7 @@ export const CODE_NAMES: Record<number, string> = {
   22: 'InvalidBSON',
   26: 'NamespaceNotFound',
   27: 'IndexNotFound',
+  28: 'PathNotViable',
   40: 'ConflictingUpdateOperators',
   43: 'CursorNotFound',
   48: 'NamespaceExists',

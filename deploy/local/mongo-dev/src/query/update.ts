@@ -208,7 +208,42 @@ export function idFirst(doc: Doc): Doc {
 }
 
 /** MongoDB refuses arithmetic on non-numbers and array operators on non-arrays; mingo would skip them. */
+/** Operators that create the field when it is missing (so the path must be creatable). */
+const CREATING_OPERATORS = new Set(['$set', '$inc', '$mul', '$min', '$max', '$push', '$addToSet', '$currentDate', '$bit']);
+
+/** MongoDB's PathNotViable (28): a field cannot be created inside a scalar, or by name inside an array. */
+function checkPathsViable(doc: Doc, ops: Document): void {
+  for (const [op, fields] of Object.entries(ops)) {
+    const targets = CREATING_OPERATORS.has(op) ? Object.keys(fields as Document) : op === '$rename' ? Object.values(fields as Document).map(String) : [];
+    for (const path of targets) {
+      if (path.includes('$')) continue;
+      const parts = path.split('.');
+      let value: unknown = doc;
+      for (let i = 0; i < parts.length - 1; i++) {
+        const part = parts[i] as string;
+        const next: unknown = (value as Record<string, unknown>)[part];
+        if (next === undefined) break;
+        const child = parts[i + 1] as string;
+        const viable = isPlainObject(next) || (Array.isArray(next) && /^\d+$/.test(child));
+        if (!viable) {
+          throw new CommandError(28, `Cannot create field '${child}' in element {${part}: ${describe(next)}}`);
+        }
+        value = next;
+      }
+    }
+  }
+}
+
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
 function checkOperandTypes(doc: Doc, ops: Document): void {
+  checkPathsViable(doc, ops);
   for (const [op, fields] of Object.entries(ops)) {
     const numeric = NUMERIC_OPERATORS.has(op);
     const array = ARRAY_OPERATORS.has(op);

@@ -103,6 +103,12 @@ describe('update errors name what is wrong, with MongoDB codes', () => {
     await expect(collection.replaceOne({ _id: 1 as never }, { _id: 3, x: 1 })).rejects.toMatchObject({ code: 66 });
   });
 
+  test('creating a field inside a scalar fails with PathNotViable (28)', async () => {
+    await expect(collection.updateOne({ _id: 1 as never }, { $set: { 'n.deeper': 1 } })).rejects.toMatchObject({ code: 28 });
+    await expect(collection.updateOne({ _id: 1 as never }, { $inc: { 's.count': 1 } })).rejects.toMatchObject({ code: 28 });
+    expect(await collection.findOne({ _id: 1 as never })).toEqual({ _id: 1, s: 'text', n: 1 });
+  });
+
   test('two operators on the same path conflict (code 40)', async () => {
     await expect(collection.updateOne({ _id: 1 as never }, { $set: { n: 1 }, $inc: { n: 1 } })).rejects.toMatchObject({ code: 40 });
   });

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/gl
 import { MongoClient, type Db } from 'mongodb';
 import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { startMongoDevServer, type MongoDevServer } from '@ars/mongo-dev';
-import { createBus, mongoProcessedStore, outboxInsert, outboxPush, withOutbox, type Bus, type BusMessage, type WithOutbox } from './index.js';
+import { createBus, mongoProcessedStore, outboxInsert, outboxPush, startOutboxRelay, withOutbox, type Bus, type BusMessage, type WithOutbox } from './index.js';
 import { fastSession, killFixtures, startFixture, waitUntil } from './testing/helpers.js';
 
 const TOPIC = 'bus.test.outbox';
@@ -89,5 +89,18 @@ describe('an outboxed state change and its message cannot part', () => {
     // The idempotent group saw the same id twice on the topic and handled it once.
     await waitUntil(() => handled.some((m) => m.id === messageId), 30_000, 'the handled message');
     expect(handled.filter((m) => m.id === messageId)).toHaveLength(1);
+  });
+
+  test('kick() relays right after a local write, without waiting for the poll interval', async () => {
+    const relay = startOutboxRelay({ db, collections: ['things'], bus, pollIntervalMs: 600_000 });
+    try {
+      await relay.runOnce(); // the start-up pass is over; the next poll is ten minutes away
+      const doc = outboxInsert({ _id: 'k1', status: 'pending' }, [{ topic: TOPIC, key: 'k1', type: 'test.created', data: {} }]);
+      await things().insertOne(doc);
+      relay.kick();
+      await waitUntil(() => handled.some((m) => m.id === doc._outbox[0]!.id), 30_000, 'the kicked message');
+    } finally {
+      await relay.stop();
+    }
   });
 });

@@ -121,7 +121,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<number> | undefined;
-  let again = false;
+  let kicked = false;
 
   const indexes =
     (options.createIndexes ?? true)
@@ -196,26 +196,25 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     timer = setTimeout(() => void loop(), delay);
   };
 
+  /** One pass, then the next one: at once when kicked meanwhile or the batch was full, else after the poll interval. */
   const loop = async (): Promise<void> => {
     if (stopped) return;
-    if (current) {
-      again = true;
-      return;
-    }
+    kicked = false;
     let published = 0;
     try {
       published = await runOnce();
     } catch (error) {
       logger.warn({ ...errorFields(error) }, 'outbox pass failed');
     }
-    const rerun = again || published >= batchSize;
-    again = false;
-    schedule(rerun ? 0 : pollIntervalMs);
+    schedule(kicked || published >= batchSize ? 0 : pollIntervalMs);
   };
 
   schedule(0);
   return {
-    kick: () => schedule(0),
+    kick: () => {
+      kicked = true;
+      schedule(0);
+    },
     runOnce,
     async stop() {
       stopped = true;

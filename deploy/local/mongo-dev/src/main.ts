@@ -37,6 +37,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Under the local stack (its own process group): stop when the stack dies and our stdin closes.
+  if (process.env.ARS_EXIT_WITH_PARENT === 'stdin' && !process.stdin.isTTY) {
+    process.stdin.on('end', () => stop('stdin closed (parent exited)'));
+    process.stdin.resume();
+  }
 }
 
 main().catch((error: unknown) => {

@@ -132,14 +132,15 @@ class Connection {
     this.buffered.push(chunk);
     this.bufferedBytes += chunk.length;
     while (this.bufferedBytes >= 4 && !this.socket.destroyed) {
-      const data = this.buffered.length === 1 ? (this.buffered[0] as Buffer) : Buffer.concat(this.buffered);
-      this.buffered = [data];
-      const length = data.readInt32LE(0);
+      if ((this.buffered[0] as Buffer).length < 4) this.buffered = [Buffer.concat(this.buffered)];
+      const length = (this.buffered[0] as Buffer).readInt32LE(0);
       if (length < HEADER_SIZE || length > MAX_MESSAGE_SIZE) {
         this.fail(`invalid message length ${length}`);
         return;
       }
-      if (data.length < length) return;
+      // Join the chunks only once the whole frame is here (a large frame arrives in many chunks).
+      if (this.bufferedBytes < length) return;
+      const data = this.buffered.length === 1 ? (this.buffered[0] as Buffer) : Buffer.concat(this.buffered, this.bufferedBytes);
       const frame = data.subarray(0, length);
       const rest = data.subarray(length);
       this.buffered = rest.length > 0 ? [rest] : [];

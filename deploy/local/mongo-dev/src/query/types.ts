@@ -76,7 +76,10 @@ const typeOperator = (selector: string, value: unknown, _options: unknown): ((do
 
 export const TYPE_CONTEXT = Context.init({ query: { [TYPE_OPERATOR]: typeOperator } });
 
-/** The filter with each query `$type` replaced by ours (outside `$expr`, where `$type` is an expression). */
+/**
+ * The filter with each query `$type` replaced by ours and `$gte`/`$lte` null made `$eq` null,
+ * outside `$expr` (where `$type` is an expression).
+ */
 export function rewriteTypeOperators<T>(filter: T): T {
   if (Array.isArray(filter)) return filter.map(rewriteTypeOperators) as T;
   if (!isPlainObject(filter)) return filter;
@@ -88,7 +91,11 @@ export function rewriteTypeOperators<T>(filter: T): T {
       continue;
     }
     const next = rewriteTypeOperators(value);
-    if (key === '$type') {
+    if ((key === '$gte' || key === '$lte') && value === null && !('$eq' in filter)) {
+      // MongoDB: {$gte: null} and {$lte: null} mean {$eq: null} (which also matches a missing field).
+      out.$eq = null;
+      changed = true;
+    } else if (key === '$type') {
       out[TYPE_OPERATOR] = next;
       changed = true;
     } else {

@@ -70,6 +70,8 @@ describe('query operators select exactly the matching documents', () => {
     expect(await ids({ address: { $exists: false } })).toEqual([4]);
     expect(await ids({ nick: null })).toEqual([1, 2, 3, 4, 5]);
     expect(await ids({ nick: { $exists: true } })).toEqual([3]);
+    expect(await ids({ nick: { $gte: null } })).toEqual([1, 2, 3, 4, 5]);
+    expect(await ids({ nick: { $gt: null } })).toEqual([]);
     expect(await ids({ tags: { $size: 0 } })).toEqual([4]);
     expect(await ids({ tags: { $all: ['math', 'code'] } })).toEqual([1]);
     expect(await ids({ scores: { $elemMatch: { k: 'a', s: { $gte: 60 } } } })).toEqual([1]);

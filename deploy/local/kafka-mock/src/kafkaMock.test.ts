@@ -4,9 +4,10 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { Kafka, logLevel } from 'kafkajs';
-import { startKafkaMock, type KafkaMock } from './index.js';
+import { ensureKafkaMockBuilt, kafkaMockBinary, startKafkaMock, type KafkaMock } from './index.js';
 
 let mock: KafkaMock;
 let kafka: Kafka;
@@ -56,6 +57,17 @@ describe('fault injection commands answer ok, or an error naming the problem', (
     } finally {
       await producer.disconnect();
     }
+  });
+});
+
+describe('build.sh compiles bin/kafka-mock with gcc -lrdkafka, only when the source is newer', () => {
+  test('a second build of an up-to-date binary does nothing', () => {
+    ensureKafkaMockBuilt();
+    const before = statSync(kafkaMockBinary).mtimeMs;
+    const again = spawnSync('bash', [join(dirname(kafkaMockBinary), '..', 'build.sh')], { encoding: 'utf8' });
+    expect(again.status).toBe(0);
+    expect(again.stderr).toBe('');
+    expect(statSync(kafkaMockBinary).mtimeMs).toBe(before);
   });
 });
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { freePort, repoRoot } from '@ars/stack';
-import { descendantsOf, isAlive } from '../support/processTree.js';
+import { commandLineOf, descendantsOf, isAlive } from '../support/processTree.js';
 
 interface RunningStack {
   process: ChildProcess;
@@ -55,4 +55,22 @@ describe('npm start reaches /readyz 200 and a signal leaves no process behind', 
   test('SIGTERM stops everything too', async () => {
     await stopsCleanlyOn('SIGTERM');
   }, 120_000);
+
+  test('even a SIGKILL of the stack leaves no service or infrastructure process behind', async () => {
+    const stack = await startWholeStack();
+    const descendants = descendantsOf(stack.process.pid!);
+    expect(descendants.length).toBeGreaterThanOrEqual(10);
+    // npm start execs the stack's node process; that is the one to kill without warning.
+    const stackPid = descendants.find((pid) => commandLineOf(pid).includes('deploy/local/stack/dist/main.js'));
+    expect(stackPid).toBeDefined();
+    process.kill(stackPid!, 'SIGKILL');
+    await stack.exited;
+    await waitUntil(() => descendants.filter(isAlive).length === 0, 20_000);
+    expect(descendants.filter(isAlive)).toEqual([]);
+  }, 120_000);
 });
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+}

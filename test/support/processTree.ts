@@ -37,3 +37,12 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** The command line of a process, arguments joined by spaces ('' once it has ended). */
+export function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}

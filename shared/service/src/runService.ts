@@ -161,6 +161,14 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    // Started by the local stack in a process group of its own: if the stack dies without stopping
+    // us (SIGKILL), the pipe it holds on our stdin closes, and we stop instead of living on orphaned.
+    if (process.env.ARS_EXIT_WITH_PARENT === 'stdin' && !process.stdin.isTTY) {
+      process.stdin.on('end', () => {
+        if (!shuttingDown) void shutdown('parent exited').then((code) => exit(code));
+      });
+      process.stdin.resume();
+    }
     process.on('unhandledRejection', (reason) => {
       logger.error({ err: reason }, 'unhandled promise rejection');
       void shutdown('unhandledRejection', 1).then((code) => exit(code));

@@ -55,7 +55,8 @@ export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
         name: options.name,
         command: process.execPath,
         args: [...nodeArgs, fromRoot(`services/${options.name}/dist/main.js`)],
-        env: { ...options.env, PORT: String(options.port) },
+        // ARS_EXIT_WITH_PARENT: the service stops when this process dies and its stdin pipe closes.
+        env: { ...options.env, PORT: String(options.port), ARS_EXIT_WITH_PARENT: 'stdin' },
         output: options.output,
       });
       await waitUntilReady(url, child, options.readyTimeoutMs ?? 60_000);

@@ -13,7 +13,13 @@ export async function startLocalMongo(options: { dbpath?: string; output?: (line
   const port = await freePort();
   const args = [fromRoot('deploy/local/mongo-dev/dist/main.js'), '--port', String(port)];
   if (options.dbpath) args.push('--dbpath', options.dbpath);
-  const child = startChild({ name: 'mongo-dev', command: process.execPath, args, output: options.output });
+  const child = startChild({
+    name: 'mongo-dev',
+    command: process.execPath,
+    args,
+    env: { ...process.env, ARS_EXIT_WITH_PARENT: 'stdin' },
+    output: options.output,
+  });
   const url = await child.waitForLine((line) => {
     const message = jsonLine(line);
     return message?.mongoDev === 'listening' && typeof message.url === 'string' ? message.url : undefined;

@@ -4,6 +4,14 @@ import { join } from 'node:path';
 import { startChild, type ManagedChild } from '../childProcess.js';
 import { freePort } from '../ports.js';
 
+/**
+ * redis-server under a small shell that stops it on SIGTERM/SIGINT and also when its stdin closes:
+ * if the stack dies without stopping it (SIGKILL), the pipe the stack held closes and Redis goes too.
+ */
+const STOP_WITH_PARENT =
+  'redis-server "$@" & child=$!; trap \'kill -TERM $child; wait $child; exit 0\' TERM INT; ' +
+  'while read -r _; do :; done; kill -TERM $child; wait $child';
+
 export interface LocalRedis {
   url: string;
   child: ManagedChild;
@@ -16,8 +24,8 @@ export async function startLocalRedis(output?: (line: string) => void): Promise<
   const dir = mkdtempSync(join(tmpdir(), 'ars-redis-'));
   const child = startChild({
     name: 'redis',
-    command: 'redis-server',
-    args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    command: 'sh',
+    args: ['-c', STOP_WITH_PARENT, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
     output,
   });
   await child.waitForLine((line) => (line.includes('Ready to accept connections') ? true : undefined), 15_000);

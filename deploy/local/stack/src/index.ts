@@ -8,3 +8,5 @@ export { startChild, jsonLine } from './childProcess.js';
 export type { ManagedChild, ChildSpec } from './childProcess.js';
 export { freePort } from './ports.js';
 export { repoRoot, fromRoot } from './paths.js';
+export { readStackFile } from './stackFile.js';
+export type { StackFile } from './stackFile.js';

@@ -1,5 +1,6 @@
 // `npm start`: the whole system in the foreground. Ctrl-C (SIGINT) or SIGTERM stops everything.
 import { join } from 'node:path';
+import { removeStackFile, writeStackFile } from './stackFile.js';
 import { startStack, type Stack } from './stack.js';
 import { repoRoot } from './paths.js';
 import { SERVICE_NAMES } from './services.js';
@@ -16,6 +17,7 @@ function gatewayPortFromEnv(): number {
 
 async function main(): Promise<void> {
   const dataDir = process.env.STACK_DATA_DIR ?? join(repoRoot, '.stack');
+  const stateDir = join(repoRoot, '.stack');
   const state: { starting?: Promise<Stack> } = {};
   let stopping = false;
   const shutdown = async (code: number): Promise<void> => {
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
     // A signal during start-up waits for start-up to settle, so nothing it started is left behind.
     const stack = await state.starting?.catch(() => undefined);
     await stack?.stop();
+    removeStackFile(stateDir);
     console.error('[stack] stopped');
     process.exit(code);
   };
@@ -48,6 +51,7 @@ async function main(): Promise<void> {
       void shutdown(1);
     });
   }
+  writeStackFile(stateDir, stack.baseUrl);
   process.stdout.write(`Agent Run Service is ready at ${stack.baseUrl}\n`);
 }
 

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort, repoRoot } from '@ars/stack';
 import { commandLineOf, descendantsOf, isAlive } from '../support/processTree.js';
@@ -12,7 +15,8 @@ interface RunningStack {
 /** `npm start` itself, from the repository root (its install and build steps are no-ops after npm test's). */
 async function startWholeStack(): Promise<RunningStack> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), STACK_DATA_DIR: '', LOG_LEVEL: 'warn' };
+  const stateDir = mkdtempSync(join(tmpdir(), 'ars-stack-state-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), STACK_DATA_DIR: '', STACK_STATE_DIR: stateDir, LOG_LEVEL: 'warn' };
   // The whole local stack: no given servers.
   delete env.KAFKA_BROKERS;
   delete env.MONGO_URL;

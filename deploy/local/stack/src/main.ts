@@ -17,7 +17,7 @@ function gatewayPortFromEnv(): number {
 
 async function main(): Promise<void> {
   const dataDir = process.env.STACK_DATA_DIR ?? join(repoRoot, '.stack');
-  const stateDir = join(repoRoot, '.stack');
+  const stateDir = process.env.STACK_STATE_DIR ?? join(repoRoot, '.stack');
   const state: { starting?: Promise<Stack> } = {};
   let stopping = false;
   const shutdown = async (code: number): Promise<void> => {

@@ -8,3 +8,28 @@ export const RUN_START_LIMITS = [
 ] as const;
 
 export const RETRY_AFTER_SECONDS = 60;
+
+export interface LimitWindow {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** 60 requests per rolling 60 s, per PAT (every request with it). */
+export function perTokenWindow(tokenId: string): LimitWindow {
+  return { key: `rl:pat:${tokenId}`, ...PER_TOKEN_LIMIT };
+}
+
+/** The run-start budget of one user, shared by all of the user's PATs. */
+export function runStartWindows(userId: string): LimitWindow[] {
+  return RUN_START_LIMITS.map((w) => ({ key: `rl:runs:${userId}:${w.name}`, limit: w.limit, windowMs: w.windowMs }));
+}
+
+export const PER_TOKEN_EXCEEDED = `Rate limit exceeded: ${PER_TOKEN_LIMIT.limit} requests per 60 s per token; retry after ${RETRY_AFTER_SECONDS} seconds`;
+
+export function runStartExceededMessage(exceededKey: string): string {
+  const window = RUN_START_LIMITS.find((w) => exceededKey.endsWith(`:${w.name}`)) ?? RUN_START_LIMITS[0];
+  return `Run-start rate limit exceeded: ${window.limit} run starts per ${window.name} per user; retry after ${RETRY_AFTER_SECONDS} seconds`;
+}
+
+export const LIMITER_UNAVAILABLE = `Rate-limit backend unavailable; retry after ${RETRY_AFTER_SECONDS} seconds`;

@@ -1,0 +1,17 @@
+import { env } from '@ars/service';
+import { peerConfigSchema } from './peers.js';
+import { DEFAULT_SESSION_TTL_SECONDS } from './domain/sessions.js';
+
+/** The gateway's own variables (besides the common ones of `@ars/config`). */
+export const gatewayConfigSchema = {
+  ...peerConfigSchema,
+  /** Redis of the rate limits (required: without it every public request would be 503). */
+  REDIS_URL: env.url({ protocols: ['redis', 'rediss'] }),
+  /** The origin browsers see; mutating session routes require `Origin` to equal it. Default `http://127.0.0.1:$PORT`. */
+  PUBLIC_BASE_URL: env.url({ optional: true, protocols: ['http', 'https'] }),
+  /** Browser session lifetime (default 7 days). */
+  SESSION_TTL_SECONDS: env.integer({ min: 1, max: 31_536_000, default: DEFAULT_SESSION_TTL_SECONDS }),
+  /** Behind a TLS-terminating proxy: `X-Forwarded-Proto: https` makes the session cookie `Secure`. */
+  TRUST_PROXY: env.boolean({ default: false }),
+};
+export type GatewayConfigSchema = typeof gatewayConfigSchema;

@@ -1,0 +1,59 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** The browser session cookie (HttpOnly, SameSite=Lax, Secure when served over TLS). */
+export const SESSION_COOKIE = 'ars_session';
+export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
+
+/** 32 random bytes from the CSPRNG; only its SHA-256 is stored. */
+export function generateSessionId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function hashSessionId(sessionId: string): string {
+  return createHash('sha256').update(sessionId, 'utf8').digest('hex');
+}
+
+export function isWellFormedSessionId(value: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(value);
+}
+
+export interface CookieOptions {
+  maxAgeSeconds: number;
+  secure: boolean;
+}
+
+/** The `Set-Cookie` value for a session (`maxAgeSeconds: 0` clears it). */
+export function sessionCookieHeader(value: string, options: CookieOptions): string {
+  const parts = [`${SESSION_COOKIE}=${value}`, 'Path=/', `Max-Age=${options.maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax'];
+  if (options.maxAgeSeconds === 0) parts.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+  if (options.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
+/** The session id from a `Cookie` header, if any. */
+export function sessionIdFromCookieHeader(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  for (const pair of header.split(';')) {
+    const index = pair.indexOf('=');
+    if (index < 0) continue;
+    if (pair.slice(0, index).trim() === SESSION_COOKIE) return pair.slice(index + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * Cross-site request forgery guard of mutating session routes. A browser sends `Origin` on every
+ * POST/PUT/DELETE: when present it must be the gateway's public origin exactly (`null` never is).
+ * Without `Origin`, a `Sec-Fetch-Site` other than `same-origin`/`none` is refused too; a request with
+ * neither comes from a non-browser client (curl, the admin command), which no forged page can drive.
+ */
+export function originProblem(headers: { origin?: string; secFetchSite?: string }, publicOrigin: string): string | undefined {
+  if (headers.origin !== undefined && headers.origin !== '') {
+    return headers.origin === publicOrigin ? undefined : `Origin ${headers.origin} is not allowed; requests must come from ${publicOrigin}`;
+  }
+  const site = headers.secFetchSite;
+  if (site !== undefined && site !== '' && site !== 'same-origin' && site !== 'none') {
+    return `Cross-site request refused (Sec-Fetch-Site: ${site}); requests must come from ${publicOrigin}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,49 @@
+import { ok, validateBody, type RouterMiddleware } from '@ars/http-app';
+import { displayPrefixOf, generateToken, hashToken } from '../domain/personalAccessTokens.js';
+import { DEFAULT_SCOPES, SCOPES, type Scope } from '../domain/scopes.js';
+import type { Gateway } from '../gateway.js';
+import { requestBody } from './requestBody.js';
+import { sessionPrincipalOf } from './sessionAuth.js';
+
+/** The longest lifetime a token may be given (`expiresInDays`). */
+export const MAX_EXPIRES_IN_DAYS = 3650;
+
+interface CreateApiKeyBody {
+  name: string;
+  scopes?: Scope[];
+  expiresInDays?: number;
+}
+
+const parseCreateApiKey = validateBody<CreateApiKeyBody>({
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...SCOPES] } },
+    expiresInDays: { type: 'integer', minimum: 1, maximum: MAX_EXPIRES_IN_DAYS },
+  },
+});
+
+/**
+ * POST /api/settings/api-keys → 201 `{id, token, prefix, scopes, expiresAt}`. The plaintext is in
+ * this answer only; the store keeps its SHA-256 and the first 12 characters. `expiresAt` is null
+ * for a token without expiry.
+ */
+export function createApiKey(gateway: Gateway): RouterMiddleware {
+  return async (ctx) => {
+    const { userId } = sessionPrincipalOf(ctx.state);
+    const body = parseCreateApiKey(requestBody(ctx));
+    const token = generateToken();
+    const scopes = [...(body.scopes ?? DEFAULT_SCOPES)].sort();
+    const expiresAt = body.expiresInDays === undefined ? null : new Date(Date.now() + body.expiresInDays * 86_400_000);
+    const record = await gateway.tokens.create({
+      userId,
+      name: body.name.trim(),
+      tokenHash: hashToken(token),
+      prefix: displayPrefixOf(token),
+      scopes,
+      expiresAt,
+    });
+    ok(ctx, { id: record._id, token, prefix: record.prefix, scopes: record.scopes, expiresAt: expiresAt?.toISOString() ?? null }, 201);
+  };
+}

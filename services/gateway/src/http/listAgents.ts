@@ -1,0 +1,35 @@
+import { ok, type RouterMiddleware } from '@ars/http-app';
+import type { Gateway } from '../gateway.js';
+import { principalOf } from './authenticateToken.js';
+
+/** CONTRACT.md, Agent: exactly these fields. */
+export interface Agent {
+  id: string;
+  name: string;
+  slug: string | null;
+  model: string;
+  description: string | null;
+  category: string | null;
+  preset: boolean;
+}
+
+export function toAgent(agent: Agent): Agent {
+  return {
+    id: agent.id,
+    name: agent.name,
+    slug: agent.slug,
+    model: agent.model,
+    description: agent.description,
+    category: agent.category,
+    preset: agent.preset,
+  };
+}
+
+/** GET /agents: the caller's own agents, then the presets (from the catalog). */
+export function listAgents(gateway: Gateway): RouterMiddleware {
+  return async (ctx) => {
+    const { userId } = principalOf(ctx.state);
+    const data = await gateway.peers.catalog.get<{ agents: Agent[] }>(`/internal/users/${encodeURIComponent(userId)}/agents`);
+    ok(ctx, { agents: data.agents.map(toAgent) });
+  };
+}

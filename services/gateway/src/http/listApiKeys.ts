@@ -1,0 +1,25 @@
+import { ok, type RouterMiddleware } from '@ars/http-app';
+import type { Gateway } from '../gateway.js';
+import type { TokenDocument } from '../store/personalAccessTokens.js';
+import { sessionPrincipalOf } from './sessionAuth.js';
+
+/** A token as listed: never the plaintext or the hash. */
+export function describeApiKey(token: TokenDocument) {
+  return {
+    id: token._id,
+    name: token.name,
+    prefix: token.prefix,
+    scopes: token.scopes,
+    createdAt: token.createdAt.toISOString(),
+    expiresAt: token.expiresAt?.toISOString() ?? null,
+    revokedAt: token.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** GET /api/settings/api-keys → `{apiKeys: [...]}`, newest first, the session user's only. */
+export function listApiKeys(gateway: Gateway): RouterMiddleware {
+  return async (ctx) => {
+    const { userId } = sessionPrincipalOf(ctx.state);
+    ok(ctx, { apiKeys: (await gateway.tokens.listForUser(userId)).map(describeApiKey) });
+  };
+}

@@ -1,0 +1,40 @@
+import { clampLimit, ok, parseQuery, type RouterMiddleware } from '@ars/http-app';
+import type { Gateway } from '../gateway.js';
+import { principalOf } from './authenticateToken.js';
+
+/** CONTRACT.md, Repo: exactly these fields. */
+export interface Repo {
+  id: string;
+  full_name: string;
+  installation_id: number;
+  default_branch: string | null;
+  root_directory: string | null;
+}
+
+const parseReposQuery = parseQuery<{ q?: string; limit?: unknown }>({
+  type: 'object',
+  properties: { q: { type: 'string' }, limit: {} },
+});
+
+export function toRepo(repo: Repo): Repo {
+  return {
+    id: repo.id,
+    full_name: repo.full_name,
+    installation_id: repo.installation_id,
+    default_branch: repo.default_branch,
+    root_directory: repo.root_directory,
+  };
+}
+
+/** GET /repos: the catalog's repositories of the caller (`q` substring of owner/repo, `limit` 1–200 default 100). */
+export function listRepos(gateway: Gateway): RouterMiddleware {
+  return async (ctx) => {
+    const query = parseReposQuery(ctx.query);
+    const limit = clampLimit(query.limit, { min: 1, max: 200, default: 100 });
+    const { userId } = principalOf(ctx.state);
+    const data = await gateway.peers.catalog.get<{ repos: Repo[] }>(`/internal/users/${encodeURIComponent(userId)}/repos`, {
+      query: { limit, ...(query.q === undefined ? {} : { q: query.q }) },
+    });
+    ok(ctx, { repos: data.repos.map(toRepo) });
+  };
+}

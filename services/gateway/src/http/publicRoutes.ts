@@ -1,0 +1,54 @@
+import { Router, type Middleware, type RouterMiddleware } from '@ars/http-app';
+import { PUBLIC_PREFIX, PUBLIC_ROUTES, type PublicRoute } from '../domain/routeTable.js';
+import type { Gateway } from '../gateway.js';
+import type { Peer } from '../peers.js';
+import { authenticateToken, requireScope } from './authenticateToken.js';
+import { forwardToOwner } from './forwardToOwner.js';
+import { listAgents } from './listAgents.js';
+import { listModels } from './listModels.js';
+import { listRepos } from './listRepos.js';
+import { mcpGet, mcpPost, mcpPreflight } from './mcpTransport.js';
+import { limitPerToken } from './rateLimits.js';
+import { startRun } from './startRun.js';
+import './state.js';
+
+/** The gateway's own answer for a route, where it does more than forward to the owner. */
+function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
+  const key = `${route.method} ${route.path}`;
+  switch (key) {
+    case 'GET /repos':
+      return listRepos(gateway);
+    case 'GET /agents':
+      return listAgents(gateway);
+    case 'GET /models':
+      return listModels(gateway);
+    case 'POST /runs':
+      return startRun(gateway, route);
+    case 'POST /mcp':
+      return mcpPost(gateway);
+    case 'OPTIONS /mcp':
+      return mcpPreflight(gateway);
+    case 'GET /mcp':
+      return mcpGet();
+    default:
+      if (route.owner === 'gateway') throw new Error(`no handler for the gateway's own route ${key}`);
+      return forwardToOwner(gateway, route as PublicRoute & { owner: Peer });
+  }
+}
+
+/**
+ * Every route of the contract's index under `/api/v1/svc`, each behind the same chain: authenticate
+ * the PAT (401) → per-PAT limit (429/503) → scope (403) → the route. Routes whose owner is not built
+ * yet are forwarded like the others (the owner answers 404 in the envelope).
+ */
+export function publicRoutes(gateway: Gateway): Router {
+  const router = new Router({ prefix: PUBLIC_PREFIX });
+  const authenticate = authenticateToken(gateway);
+  const perToken = limitPerToken(gateway);
+  for (const route of PUBLIC_ROUTES) {
+    const chain: Middleware[] = [];
+    if (route.auth === 'read' || route.auth === 'write') chain.push(authenticate, perToken, requireScope(route.auth));
+    router.register(route.path, [route.method], [...chain, handlerFor(gateway, route)] as RouterMiddleware[]);
+  }
+  return router;
+}

@@ -1,0 +1,47 @@
+import { AppError } from '@ars/errors';
+import type { Middleware } from '@ars/http-app';
+import { LIMITER_UNAVAILABLE, PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS, perTokenWindow, runStartExceededMessage, runStartWindows } from '../domain/limits.js';
+import type { Gateway } from '../gateway.js';
+import type { ConsumeResult, RateLimiter, RateWindow } from '../store/rateLimiter.js';
+import { principalOf } from './authenticateToken.js';
+
+/** Redis unreachable fails closed: 503 with `Retry-After: 60`, never an unlimited pass. */
+async function consumeOrUnavailable(gateway: Gateway, windows: readonly RateWindow[]): Promise<ConsumeResult> {
+  try {
+    return await gateway.limiter.consume(windows);
+  } catch (error) {
+    gateway.logger.warn({ err: error }, 'rate-limit backend unavailable');
+    throw AppError.unavailable(LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS);
+  }
+}
+
+/** 60 requests per rolling 60 s per PAT, on every request with it (after authentication, before the route). */
+export function limitPerToken(gateway: Gateway): Middleware {
+  return async (ctx, next) => {
+    const result = await consumeOrUnavailable(gateway, [perTokenWindow(principalOf(ctx.state).tokenId)]);
+    if (!result.allowed) throw AppError.rateLimited(PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS);
+    await next();
+  };
+}
+
+export interface RunStartReservation {
+  /** Gives the start back to the budget (a replay, or runs refused the start). */
+  refund(): Promise<void>;
+}
+
+/** The user's run-start budget (10/min, 30/h, 150/day across all PATs): reserved before runs is asked. */
+export async function reserveRunStart(gateway: Gateway, userId: string, limiter: RateLimiter = gateway.limiter): Promise<RunStartReservation> {
+  const windows = runStartWindows(userId);
+  const result = await consumeOrUnavailable(gateway, windows);
+  if (!result.allowed) throw AppError.rateLimited(runStartExceededMessage(result.exceededKey), RETRY_AFTER_SECONDS);
+  return {
+    async refund() {
+      try {
+        await limiter.refund(windows, result.reservation);
+      } catch (error) {
+        // The reservation then lapses with its window; the start was refused either way.
+        gateway.logger.warn({ err: error, userId }, 'run-start refund failed');
+      }
+    },
+  };
+}

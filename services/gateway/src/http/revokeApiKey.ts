@@ -1,0 +1,15 @@
+import { AppError } from '@ars/errors';
+import { ok, type RouterMiddleware } from '@ars/http-app';
+import type { Gateway } from '../gateway.js';
+import { describeApiKey } from './listApiKeys.js';
+import { sessionPrincipalOf } from './sessionAuth.js';
+
+/** DELETE /api/settings/api-keys/:id: sets `revokedAt` (idempotent); another user's token is 404. */
+export function revokeApiKey(gateway: Gateway): RouterMiddleware {
+  return async (ctx) => {
+    const { userId } = sessionPrincipalOf(ctx.state);
+    const token = await gateway.tokens.revoke(userId, String(ctx.params.id));
+    if (!token) throw AppError.notFound('API key not found');
+    ok(ctx, { apiKey: describeApiKey(token) });
+  };
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import type { CollectionIndexes, Db } from '@ars/mongo';
+import type { Scope } from '../domain/scopes.js';
+
+/** A PAT: only the SHA-256 of the plaintext and its first 12 characters are kept. */
+export interface TokenDocument {
+  _id: string;
+  userId: string;
+  name: string;
+  tokenHash: string;
+  prefix: string;
+  scopes: Scope[];
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export const TOKENS = 'personal_access_tokens';
+export const tokenIndexes: CollectionIndexes = {
+  collection: TOKENS,
+  indexes: [
+    { key: { tokenHash: 1 }, name: 'token_hash', unique: true },
+    { key: { userId: 1, createdAt: -1 }, name: 'user_created' },
+  ],
+};
+
+export interface NewToken {
+  userId: string;
+  name: string;
+  tokenHash: string;
+  prefix: string;
+  scopes: Scope[];
+  expiresAt: Date | null;
+}
+
+export interface TokenStore {
+  create(token: NewToken): Promise<TokenDocument>;
+  /** Looked up on every request (no cache): revocation and expiry apply to the very next request. */
+  findByHash(tokenHash: string): Promise<TokenDocument | undefined>;
+  listForUser(userId: string): Promise<TokenDocument[]>;
+  /** Sets `revokedAt` (kept when already revoked); false when the user has no such token. */
+  revoke(userId: string, id: string, now?: Date): Promise<TokenDocument | undefined>;
+}
+
+export function tokenStore(db: Db): TokenStore {
+  const tokens = db.collection<TokenDocument>(TOKENS);
+  return {
+    async create(token) {
+      const document: TokenDocument = { _id: `pat_${randomBytes(12).toString('hex')}`, ...token, createdAt: new Date(), revokedAt: null };
+      await tokens.insertOne(document);
+      return document;
+    },
+    async findByHash(tokenHash) {
+      return (await tokens.findOne({ tokenHash })) ?? undefined;
+    },
+    async listForUser(userId) {
+      return tokens.find({ userId }).sort({ createdAt: -1 }).toArray();
+    },
+    async revoke(userId, id, now = new Date()) {
+      await tokens.updateOne({ _id: id, userId, revokedAt: null }, { $set: { revokedAt: now } });
+      return (await tokens.findOne({ _id: id, userId })) ?? undefined;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { CollectionIndexes, Db } from '@ars/mongo';
+
+/** A browser session; `_id` is the SHA-256 of the cookie value (the value itself is never stored). */
+export interface SessionDocument {
+  _id: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export const SESSIONS = 'sessions';
+export const sessionIndexes: CollectionIndexes = {
+  collection: SESSIONS,
+  indexes: [
+    { key: { expiresAt: 1 }, name: 'expires_ttl', expireAfterSeconds: 0 },
+    { key: { userId: 1 }, name: 'user' },
+  ],
+};
+
+export interface SessionStore {
+  create(idHash: string, userId: string, ttlSeconds: number): Promise<SessionDocument>;
+  /** The live session with that hash (an expired one is treated as absent). */
+  find(idHash: string, now?: Date): Promise<SessionDocument | undefined>;
+  remove(idHash: string): Promise<void>;
+}
+
+export function sessionStore(db: Db): SessionStore {
+  const sessions = db.collection<SessionDocument>(SESSIONS);
+  return {
+    async create(idHash, userId, ttlSeconds) {
+      const createdAt = new Date();
+      const session: SessionDocument = { _id: idHash, userId, createdAt, expiresAt: new Date(createdAt.getTime() + ttlSeconds * 1000) };
+      await sessions.insertOne(session);
+      return session;
+    },
+    async find(idHash, now = new Date()) {
+      const session = await sessions.findOne({ _id: idHash });
+      if (!session || session.expiresAt.getTime() <= now.getTime()) return undefined;
+      return session;
+    },
+    async remove(idHash) {
+      await sessions.deleteOne({ _id: idHash });
+    },
+  };
+}

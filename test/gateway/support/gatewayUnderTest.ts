@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { startGateway } from '@ars/gateway';
+import { createLogger } from '@ars/logger';
+import { freePort } from '@ars/stack';
+import { testInfrastructure } from '@ars/testenv';
+import type { RunningServer } from '@ars/http-app';
+import { startCatalogStandIn, startEmptyPeer, startRunsStandIn, type RunsStandIn } from './peerStandIns.js';
+
+export interface GatewayUnderTest {
+  baseUrl: string;
+  mongoUrl: string;
+  mongoDb: string;
+  runs: RunsStandIn;
+  stop(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  /** Another Redis than the suite's (the outage test stops its own). */
+  redisUrl?: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * The gateway in-process on a free port, over the suite's MongoDB (a database of its own), Kafka and
+ * Redis, its peers being stand-ins that speak their internal APIs. Tests talk to it by HTTP only.
+ */
+export async function startGatewayUnderTest(options: GatewayOptions = {}): Promise<GatewayUnderTest> {
+  const infra = testInfrastructure();
+  const internalToken = randomBytes(24).toString('base64url');
+  const catalog = await startCatalogStandIn(internalToken);
+  const runs = await startRunsStandIn(internalToken);
+  const empty: RunningServer[] = [];
+  for (let i = 0; i < 4; i += 1) empty.push(await startEmptyPeer());
+  const [sandboxes, automations, prReview, mcpRegistry] = empty.map((s) => s.url);
+  const port = await freePort();
+  const mongoDb = `ars_gateway_test_${randomBytes(6).toString('hex')}`;
+  const running = await startGateway({
+    env: {
+      PORT: String(port),
+      MONGO_URL: infra.mongoUrl,
+      MONGO_DB: mongoDb,
+      KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+      REDIS_URL: options.redisUrl ?? infra.redisUrl,
+      INTERNAL_TOKEN: internalToken,
+      ARS_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      CATALOG_URL: catalog.url,
+      RUNS_URL: runs.server.url,
+      SANDBOXES_URL: sandboxes ?? '',
+      AUTOMATIONS_ENGINE_URL: automations ?? '',
+      PR_REVIEW_URL: prReview ?? '',
+      MCP_REGISTRY_URL: mcpRegistry ?? '',
+      ...options.env,
+    },
+    handleSignals: false,
+    exit: () => undefined,
+    logger: createLogger({ service: 'gateway', level: 'silent' }),
+  });
+  return {
+    baseUrl: running.url,
+    mongoUrl: infra.mongoUrl,
+    mongoDb,
+    runs,
+    async stop() {
+      await running.shutdown('test done');
+      await Promise.all([catalog.close(), runs.server.close(), ...empty.map((s) => s.close())]);
+    },
+  };
+}

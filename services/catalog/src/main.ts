@@ -1,9 +1,4 @@
 // The catalog service: owns installations, repositories, agents (owned and presets), models and the per-user model policy.
-import { runService } from '@ars/service';
+import { startCatalog } from './catalog.js';
 
-await runService({
-  name: 'catalog',
-  port: 8081,
-  requireMongo: true,
-  requireBus: true,
-});
+await startCatalog();

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { InstallationRef, SourceHost, SourceHostRepository } from './sourceHost.js';
 
 const run = promisify(execFile);
 
@@ -27,8 +28,30 @@ const NAME_PART = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  * The development source host: real bare git repositories on disk, one per `owner/name`, each with
  * a default branch and at least one commit, so sandboxes can clone them and push branches back.
  */
-export class LocalSourceHost {
+export class LocalSourceHost implements SourceHost {
+  readonly provider = 'local' as const;
+
   constructor(private readonly root: string) {}
+
+  /** The repositories under `<root>/<account>/`, by name, each with the branch its HEAD names. */
+  async listRepositories(installation: InstallationRef): Promise<SourceHostRepository[]> {
+    if (!NAME_PART.test(installation.account)) return [];
+    const dir = join(this.root, installation.account);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const repositories: SourceHostRepository[] = [];
+    for (const entry of entries.filter((e) => e.isDirectory() && e.name.endsWith('.git')).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      const head = await readFile(join(path, 'HEAD'), 'utf8').catch(() => '');
+      const branch = /^ref: refs\/heads\/(.+)$/m.exec(head)?.[1] ?? null;
+      repositories.push({ fullName: `${installation.account}/${entry.name.slice(0, -4)}`, defaultBranch: branch, cloneUrl: `file://${path}` });
+    }
+    return repositories;
+  }
+
+  /** Local repositories need no credentials: the `file://` URL itself. */
+  async authenticatedCloneUrl(_installation: InstallationRef, repository: { cloneUrl: string }): Promise<string> {
+    return repository.cloneUrl;
+  }
 
   async createRepository(input: NewLocalRepository): Promise<LocalRepository> {
     for (const part of [input.owner, input.name]) {

@@ -1,0 +1,66 @@
+import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
+import type { Logger } from '@ars/logger';
+import { runService, type RunningService } from '@ars/service';
+import { catalogConfigSchema, resolveCatalogSettings } from './config.js';
+import type { CatalogDeps } from './http/deps.js';
+import { catalogRoutes } from './http/routes.js';
+import { GitHubAppSourceHost } from './sourceHost/githubApp.js';
+import { LocalSourceHost } from './sourceHost/localSourceHost.js';
+import { AgentStore } from './store/agents.js';
+import { CATALOG_INDEXES } from './store/collections.js';
+import { InstallationStore } from './store/installations.js';
+import { ModelSettingsStore } from './store/modelSettings.js';
+import { RepoStore } from './store/repos.js';
+import { SecretBox } from './store/secretBox.js';
+
+export const CATALOG_PORT = 8081;
+
+export interface CatalogRuntime {
+  env?: EnvSource;
+  handleSignals?: boolean;
+  exit?: (code: number) => void;
+  logger?: Logger;
+}
+
+export type RunningCatalog = RunningService<typeof catalogConfigSchema>;
+
+/** Starts the catalog: `main.ts` with process defaults; tests in-process with `handleSignals: false`. */
+export async function startCatalog(runtime: CatalogRuntime = {}): Promise<RunningCatalog> {
+  const source = runtime.env ?? process.env;
+  let settings: ReturnType<typeof resolveCatalogSettings>;
+  try {
+    settings = resolveCatalogSettings(loadConfig({ ...serviceConfig({ service: 'catalog', port: CATALOG_PORT }), ...catalogConfigSchema }, source));
+  } catch (error) {
+    if (runtime.handleSignals === false) throw error;
+    return exitOnConfigError(error);
+  }
+
+  return runService({
+    name: 'catalog',
+    port: CATALOG_PORT,
+    requireMongo: true,
+    requireBus: true,
+    configSchema: catalogConfigSchema,
+    indexes: CATALOG_INDEXES,
+    runtime,
+    routes: (ctx) => {
+      const db = ctx.mongo?.db;
+      if (!db) throw new Error('the catalog needs MongoDB');
+      if (settings.developmentKey) {
+        ctx.logger.warn('CATALOG_SECRETS_KEY is not set: provider keys are encrypted with the fixed development key (never use this in production)');
+      }
+      const deps: CatalogDeps = {
+        installations: new InstallationStore(db),
+        repos: new RepoStore(db),
+        agents: new AgentStore(db),
+        modelSettings: new ModelSettingsStore(db, new SecretBox(settings.secretsKey)),
+        localHost: new LocalSourceHost(settings.sourceHostDir),
+        githubHost: settings.github ? new GitHubAppSourceHost(settings.github) : undefined,
+        production: settings.environment === 'production',
+        logger: ctx.logger,
+      };
+      ctx.logger.info({ source_host_dir: settings.sourceHostDir, github_app: Boolean(settings.github), environment: settings.environment }, 'catalog configured');
+      return [catalogRoutes(deps, ctx.config.INTERNAL_TOKEN)];
+    },
+  });
+}

@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError } from '@ars/config';
+import { resolveCatalogSettings } from './config.js';
+
+const base = { NODE_ENV: 'development' as const, GITHUB_API_URL: 'https://api.github.com' };
+
+describe('development: SOURCE_HOST_DIR defaults under .stack/ and a fixed development secrets key is used (and warned about)', () => {
+  test('defaults', () => {
+    const settings = resolveCatalogSettings(base);
+    expect(settings.sourceHostDir).toMatch(/\.stack\/source-host$/);
+    expect(settings.developmentKey).toBe(true);
+    expect(settings.secretsKey).toHaveLength(32);
+    expect(settings.github).toBeUndefined();
+  });
+});
+
+describe('production requires SOURCE_HOST_DIR and CATALOG_SECRETS_KEY (ARS_ENV overrides NODE_ENV)', () => {
+  test('both missing: one ConfigError naming both', () => {
+    expect(() => resolveCatalogSettings({ ...base, ARS_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => resolveCatalogSettings({ ...base, ARS_ENV: 'production' })).toThrow(/SOURCE_HOST_DIR is required in production.*CATALOG_SECRETS_KEY is required in production/);
+  });
+  test('both given: the configured key is used', () => {
+    const key = randomBytes(32);
+    const settings = resolveCatalogSettings({ ...base, NODE_ENV: 'production', SOURCE_HOST_DIR: '/srv/source-host', CATALOG_SECRETS_KEY: key.toString('base64') });
+    expect(settings).toMatchObject({ environment: 'production', sourceHostDir: '/srv/source-host', developmentKey: false });
+    expect(settings.secretsKey.equals(key)).toBe(true);
+  });
+});
+
+describe('CATALOG_SECRETS_KEY must be base64 of 32 bytes; the GitHub App needs id and key together', () => {
+  test('a short key is refused', () => {
+    expect(() => resolveCatalogSettings({ ...base, CATALOG_SECRETS_KEY: randomBytes(16).toString('base64') })).toThrow('CATALOG_SECRETS_KEY must be base64 of exactly 32 bytes');
+  });
+  test('GITHUB_APP_ID without a key is refused; both give the adapter settings with \\n-escaped PEM restored', () => {
+    expect(() => resolveCatalogSettings({ ...base, GITHUB_APP_ID: '123' })).toThrow('GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY must be set together');
+    const settings = resolveCatalogSettings({ ...base, GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nabc\\n-----END RSA PRIVATE KEY-----' });
+    expect(settings.github).toEqual({ appId: '123', privateKey: '-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----', apiUrl: 'https://api.github.com' });
+  });
+});

@@ -1,0 +1,70 @@
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ConfigError, env, environmentOf, type Environment } from '@ars/config';
+import { developmentSecretsKey, parseSecretsKey } from './store/secretBox.js';
+
+/** The repository root, from this file's place (`services/catalog/src/` or `dist/`). */
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The catalog's own variables, beside the common ones of every service. */
+export const catalogConfigSchema = {
+  /** Every route of the catalog is internal: without the shared token it can serve nothing. */
+  INTERNAL_TOKEN: env.string({ secret: true, minLength: 16, describe: 'a string of at least 16 characters' }),
+  SOURCE_HOST_DIR: env.string({ optional: true }),
+  CATALOG_SECRETS_KEY: env.string({ optional: true, secret: true }),
+  GITHUB_APP_ID: env.string({ optional: true, pattern: '^[1-9][0-9]{0,18}$', describe: 'a GitHub App id (digits)' }),
+  GITHUB_APP_PRIVATE_KEY: env.string({ optional: true, secret: true }),
+  GITHUB_API_URL: env.url({ protocols: ['http', 'https'], default: 'https://api.github.com' }),
+};
+
+export interface CatalogSettings {
+  environment: Environment;
+  sourceHostDir: string;
+  secretsKey: Buffer;
+  /** True when no key was configured and the development key is in use (warned at start-up). */
+  developmentKey: boolean;
+  github: { appId: string; privateKey: string; apiUrl: string } | undefined;
+}
+
+interface CatalogConfigInput {
+  NODE_ENV: Environment;
+  ARS_ENV?: Environment | undefined;
+  SOURCE_HOST_DIR?: string | undefined;
+  CATALOG_SECRETS_KEY?: string | undefined;
+  GITHUB_APP_ID?: string | undefined;
+  GITHUB_APP_PRIVATE_KEY?: string | undefined;
+  GITHUB_API_URL: string;
+}
+
+/**
+ * The rules one variable alone cannot state: in production `SOURCE_HOST_DIR` and
+ * `CATALOG_SECRETS_KEY` are required; the key is base64 of 32 bytes; the GitHub App needs both its
+ * id and its key. Throws one ConfigError naming every problem.
+ */
+export function resolveCatalogSettings(config: CatalogConfigInput): CatalogSettings {
+  const environment = environmentOf(config);
+  const production = environment === 'production';
+  const problems: string[] = [];
+  if (production && !config.SOURCE_HOST_DIR) problems.push('SOURCE_HOST_DIR is required in production (a directory for the local source host)');
+  let secretsKey: Buffer | undefined;
+  if (config.CATALOG_SECRETS_KEY) {
+    secretsKey = parseSecretsKey(config.CATALOG_SECRETS_KEY);
+    if (!secretsKey) problems.push('CATALOG_SECRETS_KEY must be base64 of exactly 32 bytes');
+  } else if (production) {
+    problems.push('CATALOG_SECRETS_KEY is required in production (base64 of 32 bytes)');
+  }
+  if (Boolean(config.GITHUB_APP_ID) !== Boolean(config.GITHUB_APP_PRIVATE_KEY)) {
+    problems.push('GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY must be set together');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    environment,
+    sourceHostDir: config.SOURCE_HOST_DIR ?? join(repoRoot, '.stack', 'source-host'),
+    secretsKey: secretsKey ?? developmentSecretsKey(),
+    developmentKey: !secretsKey,
+    github:
+      config.GITHUB_APP_ID && config.GITHUB_APP_PRIVATE_KEY
+        ? { appId: config.GITHUB_APP_ID, privateKey: config.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n'), apiUrl: config.GITHUB_API_URL }
+        : undefined,
+  };
+}

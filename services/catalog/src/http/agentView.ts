@@ -1,0 +1,6 @@
+import type { Agent } from '../domain/agents.js';
+import type { AgentDoc } from '../store/collections.js';
+
+export function toAgent(doc: AgentDoc): Agent {
+  return { id: doc._id, name: doc.name, slug: doc.slug, model: doc.model, description: doc.description, category: doc.category, preset: false };
+}

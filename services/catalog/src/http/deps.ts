@@ -1,0 +1,38 @@
+import type { Logger } from '@ars/logger';
+import { availableModels, type CatalogModel } from '../domain/modelAvailability.js';
+import { DEFAULT_PLAN, MODEL_CATALOG } from '../domain/modelCatalog.js';
+import type { LocalSourceHost } from '../sourceHost/localSourceHost.js';
+import type { SourceHost, SourceHostProvider } from '../sourceHost/sourceHost.js';
+import type { AgentStore } from '../store/agents.js';
+import type { InstallationStore } from '../store/installations.js';
+import type { ModelSettingsStore } from '../store/modelSettings.js';
+import type { RepoStore } from '../store/repos.js';
+
+/** What the routes work with: the stores, the source hosts and the deployment environment. */
+export interface CatalogDeps {
+  installations: InstallationStore;
+  repos: RepoStore;
+  agents: AgentStore;
+  modelSettings: ModelSettingsStore;
+  localHost: LocalSourceHost;
+  /** Present only when the GitHub App is configured. */
+  githubHost: SourceHost | undefined;
+  production: boolean;
+  logger: Logger;
+}
+
+export function sourceHostFor(deps: CatalogDeps, provider: SourceHostProvider): SourceHost | undefined {
+  return provider === 'local' ? deps.localHost : deps.githubHost;
+}
+
+/** The catalog with visibility overrides applied, then the rules of `modelAvailability.ts` for this user. */
+export async function modelsAvailableTo(deps: CatalogDeps, userId: string): Promise<CatalogModel[]> {
+  const [overrides, plan, providerKeys, enabledByModelId] = await Promise.all([
+    deps.modelSettings.visibilityOverrides(),
+    deps.modelSettings.plan(userId),
+    deps.modelSettings.providersWithKeys(userId),
+    deps.modelSettings.enabledByModelId(userId),
+  ]);
+  const catalog = MODEL_CATALOG.map((model) => ({ ...model, visible: overrides.get(model.id) ?? model.visible }));
+  return availableModels(catalog, { plan: plan ?? DEFAULT_PLAN, providerKeys, enabledByModelId });
+}

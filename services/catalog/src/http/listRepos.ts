@@ -1,0 +1,21 @@
+import { clampLimit, ok, parseQuery, type Router } from '@ars/http-app';
+import { REPO_LIMIT } from '../domain/repos.js';
+import type { CatalogDeps } from './deps.js';
+import { pathParam } from './params.js';
+import { toRepo } from './repoView.js';
+
+const parseListQuery = parseQuery<{ q?: string; limit?: number }>({
+  type: 'object',
+  properties: { q: { type: 'string', maxLength: 200 }, limit: { type: 'integer' } },
+});
+
+/** `GET /internal/users/:userId/repos?q=&limit=` → `{repos}` by `full_name`; `q` any case; `limit` clamped to 1–200. */
+export function listRepos(router: Router, deps: CatalogDeps): void {
+  router.get('/users/:userId/repos', async (ctx) => {
+    const userId = pathParam(ctx, 'userId');
+    const query = parseListQuery(ctx.query);
+    const limit = clampLimit(query.limit, REPO_LIMIT);
+    const repos = await deps.repos.list(userId, { q: query.q, limit });
+    ok(ctx, { repos: repos.map(toRepo) });
+  });
+}

@@ -1,0 +1,12 @@
+import type { Repo } from '../domain/repos.js';
+import type { RepoDoc } from '../store/collections.js';
+
+export function toRepo(doc: RepoDoc): Repo {
+  return {
+    id: doc._id,
+    full_name: doc.full_name,
+    installation_id: doc.installationId,
+    default_branch: doc.default_branch,
+    root_directory: doc.root_directory,
+  };
+}

@@ -1,0 +1,115 @@
+// Test support (not built into dist/): the catalog run in-process against the suite's MongoDB and
+// Kafka, its own database per harness, a temp dir for the local source host, and its log lines kept.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@ars/logger';
+import { testInfrastructure } from '@ars/testenv';
+import { startCatalog, type RunningCatalog } from '../catalog.js';
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  body: { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
+  /** The data of a success envelope (throws on a failure, naming it). */
+  data: T;
+  text: string;
+}
+
+export interface CatalogHarness {
+  url: string;
+  token: string;
+  sourceHostDir: string;
+  dbName: string;
+  service: RunningCatalog;
+  /** Every log line the service wrote, raw JSON. */
+  logLines: string[];
+  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
+  /** A fresh tenant: a user id no other test uses. */
+  newUser(): string;
+  /** `POST /internal/dev/installations` for the user; the installation and its repositories. */
+  devInstallation(userId: string, repoCount?: number): Promise<DevInstallation>;
+  stop(): Promise<void>;
+}
+
+export interface DevInstallation {
+  installation: { id: number; account: string; provider: string };
+  repos: { id: string; full_name: string; default_branch: string | null }[];
+}
+
+export async function startCatalogHarness(extraEnv: Record<string, string> = {}): Promise<CatalogHarness> {
+  const infra = testInfrastructure();
+  const token = randomBytes(24).toString('base64url');
+  const sourceHostDir = mkdtempSync(join(tmpdir(), 'ars-catalog-test-'));
+  const dbName = `catalog_test_${randomBytes(6).toString('hex')}`;
+  const logLines: string[] = [];
+  const logger = createLogger({ service: 'catalog', level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });
+  const service = await startCatalog({
+    handleSignals: false,
+    exit: () => undefined,
+    logger,
+    env: {
+      PORT: String(await freePort()),
+      MONGO_URL: infra.mongoUrl,
+      MONGO_DB: dbName,
+      KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+      INTERNAL_TOKEN: token,
+      SOURCE_HOST_DIR: sourceHostDir,
+      CATALOG_SECRETS_KEY: randomBytes(32).toString('base64'),
+      ...extraEnv,
+    },
+  });
+
+  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-internal-token': token }): Promise<Answer<T>> => {
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'x-caller-service': 'catalog-test' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const parsed = JSON.parse(text) as Answer<T>['body'];
+    return {
+      status: response.status,
+      body: parsed,
+      text,
+      get data(): T {
+        if (!parsed.ok) throw new Error(`${method} ${path} failed: ${response.status} ${text}`);
+        return parsed.data;
+      },
+    };
+  };
+
+  return {
+    url: service.url,
+    token,
+    sourceHostDir,
+    dbName,
+    service,
+    logLines,
+    call,
+    newUser: () => `user-${randomUUID()}`,
+    devInstallation: async (userId, repoCount) => {
+      const answer = await call<DevInstallation>('POST', '/internal/dev/installations', repoCount === undefined ? { userId } : { userId, repoCount });
+      if (answer.status !== 201) throw new Error(`dev installation failed: ${answer.status} ${answer.text}`);
+      return answer.data;
+    },
+    stop: async () => {
+      await service.shutdown('test over');
+      rmSync(sourceHostDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A port nobody listens on now (the kit's PORT must be 1–65535, so not 0). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

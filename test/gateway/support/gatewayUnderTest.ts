@@ -3,14 +3,15 @@ import { startGateway } from '@ars/gateway';
 import { createLogger } from '@ars/logger';
 import { freePort } from '@ars/stack';
 import { testInfrastructure } from '@ars/testenv';
-import type { RunningServer } from '@ars/http-app';
-import { startCatalogStandIn, startEmptyPeer, startRunsStandIn, type RunsStandIn } from './peerStandIns.js';
+import { startCatalogStandIn, startEmptyPeer, startRunsStandIn, type EmptyPeer, type RunsStandIn } from './peerStandIns.js';
 
 export interface GatewayUnderTest {
   baseUrl: string;
   mongoUrl: string;
   mongoDb: string;
   runs: RunsStandIn;
+  /** The services whose internal API is not built yet, by name. */
+  peers: Record<'sandboxes' | 'automations-engine' | 'pr-review' | 'mcp-registry', EmptyPeer>;
   stop(): Promise<void>;
 }
 
@@ -29,9 +30,13 @@ export async function startGatewayUnderTest(options: GatewayOptions = {}): Promi
   const internalToken = randomBytes(24).toString('base64url');
   const catalog = await startCatalogStandIn(internalToken);
   const runs = await startRunsStandIn(internalToken);
-  const empty: RunningServer[] = [];
-  for (let i = 0; i < 4; i += 1) empty.push(await startEmptyPeer());
-  const [sandboxes, automations, prReview, mcpRegistry] = empty.map((s) => s.url);
+  const peers = {
+    sandboxes: await startEmptyPeer(),
+    'automations-engine': await startEmptyPeer(),
+    'pr-review': await startEmptyPeer(),
+    'mcp-registry': await startEmptyPeer(),
+  };
+  const empty = Object.values(peers).map((p) => p.server);
   const port = await freePort();
   const mongoDb = `ars_gateway_test_${randomBytes(6).toString('hex')}`;
   const running = await startGateway({
@@ -46,10 +51,10 @@ export async function startGatewayUnderTest(options: GatewayOptions = {}): Promi
       LOG_LEVEL: 'silent',
       CATALOG_URL: catalog.url,
       RUNS_URL: runs.server.url,
-      SANDBOXES_URL: sandboxes ?? '',
-      AUTOMATIONS_ENGINE_URL: automations ?? '',
-      PR_REVIEW_URL: prReview ?? '',
-      MCP_REGISTRY_URL: mcpRegistry ?? '',
+      SANDBOXES_URL: peers.sandboxes.server.url,
+      AUTOMATIONS_ENGINE_URL: peers['automations-engine'].server.url,
+      PR_REVIEW_URL: peers['pr-review'].server.url,
+      MCP_REGISTRY_URL: peers['mcp-registry'].server.url,
       ...options.env,
     },
     handleSignals: false,
@@ -61,6 +66,7 @@ export async function startGatewayUnderTest(options: GatewayOptions = {}): Promi
     mongoUrl: infra.mongoUrl,
     mongoDb,
     runs,
+    peers,
     async stop() {
       await running.shutdown('test done');
       await Promise.all([catalog.close(), runs.server.close(), ...empty.map((s) => s.close())]);

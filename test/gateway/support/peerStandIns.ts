@@ -101,7 +101,19 @@ export async function startRunsStandIn(internalToken: string): Promise<RunsStand
   return { server: await startHttpServer(app, { port: 0 }), received };
 }
 
+export interface EmptyPeer {
+  server: RunningServer;
+  /** What the gateway asked: method, path and query string of each call. */
+  received: { method: string; path: string; query: Record<string, unknown>; caller: string }[];
+}
+
 /** A service with no routes yet (its internal API answers 404 in the envelope), ready on /readyz. */
-export async function startEmptyPeer(): Promise<RunningServer> {
-  return startHttpServer(createHttpApp({ service: 'empty-peer', logger }), { port: 0 });
+export async function startEmptyPeer(): Promise<EmptyPeer> {
+  const received: EmptyPeer['received'] = [];
+  const app = createHttpApp({ service: 'empty-peer', logger });
+  app.use(async (ctx, next) => {
+    if (ctx.path.startsWith('/internal/')) received.push({ method: ctx.method, path: ctx.path, query: { ...ctx.query }, caller: ctx.get('X-Caller-Service') });
+    await next();
+  });
+  return { server: await startHttpServer(app, { port: 0 }), received };
 }

@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { repoRoot } from '@ars/stack';
+import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { bearer, call, createToken, dataOf, errorOf, type Account } from './support/accounts.js';
+
+const run = promisify(execFile);
+
+/** `npm run --silent admin -- dev-account --json` from the repository root, exactly as tools call it. */
+async function admin(env: Record<string, string>, args = ['dev-account', '--json']): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+let gateway: GatewayUnderTest;
+let production: GatewayUnderTest;
+beforeAll(async () => {
+  gateway = await startGatewayUnderTest();
+  production = await startGatewayUnderTest({ env: { ARS_ENV: 'production' } });
+}, 60_000);
+afterAll(async () => {
+  await gateway?.stop();
+  await production?.stop();
+});
+
+describe('npm run --silent admin -- dev-account --json prints exactly one JSON object for a brand-new account', () => {
+  test('{baseUrl, userId, sessionCookie, installationId, repos} on one line; the cookie authenticates the API key routes', async () => {
+    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    const account = JSON.parse(result.stdout) as Account & { baseUrl: string };
+    expect(Object.keys(account)).toEqual(['baseUrl', 'userId', 'sessionCookie', 'installationId', 'repos']);
+    expect(account.baseUrl).toBe(gateway.baseUrl);
+    expect(account.sessionCookie).toMatch(/^ars_session=[A-Za-z0-9_-]{43}$/);
+    expect(Number.isInteger(account.installationId)).toBe(true);
+    expect(account.repos.length).toBeGreaterThanOrEqual(2);
+    for (const repo of account.repos) expect(Object.keys(repo)).toEqual(['id', 'full_name', 'default_branch']);
+
+    const token = await createToken(gateway.baseUrl, account);
+    const repos = dataOf(await call<{ repos: { id: string }[] }>(`${gateway.baseUrl}/api/v1/svc/repos`, { headers: bearer(token.token) })).repos;
+    expect(repos.map((r) => r.id).sort()).toEqual(account.repos.map((r) => r.id).sort());
+  });
+
+  test('every call makes a new user and installation', async () => {
+    const [a, b] = await Promise.all([admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' }), admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' })]);
+    const first = JSON.parse(a.stdout) as { userId: string; installationId: number };
+    const second = JSON.parse(b.stdout) as { userId: string; installationId: number };
+    expect(first.userId).not.toBe(second.userId);
+    expect(first.installationId).not.toBe(second.installationId);
+  });
+});
+
+describe('it is a development tool: it refuses production', () => {
+  test('ARS_ENV=production: exit 1, one line on stderr, nothing on stdout', async () => {
+    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'production' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('production');
+  });
+
+  test('a gateway running in production has no development account route (404), and the command says so', async () => {
+    const answer = await call(`${production.baseUrl}/api/dev/accounts`, { method: 'POST', json: {} });
+    expect(answer.status).toBe(404);
+    expect(errorOf(answer).code).toBe('NOT_FOUND');
+    const result = await admin({ ARS_BASE_URL: production.baseUrl, ARS_ENV: 'development' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('production');
+  });
+
+  test('no stack listening: exit 1 with one line naming the address', async () => {
+    const result = await admin({ ARS_BASE_URL: 'http://127.0.0.1:9', ARS_ENV: 'development' });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('http://127.0.0.1:9');
+  });
+});

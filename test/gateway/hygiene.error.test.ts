@@ -1,0 +1,150 @@
+import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { bearer, call, errorOf, tenant, type CreatedToken } from './support/accounts.js';
+
+let gateway: GatewayUnderTest;
+let api: string;
+beforeAll(async () => {
+  gateway = await startGatewayUnderTest();
+  api = `${gateway.baseUrl}/api/v1/svc`;
+}, 60_000);
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+async function freshToken(): Promise<CreatedToken> {
+  return (await tenant(gateway.baseUrl)).token;
+}
+
+describe('malformed JSON, a wrong content type and an oversized body are 400 BAD_REQUEST naming the problem', () => {
+  test('malformed JSON', async () => {
+    const token = await freshToken();
+    const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{"repoId":' });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toEqual({ code: 'BAD_REQUEST', message: 'Malformed JSON body' });
+  });
+
+  test('a body that is not application/json', async () => {
+    const token = await freshToken();
+    const answer = await call(`${api}/runs`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'text/plain', 'idempotency-key': 'k' }, body: 'repoId=1' });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toBe('Content-Type must be application/json');
+  });
+
+  test('a body over 1mb', async () => {
+    const token = await freshToken();
+    const answer = await call(`${api}/automations`, { method: 'POST', headers: bearer(token.token), json: { name: 'x'.repeat(1_100_000) } });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toBe('Request body exceeds the 1mb limit');
+  });
+});
+
+describe('limit: not an integer is 400 naming it; out of range is clamped into the route\'s range', () => {
+  const listRoutes = [
+    ['/repos', undefined],
+    ['/sandboxes', 'sandboxes'],
+    ['/automations', 'automations-engine'],
+    ['/automations/a1/runs', 'automations-engine'],
+    ['/runs/r1/events', undefined],
+  ] as const;
+
+  test.each(listRoutes)('%s?limit=ten is 400 "limit must be an integer"', async (path) => {
+    const token = await freshToken();
+    for (const value of ['ten', '1.5']) {
+      const answer = await call(`${api}${path}?limit=${value}`, { headers: bearer(token.token) });
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer)).toEqual({ code: 'BAD_REQUEST', message: 'limit must be an integer' });
+    }
+  });
+
+  test.each([
+    ['/sandboxes', 'sandboxes', { '0': 1, '-5': 1, '1000': 200, '': 100, '50': 50 }],
+    ['/automations', 'automations-engine', { '0': 1, '1000': 100, '': 50, '7': 7 }],
+    ['/automations/a1/runs', 'automations-engine', { '0': 1, '1000': 50, '': 20, '33': 33 }],
+  ] as const)('%s forwards the clamped limit to its owner', async (path, owner, cases) => {
+    const token = await freshToken();
+    for (const [sent, expected] of Object.entries(cases)) {
+      const before = gateway.peers[owner].received.length;
+      const answer = await call(`${api}${path}${sent === '' ? '' : `?limit=${sent}`}`, { headers: bearer(token.token) });
+      expect(answer.status).toBe(404);
+      const forwarded = gateway.peers[owner].received[before];
+      expect([sent, forwarded?.query.limit]).toEqual([sent, String(expected)]);
+    }
+  });
+
+  test('/repos clamps: limit=0 gives 1 repository, limit=5000 all of them', async () => {
+    const { token } = await tenant(gateway.baseUrl);
+    const one = await call<{ repos: unknown[] }>(`${api}/repos?limit=0`, { headers: bearer(token.token) });
+    expect(one.body.ok && one.body.data.repos).toHaveLength(1);
+    const all = await call<{ repos: unknown[] }>(`${api}/repos?limit=5000`, { headers: bearer(token.token) });
+    expect(all.body.ok && all.body.data.repos).toHaveLength(2);
+  });
+});
+
+describe('routes: unknown ones under /api/v1/svc are 404 in the envelope; owners not built yet answer 404', () => {
+  test('an unknown path and a wrong method are 404 NOT_FOUND in the envelope', async () => {
+    const token = await freshToken();
+    const unknown = await call(`${api}/nope`, { headers: bearer(token.token) });
+    expect(unknown.status).toBe(404);
+    expect(errorOf(unknown).code).toBe('NOT_FOUND');
+    const wrongMethod = await call(`${api}/repos`, { method: 'DELETE', headers: bearer(token.token) });
+    expect(wrongMethod.status).toBe(404);
+    expect(errorOf(wrongMethod).code).toBe('NOT_FOUND');
+  });
+
+  test('a route whose owner has no internal route yet is forwarded as the caller and answers 404 without naming internal paths', async () => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    const answer = await call(`${api}/sandboxes/sb1/logs`, { headers: bearer(token.token) });
+    expect(answer.status).toBe(404);
+    expect(errorOf(answer)).toEqual({ code: 'NOT_FOUND', message: 'GET /sandboxes/:sandboxId/logs is not available yet' });
+    const forwarded = gateway.peers.sandboxes.received.at(-1);
+    expect(forwarded).toMatchObject({ method: 'GET', path: `/internal/users/${account.userId}/sandboxes/sb1/logs`, caller: 'gateway' });
+  });
+
+  test('POST /automations/{id}/trigger needs Idempotency-Key (400) before it is forwarded', async () => {
+    const token = await freshToken();
+    const answer = await call(`${api}/automations/a1/trigger`, { method: 'POST', headers: bearer(token.token), json: { repoId: 'r' } });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toContain('Idempotency-Key');
+  });
+});
+
+describe('X-Request-Id is on every answer', () => {
+  test('success, 400, 401, 403, 404 and a sane incoming id echoed', async () => {
+    const { account } = await tenant(gateway.baseUrl);
+    const token = (await tenant(gateway.baseUrl)).token;
+    const answers = [
+      await call(`${api}/agents`, { headers: bearer(token.token) }),
+      await call(`${api}/repos?limit=x`, { headers: bearer(token.token) }),
+      await call(`${api}/agents`),
+      await call(`${gateway.baseUrl}/api/settings/api-keys`, { headers: bearer(token.token) }),
+      await call(`${api}/nope`, { headers: bearer(token.token) }),
+      await call(`${gateway.baseUrl}/api/settings/api-keys`, { headers: { cookie: account.sessionCookie } }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 400, 401, 403, 404, 200]);
+    for (const answer of answers) expect(answer.headers.get('x-request-id')).toMatch(/\S/);
+    const echoed = await call(`${api}/agents`, { headers: { ...bearer(token.token), 'x-request-id': 'trace-me-42' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-me-42');
+  });
+});
+
+describe('the MCP transport edge: PAT auth in JSON-RPC, GET 405, preflight', () => {
+  test('GET /mcp is 405; OPTIONS /mcp answers CORS preflight', async () => {
+    const get = await fetch(`${api}/mcp`);
+    expect(get.status).toBe(405);
+    const preflight = await fetch(`${api}/mcp`, { method: 'OPTIONS', headers: { origin: new URL(gateway.baseUrl).origin, 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
+  test('POST /mcp without a PAT is 401 with JSON-RPC -32001; malformed JSON -32700; a notification 202', async () => {
+    const token = await freshToken();
+    const unauthenticated = await fetch(`${api}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    expect(unauthenticated.status).toBe(401);
+    expect(((await unauthenticated.json()) as { error: { code: number } }).error.code).toBe(-32001);
+    const malformed = await fetch(`${api}/mcp`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{' });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const notification = await fetch(`${api}/mcp`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+    expect(notification.status).toBe(202);
+  });
+});

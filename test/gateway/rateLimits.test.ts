@@ -1,0 +1,159 @@
+import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { bearer, call, createToken, dataOf, errorOf, tenant, type Account, type Answer } from './support/accounts.js';
+
+let gateway: GatewayUnderTest;
+let api: string;
+beforeAll(async () => {
+  gateway = await startGatewayUnderTest();
+  api = `${gateway.baseUrl}/api/v1/svc`;
+}, 60_000);
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+function startRun(token: string, account: Account, key: string, body?: Record<string, unknown>): Promise<Answer<{ runId: string; replayed: boolean }>> {
+  return call(`${api}/runs`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'idempotency-key': key },
+    json: body ?? { repoId: account.repos[0]?.id, prompt: 'do it' },
+  });
+}
+
+describe('per PAT: 60 requests per rolling 60 s, then 429 RATE_LIMITED with Retry-After: 60', () => {
+  test('the 60th request in 60 s passes and the 61st is 429; another PAT of the same user is unaffected', async () => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    for (let i = 1; i <= 60; i += 1) {
+      const answer = await call(`${api}/agents`, { headers: bearer(token.token) });
+      expect([i, answer.status]).toEqual([i, 200]);
+    }
+    const limited = await call(`${api}/agents`, { headers: bearer(token.token) });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('60');
+    expect(errorOf(limited).code).toBe('RATE_LIMITED');
+    expect(errorOf(limited).message).toMatch(/rate limit exceeded.*60 seconds/i);
+
+    const second = await createToken(gateway.baseUrl, account, { name: 'second' });
+    expect((await call(`${api}/agents`, { headers: bearer(second.token) })).status).toBe(200);
+  });
+
+  test('every route counts, whatever its answer (401 aside): 429 also on a write route and an unknown id', async () => {
+    const { token } = await tenant(gateway.baseUrl);
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => call(`${api}/runs/r${i}`, { headers: bearer(token.token) })));
+    expect(answers.every((a) => a.status === 404)).toBe(true);
+    const limited = await call(`${api}/sandboxes`, { method: 'POST', headers: bearer(token.token), json: {} });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('60');
+  });
+
+  test('100 parallel requests with one PAT: exactly 60 pass', async () => {
+    const { token } = await tenant(gateway.baseUrl);
+    const answers = await Promise.all(Array.from({ length: 100 }, () => call(`${api}/models`, { headers: bearer(token.token) })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(60);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(40);
+  });
+});
+
+describe('run starts per user: 10 per minute across all of the user\'s PATs, independent of other users', () => {
+  test('the 11th run start in a minute is 429 across two PATs of one user while another user is unaffected', async () => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    const second = await createToken(gateway.baseUrl, account, { name: 'second' });
+    for (let i = 0; i < 10; i += 1) {
+      const answer = await startRun(i % 2 === 0 ? token.token : second.token, account, `start-${i}`);
+      expect([i, answer.status]).toEqual([i, 202]);
+    }
+    for (const pat of [token.token, second.token]) {
+      const limited = await startRun(pat, account, `start-over-${pat}`);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('60');
+      expect(errorOf(limited).code).toBe('RATE_LIMITED');
+      expect(errorOf(limited).message).toContain('10 run starts per minute');
+    }
+    // reads with the same PATs are not run starts
+    expect((await call(`${api}/agents`, { headers: bearer(token.token) })).status).toBe(200);
+
+    const other = await tenant(gateway.baseUrl);
+    expect((await startRun(other.token.token, other.account, 'start-0')).status).toBe(202);
+  });
+
+  test('100 parallel run starts of one user: exactly 10 are accepted', async () => {
+    const { account } = await tenant(gateway.baseUrl);
+    const tokens = await Promise.all(Array.from({ length: 4 }, (_, i) => createToken(gateway.baseUrl, account, { name: `t${i}` })));
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => startRun(tokens[i % 4]?.token ?? '', account, `p-${i}`)));
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(10);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(90);
+  });
+
+  test('a replay (same key, same body) does not consume the budget', async () => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    const first = await startRun(token.token, account, 'same');
+    expect(dataOf(first).replayed).toBe(false);
+    for (let i = 0; i < 12; i += 1) {
+      const replay = await startRun(token.token, account, 'same');
+      expect(replay.status).toBe(202);
+      expect(dataOf(replay)).toMatchObject({ replayed: true, runId: dataOf(first).runId });
+    }
+    for (let i = 1; i < 10; i += 1) expect((await startRun(token.token, account, `new-${i}`)).status).toBe(202);
+    expect((await startRun(token.token, account, 'new-10')).status).toBe(429);
+  });
+
+  test('a start runs refuses (404 repo, 409 key conflict) or the gateway refuses (400) does not consume the budget', async () => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    for (let i = 0; i < 11; i += 1) {
+      const missing = await startRun(token.token, account, `missing-${i}`, { repoId: 'no-such-repo', prompt: 'x' });
+      expect(missing.status).toBe(404);
+      const invalid = await startRun(token.token, account, `invalid-${i}`, { repoId: 'r' });
+      expect(invalid.status).toBe(400);
+    }
+    expect((await startRun(token.token, account, 'k', { repoId: account.repos[0]?.id, prompt: 'a' })).status).toBe(202);
+    const conflict = await startRun(token.token, account, 'k', { repoId: account.repos[0]?.id, prompt: 'b' });
+    expect(conflict.status).toBe(409);
+    expect(errorOf(conflict).code).toBe('IDEMPOTENCY_CONFLICT');
+    for (let i = 1; i < 10; i += 1) expect((await startRun(token.token, account, `ok-${i}`)).status).toBe(202);
+    expect((await startRun(token.token, account, 'ok-10')).status).toBe(429);
+  });
+});
+
+describe('POST /runs: Idempotency-Key required, body validated, canonical body hash sent to runs', () => {
+  test('missing key is 400 saying it is required; a key over 200 characters is 400', async () => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    const missing = await call(`${api}/runs`, { method: 'POST', headers: bearer(token.token), json: { repoId: account.repos[0]?.id, prompt: 'x' } });
+    expect(missing.status).toBe(400);
+    expect(errorOf(missing).message).toContain('Idempotency-Key header is required');
+    expect((await startRun(token.token, account, 'k'.repeat(200))).status).toBe(202);
+    const long = await startRun(token.token, account, 'k'.repeat(201));
+    expect(long.status).toBe(400);
+    expect(errorOf(long).message).toContain('200');
+  });
+
+  test.each([
+    [{ prompt: 'x' }, 'repoId is required'],
+    [{ repoId: 'r' }, 'prompt is required'],
+    [{ repoId: 'r', prompt: 'x', harness: 'gpt' }, 'harness must be one of codex, claude-code'],
+    [{ repoId: 'r', prompt: 'x'.repeat(100_001) }, 'prompt must be at most 100000 characters'],
+  ])('%j is 400 naming the field', async (body, message) => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    const answer = await startRun(token.token, account, 'v', body);
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toBe(message);
+  });
+
+  test('key order and whitespace do not change the body hash: the second call is a replay', async () => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    const repoId = account.repos[0]?.id;
+    const first = await call<{ replayed: boolean }>(`${api}/runs`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'idempotency-key': 'order', 'content-type': 'application/json' },
+      body: JSON.stringify({ repoId, prompt: 'p', harness: 'codex' }),
+    });
+    const second = await call<{ replayed: boolean }>(`${api}/runs`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'idempotency-key': 'order', 'content-type': 'application/json' },
+      body: `{ "harness" : "codex",\n "prompt": "p", "repoId": ${JSON.stringify(repoId)} }`,
+    });
+    expect(dataOf(first).replayed).toBe(false);
+    expect(dataOf(second).replayed).toBe(true);
+    const sent = gateway.runs.received.filter((r) => r.userId === account.userId);
+    expect(sent[0]?.bodyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(sent[1]?.bodyHash).toBe(sent[0]?.bodyHash);
+  });
+});

@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '@ars/stack';
+import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { bearer, call, errorOf, tenant } from './support/accounts.js';
+
+/** A private redis-server this test stops and starts again on the same port. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`redis-server not ready: ${seen}`)), 15_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited ${String(code)}: ${seen}`)));
+  });
+  return child;
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Polls until `check` holds (Redis reconnects with backoff); fails after `timeoutMs`. */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('condition not met in time');
+}
+
+let port: number;
+let redis: ChildProcess;
+let gateway: GatewayUnderTest;
+beforeAll(async () => {
+  port = await freePort();
+  redis = await startRedis(port);
+  gateway = await startGatewayUnderTest({ redisUrl: `redis://127.0.0.1:${port}` });
+}, 60_000);
+afterAll(async () => {
+  await gateway?.stop();
+  if (redis) await stopRedis(redis);
+});
+
+describe('the rate-limit backend down fails closed: 503 SERVICE_UNAVAILABLE with Retry-After: 60, never an unlimited pass', () => {
+  test('Redis stopped gives 503 on reads and run starts, /readyz names redis, and it recovers when Redis is back', async () => {
+    const api = `${gateway.baseUrl}/api/v1/svc`;
+    const { account, token } = await tenant(gateway.baseUrl);
+    await eventually(async () => (await call(`${api}/agents`, { headers: bearer(token.token) })).status === 200);
+
+    await stopRedis(redis);
+    const read = await call(`${api}/agents`, { headers: bearer(token.token) });
+    expect(read.status).toBe(503);
+    expect(read.headers.get('retry-after')).toBe('60');
+    expect(errorOf(read).code).toBe('SERVICE_UNAVAILABLE');
+    const start = await call(`${api}/runs`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'idempotency-key': 'down' },
+      json: { repoId: account.repos[0]?.id, prompt: 'x' },
+    });
+    expect(start.status).toBe(503);
+    expect(start.headers.get('retry-after')).toBe('60');
+    expect(gateway.runs.received.filter((r) => r.userId === account.userId)).toHaveLength(0);
+    const ready = await call(`${gateway.baseUrl}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(errorOf(ready).message).toContain('redis');
+    // authentication still comes first: a bad token is 401, not 503
+    expect((await call(`${api}/agents`, { headers: bearer(`tok_${'Q'.repeat(32)}`) })).status).toBe(401);
+
+    redis = await startRedis(port);
+    await eventually(async () => (await call(`${api}/agents`, { headers: bearer(token.token) })).status === 200);
+    expect((await call(`${gateway.baseUrl}/readyz`)).status).toBe(200);
+    const started = await call(`${api}/runs`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'idempotency-key': 'up' },
+      json: { repoId: account.repos[0]?.id, prompt: 'x' },
+    });
+    expect(started.status).toBe(202);
+  }, 60_000);
+});

@@ -1,0 +1,2 @@
+export { branchNameProblem, isValidBranchName } from './branchName.js';
+export { relativePathProblem, isSafeRelativePath } from './relativePath.js';

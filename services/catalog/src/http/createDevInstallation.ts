@@ -4,6 +4,7 @@ import { ok, validateBody, type Router } from '@ars/http-app';
 import type { CatalogDeps } from './deps.js';
 import { requestBody } from './params.js';
 import { toRepo } from './repoView.js';
+import { syncRepositories } from '../sourceHost/syncRepositories.js';
 
 interface DevInstallationBody {
   userId: string;
@@ -42,19 +43,7 @@ export function createDevInstallation(router: Router, deps: CatalogDeps): void {
       });
     }
     const installation = await deps.installations.create({ id, userId: body.userId, account, provider: 'local', externalId: null });
-    const hosted = await deps.localHost.listRepositories({ account, externalId: null });
-    const repos = [];
-    for (const repository of hosted) {
-      repos.push(
-        await deps.repos.upsert({
-          userId: body.userId,
-          installationId: installation._id,
-          fullName: repository.fullName,
-          defaultBranch: repository.defaultBranch,
-          cloneUrl: repository.cloneUrl,
-        }),
-      );
-    }
+    const repos = await syncRepositories(deps.localHost, installation, deps.repos);
     deps.logger.info({ installation_id: installation._id, account, repos: repos.length }, 'development installation created');
     ok(
       ctx,

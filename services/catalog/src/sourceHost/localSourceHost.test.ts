@@ -32,3 +32,19 @@ describe('the local source host holds real bare git repositories with a default 
     await expect(new LocalSourceHost(root).createRepository({ owner: 'acme', name: bad })).rejects.toThrow('invalid repository name');
   });
 });
+
+describe('the local source host lists an account’s repositories with the branch each HEAD names', () => {
+  test('listRepositories reads <root>/<account>/*.git by name; an unknown account has none', async () => {
+    const host = new LocalSourceHost(root);
+    await host.createRepository({ owner: 'lister', name: 'b-repo' });
+    await host.createRepository({ owner: 'lister', name: 'a-repo', defaultBranch: 'trunk' });
+    const repos = await host.listRepositories({ account: 'lister', externalId: null });
+    expect(repos).toEqual([
+      { fullName: 'lister/a-repo', defaultBranch: 'trunk', cloneUrl: `file://${join(root, 'lister', 'a-repo.git')}` },
+      { fullName: 'lister/b-repo', defaultBranch: 'main', cloneUrl: `file://${join(root, 'lister', 'b-repo.git')}` },
+    ]);
+    expect(await host.authenticatedCloneUrl({ account: 'lister', externalId: null }, repos[0] ?? { cloneUrl: '' })).toBe(repos[0]?.cloneUrl);
+    expect(await host.listRepositories({ account: 'nobody', externalId: null })).toEqual([]);
+    expect(await host.listRepositories({ account: '../escape', externalId: null })).toEqual([]);
+  });
+});

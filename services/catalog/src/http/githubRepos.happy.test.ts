@@ -1,0 +1,53 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { createLogger } from '@ars/logger';
+import { connectMongo, type Mongo } from '@ars/mongo';
+import { testInfrastructure } from '@ars/testenv';
+import { GitHubAppSourceHost } from '../sourceHost/githubApp.js';
+import { syncRepositories } from '../sourceHost/syncRepositories.js';
+import { InstallationStore } from '../store/installations.js';
+import { RepoStore } from '../store/repos.js';
+import { startCatalogHarness, type CatalogHarness } from '../testing/catalogHarness.js';
+import { startGitHubStandIn, type GitHubStandIn } from '../testing/githubStandIn.js';
+
+const APP_ID = '777';
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const privatePem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+
+let github: GitHubStandIn;
+let catalog: CatalogHarness;
+let mongo: Mongo;
+beforeAll(async () => {
+  github = await startGitHubStandIn({
+    appId: APP_ID,
+    publicKey,
+    installations: { 31: [{ owner: 'Acme-Corp', name: 'Payments', defaultBranch: 'main' }, { owner: 'Acme-Corp', name: 'billing', defaultBranch: 'develop' }] },
+  });
+  // The key as an environment variable usually carries its newlines as `\n`.
+  catalog = await startCatalogHarness({ GITHUB_APP_ID: APP_ID, GITHUB_APP_PRIVATE_KEY: privatePem.replace(/\n/g, '\\n'), GITHUB_API_URL: github.url });
+  mongo = await connectMongo({ url: testInfrastructure().mongoUrl, dbName: catalog.dbName, logger: createLogger({ service: 'test', level: 'silent' }), appName: 'test' });
+});
+afterAll(async () => {
+  await mongo.close();
+  await catalog.stop();
+  await github.close();
+});
+
+describe('a GitHub installation’s repositories are imported through the App and served like local ones; clone_url carries an installation token', () => {
+  test('sync, list by full_name (q any case), get with an x-access-token clone URL', async () => {
+    const user = catalog.newUser();
+    const installation = await new InstallationStore(mongo.db).create({ userId: user, account: 'Acme-Corp', provider: 'github', externalId: 31 });
+    const host = new GitHubAppSourceHost({ appId: APP_ID, privateKey: privatePem, apiUrl: github.url });
+    await syncRepositories(host, installation, new RepoStore(mongo.db));
+
+    const { repos } = (await catalog.call<{ repos: { id: string; full_name: string; default_branch: string; installation_id: number }[] }>('GET', `/internal/users/${user}/repos?q=acme-corp/PAY`)).data;
+    expect(repos).toEqual([{ id: expect.any(String), full_name: 'Acme-Corp/Payments', installation_id: installation._id, default_branch: 'main', root_directory: null }]);
+    const all = (await catalog.call<{ repos: { full_name: string }[] }>('GET', `/internal/users/${user}/repos`)).data.repos.map((r) => r.full_name);
+    expect(all).toEqual(['Acme-Corp/Payments', 'Acme-Corp/billing']);
+
+    const { repo } = (await catalog.call<{ repo: { clone_url: string } }>('GET', `/internal/users/${user}/repos/${repos[0]?.id ?? ''}`)).data;
+    const token = github.minted.at(-1)?.token ?? 'none';
+    expect(repo.clone_url).toBe(`https://x-access-token:${token}@github.com/Acme-Corp/Payments.git`);
+    expect((await catalog.call('GET', `/internal/users/${user}/installations/${installation._id}`)).data).toEqual({ installation: { id: installation._id, account: 'Acme-Corp', provider: 'github' } });
+    for (const line of catalog.logLines) expect(line).not.toContain(token);
+  });
+});

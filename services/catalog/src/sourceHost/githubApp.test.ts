@@ -1,0 +1,83 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { GitHubAppSourceHost } from './githubApp.js';
+import { checkAppJwt, startGitHubStandIn, type GitHubStandIn, type StandInRepository } from '../testing/githubStandIn.js';
+
+const APP_ID = '424242';
+const keyPair = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
+const { privateKey, publicKey } = keyPair();
+/** GitHub hands out PKCS#1 PEM keys ("BEGIN RSA PRIVATE KEY"). */
+const privatePem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+
+const manyRepos: StandInRepository[] = Array.from({ length: 150 }, (_, i) => ({ owner: 'acme', name: `service-${String(i).padStart(3, '0')}`, defaultBranch: i === 0 ? 'trunk' : 'main' }));
+
+let github: GitHubStandIn;
+beforeAll(async () => {
+  github = await startGitHubStandIn({ appId: APP_ID, publicKey, installations: { 7: manyRepos, 8: [{ owner: 'octo', name: 'one', defaultBranch: 'main' }] } });
+});
+afterAll(async () => {
+  await github.close();
+});
+
+const host = (pem = privatePem) => new GitHubAppSourceHost({ appId: APP_ID, privateKey: pem, apiUrl: github.url });
+
+describe('the GitHub App authenticates as the App with a valid RS256 JWT for its app id, then lists an installation’s repositories with an installation token', () => {
+  test('every page of GET /installation/repositories is read (150 repositories, per_page 100)', async () => {
+    const repos = await host().listRepositories({ account: 'acme', externalId: 7 });
+    expect(repos).toHaveLength(150);
+    expect(repos[0]).toEqual({ fullName: 'acme/service-000', defaultBranch: 'trunk', cloneUrl: 'https://github.com/acme/service-000.git' });
+    expect(repos[149]?.fullName).toBe('acme/service-149');
+    expect(github.requests).toEqual(expect.arrayContaining(['POST /app/installations/7/access_tokens', 'GET /installation/repositories?per_page=100&page=1', 'GET /installation/repositories?per_page=100&page=2']));
+    expect(github.jwts.length).toBeGreaterThan(0);
+    expect(github.jwts.every((jwt) => jwt.valid && String(jwt.iss) === APP_ID)).toBe(true);
+  });
+});
+
+describe('the clone URL carries a fresh installation access token as GitHub documents (x-access-token)', () => {
+  test('https://x-access-token:<minted token>@github.com/owner/repo.git; the token is reused while valid', async () => {
+    const app = host();
+    const url = await app.authenticatedCloneUrl({ account: 'octo', externalId: 8 }, { cloneUrl: 'https://github.com/octo/one.git' });
+    const minted = github.minted.filter((m) => m.installationId === 8);
+    expect(minted).toHaveLength(1);
+    expect(url).toBe(`https://x-access-token:${minted[0]?.token ?? ''}@github.com/octo/one.git`);
+    expect(await app.authenticatedCloneUrl({ account: 'octo', externalId: 8 }, { cloneUrl: 'https://github.com/octo/one.git' })).toBe(url);
+    expect(github.minted.filter((m) => m.installationId === 8)).toHaveLength(1);
+  });
+});
+
+describe('GitHub refuses what it would refuse', () => {
+  test('an App key that is not the App’s: the JWT fails the signature check and nothing is listed', async () => {
+    const otherPem = keyPair().privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    await expect(host(otherPem).listRepositories({ account: 'acme', externalId: 7 })).rejects.toMatchObject({ status: 401 });
+    expect(github.jwts.at(-1)).toMatchObject({ valid: false, reason: 'bad signature' });
+  });
+
+  test('an installation the App does not have is 404 from GitHub', async () => {
+    await expect(host().listRepositories({ account: 'ghost', externalId: 99 })).rejects.toMatchObject({ status: 404 });
+  });
+
+  test('a local installation (no GitHub id) is refused before any request', async () => {
+    await expect(host().listRepositories({ account: 'acme', externalId: null })).rejects.toThrow('has no GitHub installation id');
+  });
+});
+
+describe('the stand-in checks App JWTs as GitHub does (so its approval above means something)', () => {
+  const jwt = (payload: Record<string, unknown>, alg = 'RS256', key = privateKey): string => {
+    const head = Buffer.from(JSON.stringify({ alg, typ: 'JWT' })).toString('base64url');
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${head}.${body}.${sign('RSA-SHA256', Buffer.from(`${head}.${body}`), key).toString('base64url')}`;
+  };
+  const now = Math.floor(Date.now() / 1000);
+  test.each([
+    [jwt({ iss: APP_ID, iat: now - 30, exp: now + 540 }), true, undefined],
+    [jwt({ iss: Number(APP_ID), iat: now - 30, exp: now + 540 }), true, undefined],
+    [jwt({ iss: '1', iat: now - 30, exp: now + 540 }), false, 'iss 1'],
+    [jwt({ iss: APP_ID, iat: now - 700, exp: now - 100 }), false, 'expired'],
+    [jwt({ iss: APP_ID, iat: now, exp: now + 3600 }), false, 'exp more than 10 minutes ahead'],
+    [jwt({ iss: APP_ID, iat: now - 30, exp: now + 540 }, 'HS256'), false, 'alg HS256'],
+    [jwt({ iss: APP_ID, iat: now - 30, exp: now + 540 }, 'RS256', keyPair().privateKey), false, 'bad signature'],
+  ])('%#: valid=%s %s', (token, valid, reason) => {
+    const check = checkAppJwt(token, APP_ID, publicKey, now);
+    expect(check.valid).toBe(valid);
+    expect(check.reason).toBe(reason);
+  });
+});

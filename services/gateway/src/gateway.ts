@@ -57,8 +57,9 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
     requireBus: true,
     configSchema: gatewayConfigSchema,
     indexes: [userIndexes, sessionIndexes, tokenIndexes],
-    // The MCP transport reads its own body: malformed JSON there is a JSON-RPC -32700, not a REST 400.
-    skipBodyParsing: (ctx) => ctx.path === `${PUBLIC_PREFIX}/mcp`,
+    // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
+    // its own (malformed JSON there is a JSON-RPC -32700, not a REST 400).
+    skipBodyParsing: (ctx) => ctx.path === PUBLIC_PREFIX || ctx.path.startsWith(`${PUBLIC_PREFIX}/`),
     readiness: (ctx) => {
       const g = gatewayOf(ctx);
       return { redis: () => g.limiter.ping(), ...peerReadinessChecks(g.peers) };

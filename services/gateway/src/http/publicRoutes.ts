@@ -4,6 +4,7 @@ import type { Gateway } from '../gateway.js';
 import type { Peer } from '../peers.js';
 import { authenticateToken, requireScope } from './authenticateToken.js';
 import { forwardToOwner } from './forwardToOwner.js';
+import { parseJsonBody } from './jsonBody.js';
 import { listAgents } from './listAgents.js';
 import { listModels } from './listModels.js';
 import { listRepos } from './listRepos.js';
@@ -38,16 +39,17 @@ function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
 
 /**
  * Every route of the contract's index under `/api/v1/svc`, each behind the same chain: authenticate
- * the PAT (401) → per-PAT limit (429/503) → scope (403) → the route. Routes whose owner is not built
+ * the PAT (401) → per-PAT limit (429/503) → scope (403) → JSON body (400) → the route. Routes whose owner is not built
  * yet are forwarded like the others (the owner answers 404 in the envelope).
  */
 export function publicRoutes(gateway: Gateway): Router {
   const router = new Router({ prefix: PUBLIC_PREFIX });
   const authenticate = authenticateToken(gateway);
   const perToken = limitPerToken(gateway);
+  const jsonBody = parseJsonBody();
   for (const route of PUBLIC_ROUTES) {
     const chain: Middleware[] = [];
-    if (route.auth === 'read' || route.auth === 'write') chain.push(authenticate, perToken, requireScope(route.auth));
+    if (route.auth === 'read' || route.auth === 'write') chain.push(authenticate, perToken, requireScope(route.auth), jsonBody);
     router.register(route.path, [route.method], [...chain, handlerFor(gateway, route)] as RouterMiddleware[]);
   }
   return router;

@@ -1,0 +1,21 @@
+import { PUBLIC_ROUTES, idempotencyKeyProblem } from './routeTable.js';
+import { scopeForMethod } from './scopes.js';
+
+describe('the route table is the contract\'s index: every route, its scope and owner', () => {
+  test('24 routes, each once', () => {
+    const keys = PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(keys).toHaveLength(24);
+    expect(new Set(keys).size).toBe(24);
+  });
+  test('REST routes: read for GET, write for the mutating ones', () => {
+    for (const route of PUBLIC_ROUTES.filter((r) => !r.path.startsWith('/mcp') || r.path === '/mcp/servers')) {
+      expect([route.path, route.auth]).toEqual([route.path, scopeForMethod(route.method)]);
+    }
+  });
+  test('Idempotency-Key on POST /runs and the automation trigger only', () => {
+    expect(PUBLIC_ROUTES.filter((r) => r.idempotencyKey).map((r) => r.path)).toEqual(['/automations/:automationId/trigger', '/runs']);
+    expect(idempotencyKeyProblem(undefined)).toContain('required');
+    expect(idempotencyKeyProblem('k'.repeat(200))).toBeUndefined();
+    expect(idempotencyKeyProblem('k'.repeat(201))).toContain('200');
+  });
+});

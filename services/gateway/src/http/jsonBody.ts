@@ -1,0 +1,32 @@
+import { AppError } from '@ars/errors';
+import { readRawBody, type Middleware } from '@ars/http-app';
+
+export const PUBLIC_BODY_LIMIT = '1mb';
+const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * The JSON body of a public route, parsed after authentication, the per-PAT limit and the scope
+ * check (the kit's parser is skipped under `/api/v1/svc`): an unauthenticated caller never has a
+ * body read, and a malformed body still counts against its PAT's limit. Same rules and messages as
+ * the kit: a non-JSON content type, malformed JSON and a body over 1mb are 400 BAD_REQUEST; an empty
+ * body is `{}`-equivalent (`undefined`).
+ */
+export function parseJsonBody(limit: string = PUBLIC_BODY_LIMIT): Middleware {
+  return async (ctx, next) => {
+    const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+    if (BODY_METHODS.includes(ctx.method) && hasBody) {
+      if (!ctx.is('application/json', 'application/*+json')) throw AppError.badRequest('Content-Type must be application/json');
+      const text = await readRawBody(ctx, limit);
+      if (text.trim() !== '') {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          throw AppError.badRequest('Malformed JSON body');
+        }
+        (ctx.request as { body?: unknown }).body = parsed;
+      }
+    }
+    await next();
+  };
+}

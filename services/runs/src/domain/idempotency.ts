@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import canonicalizeModule from 'canonicalize';
+
+type Canonicalize = (input: unknown) => string | undefined;
+// The package is CommonJS (`module.exports = fn`) with an ESM-style default in its types.
+const canonicalize: Canonicalize =
+  (canonicalizeModule as unknown as { default?: Canonicalize }).default ?? (canonicalizeModule as unknown as Canonicalize);
+
+/** CONTRACT.md, Request conventions: at most 200 characters, case-sensitive, free format. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
+
+/** Why an `Idempotency-Key` header value is refused (400 BAD_REQUEST), or null. */
+export function idempotencyKeyProblem(key: string | undefined): string | null {
+  if (key === undefined || key.length === 0) return 'Idempotency-Key header is required';
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) return `Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`;
+  return null;
+}
+
+/**
+ * The body hash stored with a key (DESIGN.md): SHA-256 of the canonical JSON (RFC 8785), so
+ * whitespace and key order do not make two equal bodies conflict.
+ */
+export function requestHash(body: unknown): string {
+  const canonical = canonicalize(body ?? null) ?? 'null';
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}
+
+/**
+ * The working branch generated when `createBranch` is true and none was given: deterministic from
+ * the idempotency key and the request, so a replay names the same branch.
+ */
+export function generatedWorkingBranch(idempotencyKey: string, bodyHash: string): string {
+  const digest = createHash('sha256').update(`${idempotencyKey}\n${bodyHash}`, 'utf8').digest('hex');
+  return `agent/run-${digest.slice(0, 12)}`;
+}

@@ -1,0 +1,56 @@
+import { isValidBranchName } from '@ars/git-refs';
+import { generatedWorkingBranch, idempotencyKeyProblem, requestHash } from './idempotency.js';
+import { RUN_STATUSES, nextStatus, type RunStatus } from './runStatus.js';
+
+describe('run status: pending → streaming on the first agent event → success / failed / cancelled', () => {
+  test('the first agent event moves pending to streaming; later ones change nothing', () => {
+    expect(nextStatus('pending', { kind: 'agent_event' })).toBe('streaming');
+    expect(nextStatus('streaming', { kind: 'agent_event' })).toBeNull();
+  });
+  test.each(['success', 'failed', 'cancelled'] as const)('a live run becomes %s when its sandbox says so', (status) => {
+    expect(nextStatus('pending', { kind: 'finished', status })).toBe(status);
+    expect(nextStatus('streaming', { kind: 'finished', status })).toBe(status);
+  });
+  test('a terminal run never moves again', () => {
+    for (const terminal of ['success', 'failed', 'cancelled'] as RunStatus[]) {
+      expect(nextStatus(terminal, { kind: 'agent_event' })).toBeNull();
+      for (const status of ['success', 'failed', 'cancelled'] as const) expect(nextStatus(terminal, { kind: 'finished', status })).toBeNull();
+    }
+  });
+  test('the statuses are exactly the contract’s', () => {
+    expect(RUN_STATUSES).toEqual(['pending', 'streaming', 'success', 'failed', 'cancelled']);
+  });
+});
+
+describe('Idempotency-Key is required and at most 200 characters', () => {
+  test('missing or empty is refused as required', () => {
+    expect(idempotencyKeyProblem(undefined)).toContain('required');
+    expect(idempotencyKeyProblem('')).toContain('required');
+  });
+  test('200 characters pass; 201 do not', () => {
+    expect(idempotencyKeyProblem('k'.repeat(200))).toBeNull();
+    expect(idempotencyKeyProblem('k'.repeat(201))).toContain('at most 200');
+  });
+});
+
+describe('the body hash ignores whitespace and key order (RFC 8785 canonical JSON)', () => {
+  test('same content in another key order hashes the same', () => {
+    expect(requestHash({ repoId: 'r', prompt: 'p', branch: { b: 1, a: 2 } })).toBe(requestHash({ branch: { a: 2, b: 1 }, prompt: 'p', repoId: 'r' }));
+  });
+  test('a different value hashes differently', () => {
+    expect(requestHash({ repoId: 'r', prompt: 'p' })).not.toBe(requestHash({ repoId: 'r', prompt: 'q' }));
+  });
+  test('numbers are canonical (1.0 and 1 are the same JSON number)', () => {
+    expect(requestHash(JSON.parse('{"n": 1.0}'))).toBe(requestHash({ n: 1 }));
+  });
+});
+
+describe('createBranch without workingBranch generates a deterministic name from the key and the request', () => {
+  test('same key and body → same name; another key → another name; always a valid ref', () => {
+    const hash = requestHash({ repoId: 'r', prompt: 'p', createBranch: true });
+    const name = generatedWorkingBranch('key-1', hash);
+    expect(generatedWorkingBranch('key-1', hash)).toBe(name);
+    expect(generatedWorkingBranch('key-2', hash)).not.toBe(name);
+    expect(isValidBranchName(name)).toBe(true);
+  });
+});

@@ -7,7 +7,9 @@ import { toRepo } from './repoView.js';
 /**
  * `GET /internal/users/:userId/repos/:repoId` → `{repo: Repo & {clone_url}}`, 404 unless the user's.
  * `clone_url` is what a sandbox clones with: the `file://` URL locally; for GitHub an https URL
- * carrying a short-lived installation access token (a secret: never log it).
+ * carrying a short-lived installation access token (a secret: never log it). When the source host
+ * refuses a token (installation removed or suspended: 401/403/404) the answer is 409 `CONFLICT`;
+ * when it cannot be reached or fails, 503 `SERVICE_UNAVAILABLE`.
  */
 export function getRepo(router: Router, deps: CatalogDeps): void {
   router.get('/users/:userId/repos/:repoId', async (ctx) => {
@@ -18,7 +20,19 @@ export function getRepo(router: Router, deps: CatalogDeps): void {
     if (!installation) throw AppError.notFound('Repository not found');
     const host = sourceHostFor(deps, installation.provider);
     if (!host) throw AppError.unavailable(`The ${installation.provider} source host is not configured`);
-    const cloneUrl = await host.authenticatedCloneUrl({ account: installation.account, externalId: installation.externalId }, { cloneUrl: repo.clone_url });
+    const cloneUrl = await host
+      .authenticatedCloneUrl({ account: installation.account, externalId: installation.externalId }, { cloneUrl: repo.clone_url })
+      .catch((error: unknown) => {
+        throw sourceHostFailure(installation.provider, error);
+      });
     ok(ctx, { repo: { ...toRepo(repo), clone_url: cloneUrl } });
   });
+}
+
+function sourceHostFailure(provider: string, error: unknown): AppError {
+  const status = (error as { status?: unknown }).status;
+  if (status === 401 || status === 403 || status === 404) {
+    return AppError.conflict(`No source-host access token for the repository (${provider} answered ${status})`);
+  }
+  return AppError.unavailable(`The ${provider} source host failed to issue an access token`);
 }

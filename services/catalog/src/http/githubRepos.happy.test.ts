@@ -51,3 +51,14 @@ describe('a GitHub installation’s repositories are imported through the App an
     for (const line of catalog.logLines) expect(line).not.toContain(token);
   });
 });
+
+describe('a GitHub installation the App no longer has: the repository answers 409 CONFLICT (no source-host access token)', () => {
+  test('GitHub answers 404 for the token → 409', async () => {
+    const user = catalog.newUser();
+    const installation = await new InstallationStore(mongo.db).create({ userId: user, account: 'Gone-Org', provider: 'github', externalId: 32 });
+    const repo = await new RepoStore(mongo.db).upsert({ userId: user, installationId: installation._id, fullName: 'Gone-Org/app', defaultBranch: 'main', cloneUrl: 'https://github.com/Gone-Org/app.git' });
+    const answer = await catalog.call('GET', `/internal/users/${user}/repos/${repo._id}`);
+    expect(answer.status).toBe(409);
+    expect(answer.body).toEqual({ ok: false, error: { code: 'CONFLICT', message: 'No source-host access token for the repository (github answered 404)' } });
+  });
+});

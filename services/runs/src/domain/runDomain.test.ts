@@ -1,5 +1,6 @@
 import { isValidBranchName } from '@ars/git-refs';
-import { generatedWorkingBranch, idempotencyKeyProblem, requestHash } from './idempotency.js';
+import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
+import { generatedWorkingBranch } from './workingBranch.js';
 import { RUN_STATUSES, nextStatus, type RunStatus } from './runStatus.js';
 
 describe('run status: pending → streaming on the first agent event → success / failed / cancelled', () => {

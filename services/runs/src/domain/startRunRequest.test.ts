@@ -1,0 +1,67 @@
+import { AppError } from '@ars/errors';
+import { planRun, type StartRunBody } from './startRunRequest.js';
+
+const context = { repoDefaultBranch: 'trunk', idempotencyKey: 'key-1', bodyHash: 'h'.repeat(64) };
+const body = (overrides: Partial<StartRunBody> = {}): StartRunBody => ({ repoId: 'repo_1', prompt: 'fix it', ...overrides });
+
+function badRequest(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('BAD_REQUEST');
+    return (error as AppError).message;
+  }
+  throw new Error('expected BAD_REQUEST');
+}
+
+describe('harness defaults to codex and is codex or claude-code', () => {
+  test('default', () => expect(planRun(body(), context).harness).toBe('codex'));
+  test('claude-code', () => expect(planRun(body({ harness: 'claude-code' }), context).harness).toBe('claude-code'));
+  test('anything else is 400 naming harness', () => {
+    expect(badRequest(() => planRun(body({ harness: 'gpt' as never }), context))).toContain('harness');
+  });
+});
+
+describe("baseBranch defaults to the repository's default branch, else main", () => {
+  test('the repository default', () => expect(planRun(body(), context).branch.base).toBe('trunk'));
+  test('main when the repository has none', () => expect(planRun(body(), { ...context, repoDefaultBranch: null }).branch.base).toBe('main'));
+  test('given', () => expect(planRun(body({ baseBranch: 'release/1' }), context).branch.base).toBe('release/1'));
+});
+
+describe('workingBranch defaults to the base; with createBranch a deterministic name is generated; a given one must differ from the base', () => {
+  test('defaults to the base branch', () => {
+    expect(planRun(body(), context).branch).toEqual({ base: 'trunk', working: 'trunk', createBranch: false });
+  });
+  test('createBranch without a name generates one from the key and the request, the same each time', () => {
+    const first = planRun(body({ createBranch: true }), context).branch.working;
+    expect(first).toMatch(/^agent\/run-[0-9a-f]{12}$/);
+    expect(planRun(body({ createBranch: true }), context).branch.working).toBe(first);
+    expect(planRun(body({ createBranch: true }), { ...context, idempotencyKey: 'key-2' }).branch.working).not.toBe(first);
+  });
+  test('a given working branch equal to the base is 400', () => {
+    expect(badRequest(() => planRun(body({ baseBranch: 'main', workingBranch: 'main' }), context))).toContain('workingBranch must differ');
+  });
+});
+
+describe('branch names must be valid Git refs', () => {
+  test.each(['a..b', '-x', 'has space', 'x.lock', 'a//b'])('%j as base or working branch is 400 naming the field', (name) => {
+    expect(badRequest(() => planRun(body({ baseBranch: name }), context))).toContain('baseBranch');
+    expect(badRequest(() => planRun(body({ workingBranch: name }), context))).toContain('workingBranch');
+  });
+});
+
+describe('prompt is at most 100,000 characters', () => {
+  test('100,000 pass; 100,001 do not', () => {
+    expect(planRun(body({ prompt: 'p'.repeat(100_000) }), context).prompt).toHaveLength(100_000);
+    expect(badRequest(() => planRun(body({ prompt: 'p'.repeat(100_001) }), context))).toContain('prompt');
+  });
+});
+
+describe('rootDirectory is a relative path without traversal', () => {
+  test('kept without a trailing slash', () => expect(planRun(body({ rootDirectory: 'packages/api/' }), context).rootDirectory).toBe('packages/api'));
+  test('null stays null', () => expect(planRun(body({ rootDirectory: null }), context).rootDirectory).toBeNull());
+  test.each(['../x', '/abs', 'a/../../b'])('%j is 400 naming rootDirectory', (path) => {
+    expect(badRequest(() => planRun(body({ rootDirectory: path }), context))).toContain('rootDirectory');
+  });
+});

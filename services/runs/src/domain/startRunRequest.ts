@@ -1,0 +1,82 @@
+import { branchNameProblem, relativePathProblem } from '@ars/git-refs';
+import { AppError } from '@ars/errors';
+import { generatedWorkingBranch } from './workingBranch.js';
+
+export const HARNESSES = ['codex', 'claude-code'] as const;
+export type Harness = (typeof HARNESSES)[number];
+export const MAX_PROMPT_LENGTH = 100_000;
+
+/** The body of POST /runs as the contract states it (types already checked by JSON Schema). */
+export interface StartRunBody {
+  repoId: string;
+  prompt: string;
+  harness?: Harness;
+  baseBranch?: string;
+  workingBranch?: string;
+  createBranch?: boolean;
+  rootDirectory?: string | null;
+  conversationId?: string | null;
+  workspaceSessionId?: string | null;
+  mode?: string | null;
+}
+
+/** What a new run is made of, every default applied. */
+export interface RunPlan {
+  repoId: string;
+  prompt: string;
+  harness: Harness;
+  branch: { base: string; working: string; createBranch: boolean };
+  rootDirectory: string | null;
+  conversationId: string | null;
+  workspaceSessionId: string | null;
+  mode: string | null;
+}
+
+/**
+ * CONTRACT.md, POST /runs, Body: `harness` defaults to codex; `baseBranch` to the repository's
+ * default branch, else `main`; `workingBranch` to the base branch, or — with `createBranch` and no
+ * name — a name generated from the idempotency key and the request; a given working branch must
+ * differ from the base. Branch names are Git refs; `rootDirectory` is relative without traversal.
+ * Throws 400 BAD_REQUEST naming the field.
+ */
+export function planRun(body: StartRunBody, context: { repoDefaultBranch: string | null; idempotencyKey: string; bodyHash: string }): RunPlan {
+  if (body.prompt.length > MAX_PROMPT_LENGTH) throw AppError.badRequest(`prompt must be at most ${MAX_PROMPT_LENGTH} characters`);
+  if (body.prompt.trim().length === 0) throw AppError.badRequest('prompt must not be empty');
+  const harness = body.harness ?? 'codex';
+  if (!HARNESSES.includes(harness)) throw AppError.badRequest(`harness must be one of ${HARNESSES.join(', ')}`);
+
+  const base = body.baseBranch ?? context.repoDefaultBranch ?? 'main';
+  checkBranch('baseBranch', base);
+  const createBranch = body.createBranch ?? false;
+  let working: string;
+  if (body.workingBranch !== undefined) {
+    checkBranch('workingBranch', body.workingBranch);
+    if (body.workingBranch === base) throw AppError.badRequest('workingBranch must differ from the base branch');
+    working = body.workingBranch;
+  } else {
+    working = createBranch ? generatedWorkingBranch(context.idempotencyKey, context.bodyHash) : base;
+  }
+
+  let rootDirectory: string | null = null;
+  if (body.rootDirectory !== undefined && body.rootDirectory !== null) {
+    const problem = relativePathProblem(body.rootDirectory);
+    if (problem) throw AppError.badRequest(`rootDirectory ${problem}`);
+    rootDirectory = body.rootDirectory.replace(/\/+$/, '');
+  }
+
+  return {
+    repoId: body.repoId,
+    prompt: body.prompt,
+    harness,
+    branch: { base, working, createBranch },
+    rootDirectory,
+    conversationId: body.conversationId ?? null,
+    workspaceSessionId: body.workspaceSessionId ?? null,
+    mode: body.mode ?? null,
+  };
+}
+
+function checkBranch(field: string, name: string): void {
+  const problem = branchNameProblem(name);
+  if (problem) throw AppError.badRequest(`${field} is not a valid branch name: it ${problem}`);
+}

@@ -40,6 +40,8 @@ async function main(): Promise<void> {
     mongoUrl: process.env.MONGO_URL,
     redisUrl: process.env.REDIS_URL,
     mongoDbpath: dataDir === '' ? undefined : join(dataDir, 'mongo'),
+    // Repositories live beside the data that points at them; memory-only stacks get a temporary folder.
+    sourceHostDir: process.env.SOURCE_HOST_DIR ?? (dataDir === '' ? undefined : join(dataDir, 'source-host')),
   });
   const stack = await state.starting;
   if (stopping) return;

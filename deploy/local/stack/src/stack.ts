@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startInfrastructure, type Infrastructure, type InfrastructureOptions } from './infra/index.js';
 import { freePort } from './ports.js';
 import { SERVICE_NAMES, serviceProcess, serviceUrlVariable, type ServiceName, type ServiceProcess } from './services.js';
@@ -7,6 +10,8 @@ export interface StackOptions extends InfrastructureOptions {
   /** The gateway's port; 0 picks a free one. */
   gatewayPort: number;
   logLevel?: string;
+  /** Where the local source host keeps its git repositories; a temporary folder (removed on stop) when absent. */
+  sourceHostDir?: string;
   /** Extra environment for every service. */
   env?: NodeJS.ProcessEnv;
   output?: (line: string) => void;
@@ -23,6 +28,7 @@ export interface Stack {
 /** Infrastructure, then every service as its own process, each waited on until ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const infrastructure = await startInfrastructure(options);
+  const temporarySourceHost = options.sourceHostDir ? undefined : mkdtempSync(join(tmpdir(), 'ars-source-host-'));
   const ports = new Map<ServiceName, number>();
   for (const name of SERVICE_NAMES) {
     ports.set(name, name === 'gateway' && options.gatewayPort !== 0 ? options.gatewayPort : await freePort());
@@ -37,6 +43,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     INTERNAL_TOKEN: options.env?.INTERNAL_TOKEN ?? process.env.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
     LOG_LEVEL: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
     ARS_ENV: process.env.ARS_ENV ?? 'development',
+    SOURCE_HOST_DIR: options.sourceHostDir ?? temporarySourceHost,
   };
   for (const [name, port] of ports) env[serviceUrlVariable(name)] = `http://127.0.0.1:${port}`;
 
@@ -51,6 +58,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     if (gatewayStarted) await services.gateway.stop();
     await Promise.all(started.filter((service) => service !== services.gateway).map((service) => service.stop()));
     await infrastructure.stop();
+    if (temporarySourceHost) rmSync(temporarySourceHost, { recursive: true, force: true });
   };
   try {
     // Every service but the gateway starts side by side; the gateway's readiness asks all of them.

@@ -1,17 +1,20 @@
 import { createHash } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { startSystem, type System } from './support/system.js';
 import { bearer, call, createAccount, createToken, dataOf, errorOf, tenant } from './support/accounts.js';
 
-let gateway: GatewayUnderTest;
+let system: System;
+let gateway: System['gateway'];
 let keys: string;
 beforeAll(async () => {
-  gateway = await startGatewayUnderTest();
+  system = await startSystem();
+  gateway = system.gateway;
   keys = `${gateway.baseUrl}/api/settings/api-keys`;
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
-  await gateway?.stop();
-});
+  await system?.stop();
+}, 60_000);
 
 describe('POST /api/settings/api-keys creates a token shown once: {id, token, prefix, scopes, expiresAt}', () => {
   test('201 with tok_ + 32 base62, a 12-character prefix, both scopes by default, expiresAt null without expiry', async () => {
@@ -177,7 +180,7 @@ describe('the session cookie is HttpOnly, SameSite=Lax, expires, and logout ends
 describe('session expiry and Secure behind a trusted TLS proxy (configured gateway)', () => {
   let short: GatewayUnderTest;
   beforeAll(async () => {
-    short = await startGatewayUnderTest({ env: { SESSION_TTL_SECONDS: '1', TRUST_PROXY: 'true' } });
+    short = await startGatewayUnderTest({ system, env: { SESSION_TTL_SECONDS: '1', TRUST_PROXY: 'true' } });
   }, 60_000);
   afterAll(async () => {
     await short?.stop();

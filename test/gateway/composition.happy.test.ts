@@ -1,15 +1,17 @@
-import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { startSystem, type System } from './support/system.js';
 import { bearer, call, dataOf, tenant } from './support/accounts.js';
 
-let gateway: GatewayUnderTest;
+let system: System;
+let gateway: System['gateway'];
 let api: string;
 beforeAll(async () => {
-  gateway = await startGatewayUnderTest();
+  system = await startSystem();
+  gateway = system.gateway;
   api = `${gateway.baseUrl}/api/v1/svc`;
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
-  await gateway?.stop();
-});
+  await system?.stop();
+}, 60_000);
 
 describe('GET /repos, /agents, /models answer from the catalog for the authenticated user, exact contract fields', () => {
   test('GET /repos → {repos: Repo[]} with exactly id, full_name, installation_id, default_branch, root_directory', async () => {
@@ -38,7 +40,7 @@ describe('GET /repos, /agents, /models answer from the catalog for the authentic
   test('GET /agents → {agents: Agent[]} with exactly the contract fields, presets marked', async () => {
     const { token } = await tenant(gateway.baseUrl);
     const { agents } = dataOf(await call<{ agents: Record<string, unknown>[] }>(`${api}/agents`, { headers: bearer(token.token) }));
-    expect(agents.length).toBeGreaterThan(0);
+    expect(agents.some((agent) => agent.preset === true)).toBe(true);
     for (const agent of agents) {
       expect(Object.keys(agent).sort()).toEqual(['category', 'description', 'id', 'model', 'name', 'preset', 'slug']);
       if (agent.preset) expect(String(agent.id).startsWith('preset:')).toBe(true);
@@ -48,9 +50,27 @@ describe('GET /repos, /agents, /models answer from the catalog for the authentic
   test('GET /models → {models: Model[]} with exactly the contract fields', async () => {
     const { token } = await tenant(gateway.baseUrl);
     const { models } = dataOf(await call<{ models: Record<string, unknown>[] }>(`${api}/models`, { headers: bearer(token.token) }));
+    expect(models.length).toBeGreaterThan(0);
     for (const model of models) {
       expect(Object.keys(model).sort()).toEqual(['capabilities', 'contextLength', 'id', 'name', 'pricing', 'provider']);
       expect(Object.keys(model.pricing as object).sort()).toEqual(['input', 'output']);
     }
+  });
+
+  test('the gateway keeps no catalog data: a plan change in the catalog shows on the next request, for that user only', async () => {
+    const { account, token } = await tenant(gateway.baseUrl);
+    const other = await tenant(gateway.baseUrl);
+    const modelsOf = async (pat: string): Promise<string[]> =>
+      dataOf(await call<{ models: { id: string }[] }>(`${api}/models`, { headers: bearer(pat) })).models.map((m) => m.id).sort();
+    const before = await modelsOf(token.token);
+    const changed = await fetch(`${system.stack.services.catalog.url}/internal/users/${account.userId}/plan`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-internal-token': system.internalToken, 'x-caller-service': 'test' },
+      body: JSON.stringify({ plan: 'pro' }),
+    });
+    expect(changed.status).toBe(200);
+    const after = await modelsOf(token.token);
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(await modelsOf(other.token.token)).toEqual(before);
   });
 });

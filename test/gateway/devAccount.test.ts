@@ -1,7 +1,11 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '@ars/stack';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { startSystem, type System } from './support/system.js';
 import { bearer, call, createToken, dataOf, errorOf, type Account } from './support/accounts.js';
 
 const run = promisify(execFile);
@@ -17,16 +21,18 @@ async function admin(env: Record<string, string>, args = ['dev-account', '--json
   }
 }
 
-let gateway: GatewayUnderTest;
+let system: System;
+let gateway: System['gateway'];
 let production: GatewayUnderTest;
 beforeAll(async () => {
-  gateway = await startGatewayUnderTest();
-  production = await startGatewayUnderTest({ env: { ARS_ENV: 'production' } });
-}, 60_000);
+  system = await startSystem();
+  gateway = system.gateway;
+  production = await startGatewayUnderTest({ system, env: { ARS_ENV: 'production' } });
+}, 120_000);
 afterAll(async () => {
-  await gateway?.stop();
   await production?.stop();
-});
+  await system?.stop();
+}, 60_000);
 
 describe('npm run --silent admin -- dev-account --json prints exactly one JSON object for a brand-new account', () => {
   test('{baseUrl, userId, sessionCookie, installationId, repos} on one line; the cookie authenticates the API key routes', async () => {
@@ -44,6 +50,31 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
     const token = await createToken(gateway.baseUrl, account);
     const repos = dataOf(await call<{ repos: { id: string }[] }>(`${gateway.baseUrl}/api/v1/svc/repos`, { headers: bearer(token.token) })).repos;
     expect(repos.map((r) => r.id).sort()).toEqual(account.repos.map((r) => r.id).sort());
+  });
+
+  test('each repository is a real git repository on the local source host with its default branch', async () => {
+    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
+    const account = JSON.parse(result.stdout) as Account;
+    for (const repo of account.repos) {
+      const answer = await fetch(`${system.stack.services.catalog.url}/internal/users/${account.userId}/repos/${repo.id}`, {
+        headers: { 'x-internal-token': system.internalToken, 'x-caller-service': 'test' },
+      });
+      const { data } = (await answer.json()) as { data: { repo: { clone_url: string } } };
+      const { stdout } = await run('git', ['ls-remote', '--symref', data.repo.clone_url, 'HEAD']);
+      expect(stdout).toContain(`ref: refs/heads/${repo.default_branch}`);
+    }
+  });
+
+  test('without ARS_BASE_URL it finds the running stack through its stack file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ars-stack-state-'));
+    try {
+      writeFileSync(join(dir, 'stack.json'), JSON.stringify({ baseUrl: gateway.baseUrl, pid: process.pid, startedAt: new Date().toISOString() }));
+      const result = await admin({ ARS_BASE_URL: '', STACK_STATE_DIR: dir, ARS_ENV: 'development' });
+      expect(result.code).toBe(0);
+      expect((JSON.parse(result.stdout) as { baseUrl: string }).baseUrl).toBe(gateway.baseUrl);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('every call makes a new user and installation', async () => {

@@ -1,15 +1,22 @@
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { startSystem, type System } from './support/system.js';
 import { bearer, call, createToken, errorOf, tenant, type CreatedToken } from './support/accounts.js';
 
-let gateway: GatewayUnderTest;
+let system: System;
+let gateway: System['gateway'];
 let api: string;
+/** A gateway whose unbuilt services are stand-ins that record what the gateway forwarded. */
+let recorded: GatewayUnderTest;
 beforeAll(async () => {
-  gateway = await startGatewayUnderTest();
+  system = await startSystem();
+  gateway = system.gateway;
   api = `${gateway.baseUrl}/api/v1/svc`;
-}, 60_000);
+  recorded = await startGatewayUnderTest({ system });
+}, 120_000);
 afterAll(async () => {
-  await gateway?.stop();
-});
+  await recorded?.stop();
+  await system?.stop();
+}, 60_000);
 
 async function freshToken(): Promise<CreatedToken> {
   return (await tenant(gateway.baseUrl)).token;
@@ -84,12 +91,12 @@ describe('limit: not an integer is 400 naming it; out of range is clamped into t
     ['/automations', 'automations-engine', { '0': 1, '1000': 100, '': 50, '7': 7 }],
     ['/automations/a1/runs', 'automations-engine', { '0': 1, '1000': 50, '': 20, '33': 33 }],
   ] as const)('%s forwards the clamped limit to its owner', async (path, owner, cases) => {
-    const token = await freshToken();
+    const { token } = await tenant(recorded.baseUrl);
     for (const [sent, expected] of Object.entries(cases)) {
-      const before = gateway.peers[owner].received.length;
-      const answer = await call(`${api}${path}${sent === '' ? '' : `?limit=${sent}`}`, { headers: bearer(token.token) });
+      const before = recorded.peers[owner].received.length;
+      const answer = await call(`${recorded.baseUrl}/api/v1/svc${path}${sent === '' ? '' : `?limit=${sent}`}`, { headers: bearer(token.token) });
       expect(answer.status).toBe(404);
-      const forwarded = gateway.peers[owner].received[before];
+      const forwarded = recorded.peers[owner].received[before];
       expect([sent, forwarded?.query.limit]).toEqual([sent, String(expected)]);
     }
   });
@@ -115,11 +122,11 @@ describe('routes: unknown ones under /api/v1/svc are 404 in the envelope; owners
   });
 
   test('a route whose owner has no internal route yet is forwarded as the caller and answers 404 without naming internal paths', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
-    const answer = await call(`${api}/sandboxes/sb1/logs`, { headers: bearer(token.token) });
+    const { account, token } = await tenant(recorded.baseUrl);
+    const answer = await call(`${recorded.baseUrl}/api/v1/svc/sandboxes/sb1/logs`, { headers: bearer(token.token) });
     expect(answer.status).toBe(404);
     expect(errorOf(answer)).toEqual({ code: 'NOT_FOUND', message: 'GET /sandboxes/:sandboxId/logs is not available yet' });
-    const forwarded = gateway.peers.sandboxes.received.at(-1);
+    const forwarded = recorded.peers.sandboxes.received.at(-1);
     expect(forwarded).toMatchObject({ method: 'GET', path: `/internal/users/${account.userId}/sandboxes/sb1/logs`, caller: 'gateway' });
   });
 

@@ -1,18 +1,27 @@
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { startSystem, type System } from './support/system.js';
 import { bearer, call, createToken, dataOf, errorOf, tenant, type Account, type Answer } from './support/accounts.js';
 
-let gateway: GatewayUnderTest;
+let system: System;
+let gateway: System['gateway'];
 let api: string;
+/** runs has no internal API yet: run starts go through a gateway whose runs is a stand-in. */
+let withRuns: GatewayUnderTest;
+let runsApi: string;
 beforeAll(async () => {
-  gateway = await startGatewayUnderTest();
+  system = await startSystem();
+  gateway = system.gateway;
   api = `${gateway.baseUrl}/api/v1/svc`;
-}, 60_000);
+  withRuns = await startGatewayUnderTest({ system });
+  runsApi = `${withRuns.baseUrl}/api/v1/svc`;
+}, 120_000);
 afterAll(async () => {
-  await gateway?.stop();
-});
+  await withRuns?.stop();
+  await system?.stop();
+}, 60_000);
 
 function startRun(token: string, account: Account, key: string, body?: Record<string, unknown>): Promise<Answer<{ runId: string; replayed: boolean }>> {
-  return call(`${api}/runs`, {
+  return call(`${runsApi}/runs`, {
     method: 'POST',
     headers: { ...bearer(token), 'idempotency-key': key },
     json: body ?? { repoId: account.repos[0]?.id, prompt: 'do it' },
@@ -55,8 +64,8 @@ describe('per PAT: 60 requests per rolling 60 s, then 429 RATE_LIMITED with Retr
 
 describe('run starts per user: 10 per minute across all of the user\'s PATs, independent of other users', () => {
   test('the 11th run start in a minute is 429 across two PATs of one user while another user is unaffected', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
-    const second = await createToken(gateway.baseUrl, account, { name: 'second' });
+    const { account, token } = await tenant(withRuns.baseUrl);
+    const second = await createToken(withRuns.baseUrl, account, { name: 'second' });
     for (let i = 0; i < 10; i += 1) {
       const answer = await startRun(i % 2 === 0 ? token.token : second.token, account, `start-${i}`);
       expect([i, answer.status]).toEqual([i, 202]);
@@ -69,22 +78,22 @@ describe('run starts per user: 10 per minute across all of the user\'s PATs, ind
       expect(errorOf(limited).message).toContain('10 run starts per minute');
     }
     // reads with the same PATs are not run starts
-    expect((await call(`${api}/agents`, { headers: bearer(token.token) })).status).toBe(200);
+    expect((await call(`${runsApi}/agents`, { headers: bearer(token.token) })).status).toBe(200);
 
-    const other = await tenant(gateway.baseUrl);
+    const other = await tenant(withRuns.baseUrl);
     expect((await startRun(other.token.token, other.account, 'start-0')).status).toBe(202);
   });
 
   test('100 parallel run starts of one user: exactly 10 are accepted', async () => {
-    const { account } = await tenant(gateway.baseUrl);
-    const tokens = await Promise.all(Array.from({ length: 4 }, (_, i) => createToken(gateway.baseUrl, account, { name: `t${i}` })));
+    const { account } = await tenant(withRuns.baseUrl);
+    const tokens = await Promise.all(Array.from({ length: 4 }, (_, i) => createToken(withRuns.baseUrl, account, { name: `t${i}` })));
     const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => startRun(tokens[i % 4]?.token ?? '', account, `p-${i}`)));
     expect(answers.filter((a) => a.status === 202)).toHaveLength(10);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(90);
   });
 
   test('a replay (same key, same body) does not consume the budget', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
+    const { account, token } = await tenant(withRuns.baseUrl);
     const first = await startRun(token.token, account, 'same');
     expect(dataOf(first).replayed).toBe(false);
     for (let i = 0; i < 12; i += 1) {
@@ -97,7 +106,7 @@ describe('run starts per user: 10 per minute across all of the user\'s PATs, ind
   });
 
   test('a start runs refuses (404 repo, 409 key conflict) or the gateway refuses (400) does not consume the budget', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
+    const { account, token } = await tenant(withRuns.baseUrl);
     for (let i = 0; i < 11; i += 1) {
       const missing = await startRun(token.token, account, `missing-${i}`, { repoId: 'no-such-repo', prompt: 'x' });
       expect(missing.status).toBe(404);
@@ -115,8 +124,8 @@ describe('run starts per user: 10 per minute across all of the user\'s PATs, ind
 
 describe('POST /runs: Idempotency-Key required, body validated, canonical body hash sent to runs', () => {
   test('missing key is 400 saying it is required; a key over 200 characters is 400', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
-    const missing = await call(`${api}/runs`, { method: 'POST', headers: bearer(token.token), json: { repoId: account.repos[0]?.id, prompt: 'x' } });
+    const { account, token } = await tenant(withRuns.baseUrl);
+    const missing = await call(`${runsApi}/runs`, { method: 'POST', headers: bearer(token.token), json: { repoId: account.repos[0]?.id, prompt: 'x' } });
     expect(missing.status).toBe(400);
     expect(errorOf(missing).message).toContain('Idempotency-Key header is required');
     expect((await startRun(token.token, account, 'k'.repeat(200))).status).toBe(202);
@@ -131,28 +140,28 @@ describe('POST /runs: Idempotency-Key required, body validated, canonical body h
     [{ repoId: 'r', prompt: 'x', harness: 'gpt' }, 'harness must be one of codex, claude-code'],
     [{ repoId: 'r', prompt: 'x'.repeat(100_001) }, 'prompt must be at most 100000 characters'],
   ])('%j is 400 naming the field', async (body, message) => {
-    const { account, token } = await tenant(gateway.baseUrl);
+    const { account, token } = await tenant(withRuns.baseUrl);
     const answer = await startRun(token.token, account, 'v', body);
     expect(answer.status).toBe(400);
     expect(errorOf(answer).message).toBe(message);
   });
 
   test('key order and whitespace do not change the body hash: the second call is a replay', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
+    const { account, token } = await tenant(withRuns.baseUrl);
     const repoId = account.repos[0]?.id;
-    const first = await call<{ replayed: boolean }>(`${api}/runs`, {
+    const first = await call<{ replayed: boolean }>(`${runsApi}/runs`, {
       method: 'POST',
       headers: { ...bearer(token.token), 'idempotency-key': 'order', 'content-type': 'application/json' },
       body: JSON.stringify({ repoId, prompt: 'p', harness: 'codex' }),
     });
-    const second = await call<{ replayed: boolean }>(`${api}/runs`, {
+    const second = await call<{ replayed: boolean }>(`${runsApi}/runs`, {
       method: 'POST',
       headers: { ...bearer(token.token), 'idempotency-key': 'order', 'content-type': 'application/json' },
       body: `{ "harness" : "codex",\n "prompt": "p", "repoId": ${JSON.stringify(repoId)} }`,
     });
     expect(dataOf(first).replayed).toBe(false);
     expect(dataOf(second).replayed).toBe(true);
-    const sent = gateway.runs.received.filter((r) => r.userId === account.userId);
+    const sent = withRuns.runs.received.filter((r) => r.userId === account.userId);
     expect(sent[0]?.bodyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(sent[1]?.bodyHash).toBe(sent[0]?.bodyHash);
   });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '@ars/stack';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { startSystem, type System } from './support/system.js';
 import { bearer, call, errorOf, tenant } from './support/accounts.js';
 
 /** A private redis-server this test stops and starts again on the same port. */
@@ -40,16 +41,20 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Pr
 
 let port: number;
 let redis: ChildProcess;
+let system: System;
 let gateway: GatewayUnderTest;
 beforeAll(async () => {
   port = await freePort();
   redis = await startRedis(port);
-  gateway = await startGatewayUnderTest({ redisUrl: `redis://127.0.0.1:${port}` });
-}, 60_000);
+  system = await startSystem();
+  // The stack's gateway uses the suite's Redis; this one uses the private Redis the test stops.
+  gateway = await startGatewayUnderTest({ system, redisUrl: `redis://127.0.0.1:${port}` });
+}, 120_000);
 afterAll(async () => {
   await gateway?.stop();
+  await system?.stop();
   if (redis) await stopRedis(redis);
-});
+}, 60_000);
 
 describe('the rate-limit backend down fails closed: 503 SERVICE_UNAVAILABLE with Retry-After: 60, never an unlimited pass', () => {
   test('Redis stopped gives 503 on reads and run starts, /readyz names redis, and it recovers when Redis is back', async () => {

@@ -3,7 +3,8 @@ import { startGateway } from '@ars/gateway';
 import { createLogger } from '@ars/logger';
 import { freePort } from '@ars/stack';
 import { testInfrastructure } from '@ars/testenv';
-import { startCatalogStandIn, startEmptyPeer, startRunsStandIn, type EmptyPeer, type RunsStandIn } from './peerStandIns.js';
+import { startEmptyPeer, startRunsStandIn, type EmptyPeer, type RunsStandIn } from './peerStandIns.js';
+import type { System } from './system.js';
 
 export interface GatewayUnderTest {
   baseUrl: string;
@@ -16,19 +17,23 @@ export interface GatewayUnderTest {
 }
 
 export interface GatewayOptions {
+  /** The running system whose catalog this gateway composes from. */
+  system: System;
   /** Another Redis than the suite's (the outage test stops its own). */
   redisUrl?: string;
   env?: Record<string, string>;
 }
 
 /**
- * The gateway in-process on a free port, over the suite's MongoDB (a database of its own), Kafka and
- * Redis, its peers being stand-ins that speak their internal APIs. Tests talk to it by HTTP only.
+ * A second gateway, in-process on a free port, for what the stack's own cannot show: its own
+ * configuration (session lifetime, trusted proxy, production, a Redis the test stops) and the run
+ * starts (runs has no internal API yet: a stand-in speaks the start API the gateway calls). It
+ * composes from the system's real catalog, over the suite's MongoDB (a database of its own), Kafka
+ * and Redis; the other services are stand-ins without routes. Tests talk to it by HTTP only.
  */
-export async function startGatewayUnderTest(options: GatewayOptions = {}): Promise<GatewayUnderTest> {
+export async function startGatewayUnderTest(options: GatewayOptions): Promise<GatewayUnderTest> {
   const infra = testInfrastructure();
-  const internalToken = randomBytes(24).toString('base64url');
-  const catalog = await startCatalogStandIn(internalToken);
+  const internalToken = options.system.internalToken;
   const runs = await startRunsStandIn(internalToken);
   const peers = {
     sandboxes: await startEmptyPeer(),
@@ -49,7 +54,7 @@ export async function startGatewayUnderTest(options: GatewayOptions = {}): Promi
       INTERNAL_TOKEN: internalToken,
       ARS_ENV: 'test',
       LOG_LEVEL: 'silent',
-      CATALOG_URL: catalog.url,
+      CATALOG_URL: options.system.stack.services.catalog.url,
       RUNS_URL: runs.server.url,
       SANDBOXES_URL: peers.sandboxes.server.url,
       AUTOMATIONS_ENGINE_URL: peers['automations-engine'].server.url,
@@ -69,7 +74,7 @@ export async function startGatewayUnderTest(options: GatewayOptions = {}): Promi
     peers,
     async stop() {
       await running.shutdown('test done');
-      await Promise.all([catalog.close(), runs.server.close(), ...empty.map((s) => s.close())]);
+      await Promise.all([runs.server.close(), ...empty.map((s) => s.close())]);
     },
   };
 }

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startStack, type Stack } from '@ars/stack';
+import { testInfrastructure } from '@ars/testenv';
+
+/** The whole system as processes (`startStack`) on the suite's Kafka, MongoDB and Redis. */
+export interface System {
+  stack: Stack;
+  /** The stack's gateway. */
+  baseUrl: string;
+  internalToken: string;
+  mongoUrl: string;
+  /** The stack gateway's database (users, sessions, PATs). */
+  gatewayDb: string;
+  /** The stack's gateway as the tests address it. */
+  gateway: { baseUrl: string; mongoUrl: string; mongoDb: string };
+  stop(): Promise<void>;
+}
+
+export async function startSystem(): Promise<System> {
+  const infra = testInfrastructure();
+  const internalToken = randomBytes(24).toString('base64url');
+  // The catalog's local source host keeps its git repositories here, not in the working tree.
+  const sourceHostDir = mkdtempSync(join(tmpdir(), 'ars-gateway-test-source-host-'));
+  const stack = await startStack({
+    gatewayPort: 0,
+    kafkaBrokers: infra.kafkaBrokers.join(','),
+    mongoUrl: infra.mongoUrl,
+    redisUrl: infra.redisUrl,
+    logLevel: 'warn',
+    output: () => undefined,
+    env: { INTERNAL_TOKEN: internalToken, SOURCE_HOST_DIR: sourceHostDir, ARS_ENV: 'development' },
+  });
+  return {
+    stack,
+    baseUrl: stack.baseUrl,
+    internalToken,
+    mongoUrl: infra.mongoUrl,
+    gatewayDb: 'ars_gateway',
+    gateway: { baseUrl: stack.baseUrl, mongoUrl: infra.mongoUrl, mongoDb: 'ars_gateway' },
+    async stop() {
+      await stack.stop();
+      rmSync(sourceHostDir, { recursive: true, force: true });
+    },
+  };
+}

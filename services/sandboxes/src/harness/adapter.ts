@@ -1,0 +1,126 @@
+// The harness-neutral interface: one call runs one agent turn through a harness SDK and maps its
+// stream to HarnessEvents (the run events' kinds; see README.md in this folder for the table).
+import { isAbsolute, relative, sep } from 'node:path';
+
+export type HarnessName = 'codex' | 'claude-code';
+
+export const HARNESS_NAMES: readonly HarnessName[] = ['codex', 'claude-code'];
+
+export type HarnessEventType =
+  | 'stream_started'
+  | 'assistant_message'
+  | 'reasoning'
+  | 'tool_call'
+  | 'file_change'
+  | 'usage'
+  | 'error'
+  | 'completed';
+
+export interface HarnessEvent {
+  type: HarnessEventType;
+  toolName: string | null;
+  message: string | null;
+  payload: Record<string, unknown>;
+}
+
+export interface HarnessUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningOutputTokens: number;
+  /** Estimated cost in US dollars when the harness reports one (Claude Code does; Codex does not). */
+  costUsd: number | null;
+}
+
+export type HarnessStatus = 'success' | 'failed' | 'cancelled';
+
+export interface HarnessResult {
+  status: HarnessStatus;
+  /** Set when status is `failed`: what went wrong, in words (the agent's error, or the crash). */
+  error?: string;
+  usage?: HarnessUsage;
+}
+
+export interface RunHarnessOptions {
+  harness: HarnessName;
+  prompt: string;
+  /** The working tree the agent works in (absolute). */
+  cwd: string;
+  /** The complete environment of the harness process (already scrubbed); process.env is never inherited. */
+  env: Record<string, string>;
+  /** The provider key, passed explicitly: `CODEX_API_KEY` for codex, `ANTHROPIC_API_KEY` for claude-code. */
+  apiKey?: string;
+  model?: string;
+  signal: AbortSignal;
+  /** The harness CLI (a stand-in from standInExecutable() or a real CLI); the SDK's bundled CLI when absent. */
+  executablePath?: string;
+  /** Awaited for every event, in order. If it rejects, the harness is stopped and runHarness rejects. */
+  onEvent: (event: HarnessEvent) => Promise<void>;
+}
+
+/** Makes `path` relative to `cwd` when it lies inside it (harnesses report absolute paths). */
+export function pathInTree(cwd: string, path: string): string {
+  if (!isAbsolute(path)) return path;
+  const rel = relative(cwd, path);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return path;
+  return rel.split(sep).join('/');
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+export function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/**
+ * Delivers events in order and remembers that the stream started: `stream_started` is always the
+ * first event, synthesized if the harness's first mapped event is something else.
+ */
+export class EventSink {
+  private started = false;
+  constructor(
+    private readonly onEvent: (event: HarnessEvent) => Promise<void>,
+    private readonly startMessage: string,
+  ) {}
+
+  get hasStarted(): boolean {
+    return this.started;
+  }
+
+  async start(message: string): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.deliver({ type: 'stream_started', toolName: null, message, payload: {} });
+  }
+
+  async emit(event: HarnessEvent): Promise<void> {
+    if (!this.started) await this.start(this.startMessage);
+    await this.deliver(event);
+  }
+
+  private async deliver(event: HarnessEvent): Promise<void> {
+    try {
+      await this.onEvent(event);
+    } catch (error) {
+      throw new SinkError(error);
+    }
+  }
+}
+
+/** Thrown inside an adapter to carry a rejection of onEvent out untouched. */
+export class SinkError extends Error {
+  constructor(readonly original: unknown) {
+    super(`onEvent failed: ${errorText(original)}`);
+  }
+}

@@ -1,0 +1,236 @@
+// The claude-code adapter: drives a Claude Code CLI (real, or the stand-in) through
+// `@anthropic-ai/claude-agent-sdk` and maps its stream-json messages to HarnessEvents (table in
+// README.md).
+import { query } from '@anthropic-ai/claude-agent-sdk';
+import {
+  EventSink,
+  SinkError,
+  errorText,
+  isRecord,
+  num,
+  pathInTree,
+  str,
+  type HarnessEvent,
+  type HarnessResult,
+  type HarnessUsage,
+  type RunHarnessOptions,
+} from './adapter.js';
+
+/** Claude Code tools that edit files: their tool_call is followed by a file_change. */
+const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+
+interface PendingTool {
+  name: string;
+  input: unknown;
+}
+
+export class ClaudeStreamMapper {
+  readonly pending = new Map<string, PendingTool>();
+  result: { status: 'success' | 'failed'; error?: string; usage: HarnessUsage } | null = null;
+  sessionStarted: string | null = null;
+
+  constructor(private readonly cwd: string) {}
+
+  /** Maps one SDK message (of unknown shape) to HarnessEvents. */
+  map(message: unknown): HarnessEvent[] {
+    if (!isRecord(message)) return [];
+    switch (message.type) {
+      case 'system':
+        if (message.subtype === 'init') {
+          this.sessionStarted = `claude-code session ${str(message.session_id) ?? ''} started (model ${str(message.model) ?? 'default'})`;
+        }
+        return [];
+      case 'assistant':
+        return this.assistant(message);
+      case 'user':
+        return this.user(message);
+      case 'result':
+        return this.resultMessage(message);
+      default:
+        // stream_event, status, hooks, tasks and unknown messages: nothing to record.
+        return [];
+    }
+  }
+
+  private assistant(message: Record<string, unknown>): HarnessEvent[] {
+    const events: HarnessEvent[] = [];
+    const inner = isRecord(message.message) ? message.message : {};
+    const content = Array.isArray(inner.content) ? inner.content : [];
+    for (const block of content) {
+      if (!isRecord(block)) continue;
+      if (block.type === 'text') {
+        events.push({ type: 'assistant_message', toolName: null, message: str(block.text) ?? '', payload: {} });
+      } else if (block.type === 'thinking') {
+        events.push({ type: 'reasoning', toolName: null, message: str(block.thinking) ?? '', payload: {} });
+      } else if (block.type === 'tool_use' || block.type === 'server_tool_use' || block.type === 'mcp_tool_use') {
+        // Reported once its result arrives (it carries the exit code and output).
+        const id = str(block.id) ?? `tool_${this.pending.size}`;
+        this.pending.set(id, { name: str(block.name) ?? 'unknown', input: block.input ?? null });
+      }
+    }
+    if (typeof message.error === 'string') {
+      events.push({ type: 'error', toolName: null, message: `assistant error: ${message.error}`, payload: { fatal: false, source: 'assistant' } });
+    }
+    return events;
+  }
+
+  private user(message: Record<string, unknown>): HarnessEvent[] {
+    const events: HarnessEvent[] = [];
+    const inner = isRecord(message.message) ? message.message : {};
+    const content = Array.isArray(inner.content) ? inner.content : [];
+    for (const block of content) {
+      if (!isRecord(block) || block.type !== 'tool_result') continue;
+      const id = str(block.tool_use_id) ?? '';
+      const tool = this.pending.get(id) ?? { name: 'unknown', input: null };
+      this.pending.delete(id);
+      events.push(...this.toolCall(tool, { content: block.content, isError: block.is_error === true, detail: message.tool_use_result }));
+    }
+    return events;
+  }
+
+  private toolCall(tool: PendingTool, result: { content: unknown; isError: boolean; detail: unknown } | null): HarnessEvent[] {
+    const input = tool.input;
+    const inputRecord = isRecord(input) ? input : {};
+    if (tool.name === 'Bash') {
+      const command = str(inputRecord.command);
+      const payload: Record<string, unknown> = { kind: 'shell', input };
+      if (result) {
+        // Claude Code puts "Exit code N" first in the result of a failed command.
+        const text = contentText(result.content);
+        const exit = /^Exit code (\d+)/.exec(text);
+        payload.exitCode = result.isError ? (exit ? Number(exit[1]) : null) : 0;
+        payload.output = result.isError && exit ? text.slice(exit[0].length).replace(/^\n/, '') : text;
+        payload.isError = result.isError;
+      } else payload.status = 'unfinished';
+      return [{ type: 'tool_call', toolName: 'Bash', message: command, payload }];
+    }
+    if (FILE_TOOLS.has(tool.name)) {
+      const rawPath = str(inputRecord.file_path) ?? str(inputRecord.notebook_path) ?? '';
+      const path = pathInTree(this.cwd, rawPath);
+      const payload: Record<string, unknown> = { kind: 'file_edit', input: { ...inputRecord, file_path: path } };
+      if (result) {
+        payload.output = contentText(result.content);
+        payload.isError = result.isError;
+      } else payload.status = 'unfinished';
+      const events: HarnessEvent[] = [{ type: 'tool_call', toolName: tool.name, message: path, payload }];
+      if (result && !result.isError) {
+        const detailType = isRecord(result.detail) ? str(result.detail.type) : null;
+        const kind = detailType === 'create' ? 'add' : 'update';
+        events.push({ type: 'file_change', toolName: null, message: path, payload: { changes: [{ path, kind }] } });
+      }
+      return events;
+    }
+    const payload: Record<string, unknown> = { kind: tool.name.startsWith('mcp__') ? 'mcp' : 'tool', input };
+    if (result) {
+      payload.output = contentText(result.content);
+      payload.isError = result.isError;
+    } else payload.status = 'unfinished';
+    return [{ type: 'tool_call', toolName: tool.name, message: null, payload }];
+  }
+
+  /** Tool uses that never got a result (the turn ended first): reported with their input only. */
+  flushPending(): HarnessEvent[] {
+    const events = [...this.pending.values()].flatMap((tool) => this.toolCall(tool, null));
+    this.pending.clear();
+    return events;
+  }
+
+  private resultMessage(message: Record<string, unknown>): HarnessEvent[] {
+    const usageRecord = isRecord(message.usage) ? message.usage : {};
+    const usage: HarnessUsage = {
+      inputTokens: num(usageRecord.input_tokens),
+      outputTokens: num(usageRecord.output_tokens),
+      cachedInputTokens: num(usageRecord.cache_read_input_tokens),
+      reasoningOutputTokens: 0,
+      costUsd: typeof message.total_cost_usd === 'number' ? message.total_cost_usd : null,
+    };
+    const events: HarnessEvent[] = [...this.flushPending()];
+    events.push({
+      type: 'usage',
+      toolName: null,
+      message: null,
+      payload: { ...usage, cacheWriteInputTokens: num(usageRecord.cache_creation_input_tokens), numTurns: num(message.num_turns), durationMs: num(message.duration_ms) },
+    });
+    const subtype = str(message.subtype) ?? 'unknown';
+    if (subtype === 'success' && message.is_error !== true) {
+      this.result = { status: 'success', usage };
+    } else {
+      const errors = Array.isArray(message.errors) ? message.errors.filter((e): e is string => typeof e === 'string') : [];
+      const detail = errors.length > 0 ? errors.join('; ') : (str(message.result) ?? 'the turn ended on an error');
+      const error = subtype === 'success' ? detail : `${subtype}: ${detail}`;
+      this.result = { status: 'failed', error, usage };
+      events.push({ type: 'error', toolName: null, message: error, payload: { fatal: true, source: 'result', subtype } });
+    }
+    return events;
+  }
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b) => (isRecord(b) && typeof b.text === 'string' ? b.text : ''))
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
+export async function runClaudeCode(options: RunHarnessOptions): Promise<HarnessResult> {
+  const { signal, cwd } = options;
+  if (signal.aborted) return { status: 'cancelled' };
+  const abortController = new AbortController();
+  const onAbort = (): void => abortController.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  let stderrTail = '';
+  const env: Record<string, string> = { ...options.env };
+  if (options.apiKey) env.ANTHROPIC_API_KEY = options.apiKey;
+
+  const mapper = new ClaudeStreamMapper(cwd);
+  const sink = new EventSink(options.onEvent, 'claude-code stream started');
+  let crash: string | null = null;
+  try {
+    const stream = query({
+      prompt: options.prompt,
+      options: {
+        cwd,
+        env,
+        abortController,
+        // The sandbox is the boundary: nobody is there to approve tool use.
+        permissionMode: 'bypassPermissions',
+        allowDangerouslySkipPermissions: true,
+        settingSources: [],
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.executablePath ? { pathToClaudeCodeExecutable: options.executablePath } : {}),
+        stderr: (data: string) => {
+          stderrTail = (stderrTail + data).slice(-2000);
+        },
+      },
+    });
+    for await (const message of stream) {
+      const events = mapper.map(message);
+      if (mapper.sessionStarted !== null && !sink.hasStarted) await sink.start(mapper.sessionStarted);
+      for (const e of events) await sink.emit(e);
+    }
+  } catch (error) {
+    if (error instanceof SinkError) throw error.original;
+    if (signal.aborted) return { status: 'cancelled' };
+    crash = `claude-code harness crashed: ${errorText(error)}${stderrTail ? ` (stderr: ${stderrTail.trim()})` : ''}`;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (signal.aborted) return { status: 'cancelled' };
+  const result = mapper.result;
+  if (result === null || crash !== null) {
+    const error =
+      result !== null && result.status === 'failed'
+        ? result.error ?? 'failed'
+        : crash ?? 'claude-code harness crashed: its output ended without a result';
+    if (sink.hasStarted) {
+      for (const e of mapper.flushPending()) await sink.emit(e);
+      if (result === null) await sink.emit({ type: 'error', toolName: null, message: error, payload: { fatal: true, source: 'harness' } });
+    }
+    return { status: 'failed', error };
+  }
+  if (result.status === 'failed') return { status: 'failed', error: result.error ?? 'failed', usage: result.usage };
+  await sink.emit({ type: 'completed', toolName: null, message: 'success', payload: { status: 'success' } });
+  return { status: 'success', usage: result.usage };
+}

@@ -1,0 +1,93 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { HarnessName } from './adapter.js';
+import { assertStandInsBuilt, makeWorkTree, record, type WorkTree } from './testing.js';
+
+const HARNESSES: HarnessName[] = ['codex', 'claude-code'];
+const SHELL_TOOL: Record<HarnessName, string> = { codex: 'shell', 'claude-code': 'Bash' };
+
+beforeAll(() => assertStandInsBuilt());
+
+describe.each(HARNESSES)('%s adapter against its stand-in', (harness) => {
+  let tree: WorkTree;
+  beforeEach(async () => {
+    tree = await makeWorkTree();
+  });
+  afterEach(async () => {
+    await tree.cleanup();
+  });
+
+  test('a prompt without directives gives stream_started first, a message, an ls tool call, success', async () => {
+    const { result, events } = await record(harness, 'Please look around.', tree.dir);
+    expect(result.status).toBe('success');
+    expect(result.error).toBeUndefined();
+    expect(events[0]).toEqual({ type: 'stream_started', toolName: null, message: expect.any(String), payload: {} });
+    expect(events.filter((e) => e.type === 'stream_started')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'assistant_message')).toHaveLength(1);
+    const tools = events.filter((e) => e.type === 'tool_call');
+    expect(tools).toHaveLength(1);
+    expect(tools[0]?.toolName).toBe(SHELL_TOOL[harness]);
+    expect(tools[0]?.payload).toMatchObject({ kind: 'shell', input: { command: 'ls' }, exitCode: 0 });
+    expect(String(tools[0]?.payload.output)).toContain('README.md');
+    expect(events.at(-1)).toMatchObject({ type: 'completed', message: 'success' });
+    const usage = events.find((e) => e.type === 'usage');
+    expect(usage?.payload.inputTokens).toBeGreaterThan(0);
+    expect(result.usage?.outputTokens).toBeGreaterThan(0);
+    if (harness === 'claude-code') expect(result.usage?.costUsd).toBeGreaterThan(0);
+  });
+
+  test('@tool gives a tool_call with exactly that toolName and the JSON object as its input', async () => {
+    const { result, events } = await record(harness, 'Find it.\n@tool search {"q":"x"}', tree.dir);
+    expect(result.status).toBe('success');
+    const tools = events.filter((e) => e.type === 'tool_call');
+    expect(tools).toHaveLength(1);
+    expect(tools[0]?.toolName).toBe('search');
+    expect(tools[0]?.payload.input).toEqual({ q: 'x' });
+  });
+
+  test('@shell runs the command in the working tree and reports exit code and output', async () => {
+    const { result, events } = await record(harness, '@shell echo hi\n@shell pwd; exit 3', tree.dir);
+    expect(result.status).toBe('success');
+    const tools = events.filter((e) => e.type === 'tool_call');
+    expect(tools.map((t) => t.toolName)).toEqual([SHELL_TOOL[harness], SHELL_TOOL[harness]]);
+    expect(tools[0]?.payload).toMatchObject({ input: { command: 'echo hi' }, exitCode: 0, output: 'hi\n' });
+    expect(tools[1]?.payload).toMatchObject({ exitCode: 3, output: `${tree.dir}\n` });
+  });
+
+  test('@write writes the file in the working tree and reports a file change', async () => {
+    const { result, events } = await record(harness, '@write notes.txt hello\\nworld\n@write notes.txt again', tree.dir);
+    expect(result.status).toBe('success');
+    expect(await readFile(join(tree.dir, 'notes.txt'), 'utf8')).toBe('again');
+    const changes = events.filter((e) => e.type === 'file_change');
+    expect(changes.map((c) => c.payload)).toEqual([
+      { changes: [{ path: 'notes.txt', kind: 'add' }] },
+      { changes: [{ path: 'notes.txt', kind: 'update' }] },
+    ]);
+    const tools = events.filter((e) => e.type === 'tool_call');
+    expect(tools).toHaveLength(2);
+    expect(tools[0]?.payload.kind).toBe('file_edit');
+  });
+
+  test('@say gives assistant messages in order, with \\n as a newline; unknown directives are text', async () => {
+    const { result, events } = await record(harness, '@say one\\ntwo\n@frobnicate x\n@say three', tree.dir);
+    expect(result.status).toBe('success');
+    expect(events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['one\ntwo', 'three']);
+    expect(events.filter((e) => e.type === 'tool_call')).toHaveLength(0);
+  });
+
+  test('events keep the order of the directives', async () => {
+    const { events } = await record(harness, '@say a\n@tool t1 {}\n@shell true\n@write f.txt x\n@say b', tree.dir);
+    const kinds = events.map((e) => (e.type === 'tool_call' ? `tool:${e.payload.kind as string}` : e.type));
+    expect(kinds).toEqual([
+      'stream_started',
+      'assistant_message',
+      `tool:${harness === 'codex' ? 'mcp' : 'tool'}`,
+      'tool:shell',
+      'tool:file_edit',
+      'file_change',
+      'assistant_message',
+      'usage',
+      'completed',
+    ]);
+  });
+});

@@ -1,0 +1,11 @@
+// Entry of the harness adapters: runHarness() runs one agent turn through the harness's SDK.
+import type { HarnessResult, RunHarnessOptions } from './adapter.js';
+import { runClaudeCode } from './claudeCode.js';
+import { runCodex } from './codex.js';
+
+export * from './adapter.js';
+export { standInExecutable } from './standins/paths.js';
+
+export function runHarness(options: RunHarnessOptions): Promise<HarnessResult> {
+  return options.harness === 'codex' ? runCodex(options) : runClaudeCode(options);
+}

@@ -1,0 +1,271 @@
+// A stand-in for the Claude Code CLI as `@anthropic-ai/claude-agent-sdk` drives it:
+// `--output-format stream-json --verbose --input-format stream-json [--flag=value …]`, stream-json
+// messages on stdin (the initialize control_request, then user messages) and on stdout (system/init,
+// assistant, user tool_result, one result per turn). It follows the directives in the prompt
+// (directives.ts) instead of asking a model. Started through bin/claude-code-standin.mjs.
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import {
+  StepRunner,
+  emitLine,
+  exitOnSignals,
+  fakeUsage,
+  log,
+  parseDirectives,
+  writeInTree,
+  type Step,
+} from './directives.js';
+
+const VERSION = '2.1.330';
+const TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write'];
+
+interface ClaudeArgs {
+  model: string;
+  permissionMode: string;
+}
+
+/** Reads `--flag=value` and `--flag value` forms; requires stream-json in and out. */
+export function parseClaudeArgs(argv: readonly string[]): ClaudeArgs | string {
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) continue;
+    const eq = arg.indexOf('=');
+    if (eq > 0) values.set(arg.slice(2, eq), arg.slice(eq + 1));
+    else if (['output-format', 'input-format', 'model', 'permission-mode'].includes(arg.slice(2))) {
+      values.set(arg.slice(2), argv[++i] ?? '');
+    }
+  }
+  if (values.get('output-format') !== 'stream-json' || values.get('input-format') !== 'stream-json') {
+    return 'this stand-in speaks only stream-json (--output-format stream-json --input-format stream-json)';
+  }
+  return { model: values.get('model') ?? 'claude-standin', permissionMode: values.get('permission-mode') ?? 'default' };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The prompt text of a stream-json user message (string content or text blocks). */
+function promptOf(message: Record<string, unknown>): string {
+  const inner = message.message;
+  if (!isRecord(inner)) return '';
+  const content = inner.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((b): b is Record<string, unknown> => isRecord(b) && b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n');
+}
+
+class Session {
+  readonly sessionId = randomUUID();
+  private initSent = false;
+  private toolCount = 0;
+  private turns = 0;
+  private costUsd = 0;
+  private readonly runner: StepRunner;
+
+  constructor(
+    private readonly args: ClaudeArgs,
+    private readonly cwd: string,
+  ) {
+    this.runner = new StepRunner(cwd);
+    exitOnSignals(this.runner);
+  }
+
+  stop(): void {
+    this.runner.stop();
+  }
+
+  private envelope(): { parent_tool_use_id: null; session_id: string; uuid: string } {
+    return { parent_tool_use_id: null, session_id: this.sessionId, uuid: randomUUID() };
+  }
+
+  private assistant(content: unknown[]): Promise<void> {
+    return emitLine({
+      type: 'assistant',
+      message: {
+        id: `msg_standin_${randomUUID().slice(0, 8)}`,
+        type: 'message',
+        role: 'assistant',
+        model: this.args.model,
+        content,
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+      ...this.envelope(),
+    });
+  }
+
+  private toolResult(toolUseId: string, content: string, isError: boolean, toolUseResult: unknown): Promise<void> {
+    return emitLine({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content, is_error: isError }] },
+      tool_use_result: toolUseResult,
+      ...this.envelope(),
+    });
+  }
+
+  private async toolUse(name: string, input: Record<string, unknown>): Promise<string> {
+    const id = `toolu_standin_${String(this.toolCount++).padStart(2, '0')}`;
+    await this.assistant([{ type: 'tool_use', id, name, input }]);
+    return id;
+  }
+
+  async turn(prompt: string): Promise<void> {
+    const started = Date.now();
+    this.turns += 1;
+    if (!this.initSent) {
+      this.initSent = true;
+      await emitLine({
+        type: 'system',
+        subtype: 'init',
+        cwd: this.cwd,
+        session_id: this.sessionId,
+        tools: TOOLS,
+        mcp_servers: [],
+        model: this.args.model,
+        permissionMode: this.args.permissionMode,
+        slash_commands: [],
+        apiKeySource: process.env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : 'none',
+        claude_code_version: VERSION,
+        output_style: 'default',
+        agents: [],
+        skills: [],
+        plugins: [],
+        uuid: randomUUID(),
+      });
+    }
+    const steps = parseDirectives(prompt);
+    log('claude-code', `model ${this.args.model}, ${steps.length} step(s) in ${this.cwd}`);
+    let lastText = '';
+    let failure: string | null = null;
+    for (const step of steps) {
+      if (this.runner.isStopped) return;
+      if (step.kind === 'say') lastText = step.text;
+      failure = await this.step(step);
+      if (failure !== null) break;
+    }
+    if (this.runner.isStopped) return;
+    const usage = fakeUsage(prompt, steps);
+    this.costUsd += (usage.input * 3 + usage.output * 15) / 1_000_000;
+    const common = {
+      type: 'result',
+      duration_ms: Date.now() - started,
+      duration_api_ms: 0,
+      num_turns: this.turns,
+      stop_reason: failure === null ? 'end_turn' : null,
+      total_cost_usd: Math.round(this.costUsd * 1e6) / 1e6,
+      usage: {
+        input_tokens: usage.input,
+        output_tokens: usage.output,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+      modelUsage: {},
+      permission_denials: [],
+      ...this.envelope(),
+    };
+    if (failure === null) {
+      await emitLine({ ...common, subtype: 'success', is_error: false, result: lastText });
+    } else {
+      log('claude-code', `turn failed: ${failure}`);
+      await emitLine({ ...common, subtype: 'error_during_execution', is_error: true, errors: [failure] });
+    }
+  }
+
+  /** Runs one step; returns the failure message of a `@fail`, else null. */
+  private async step(step: Step): Promise<string | null> {
+    switch (step.kind) {
+      case 'say':
+        await this.assistant([{ type: 'text', text: step.text }]);
+        return null;
+      case 'tool': {
+        const id = await this.toolUse(step.name, step.input);
+        await this.toolResult(id, `stand-in tool ${step.name} called`, false, { ok: true });
+        return null;
+      }
+      case 'shell': {
+        const id = await this.toolUse('Bash', { command: step.command, description: 'Run a shell command' });
+        const outcome = await this.runner.shell(step.command);
+        if (this.runner.isStopped) return null;
+        // As Claude Code reports it: the output alone on success; "Exit code N" first and is_error on failure.
+        const ok = outcome.exitCode === 0;
+        const content = ok ? outcome.output : `Exit code ${outcome.exitCode}\n${outcome.output}`;
+        await this.toolResult(id, content, !ok, {
+          stdout: outcome.output,
+          stderr: '',
+          interrupted: false,
+          isImage: false,
+        });
+        return null;
+      }
+      case 'write': {
+        const filePath = step.path.startsWith('/') ? step.path : `${this.cwd}/${step.path}`;
+        const id = await this.toolUse('Write', { file_path: filePath, content: step.text });
+        const outcome = await writeInTree(this.cwd, step.path, step.text);
+        if (!outcome.ok) {
+          await this.toolResult(id, `<tool_use_error>${outcome.error ?? 'write failed'}</tool_use_error>`, true, `Error: ${outcome.error ?? ''}`);
+          return null;
+        }
+        const message =
+          outcome.kind === 'add'
+            ? `File created successfully at: ${outcome.fullPath ?? filePath}`
+            : `The file ${outcome.fullPath ?? filePath} has been updated successfully.`;
+        await this.toolResult(id, message, false, {
+          type: outcome.kind === 'add' ? 'create' : 'update',
+          filePath: outcome.fullPath ?? filePath,
+          content: step.text,
+        });
+        return null;
+      }
+      case 'sleep':
+        await this.runner.sleep(step.ms);
+        return null;
+      case 'fail':
+        return step.message;
+    }
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const parsed = parseClaudeArgs(argv);
+  if (typeof parsed === 'string') {
+    log('claude-code', parsed);
+    return 2;
+  }
+  const session = new Session(parsed, process.cwd());
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let turn: Promise<void> = Promise.resolve();
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      log('claude-code', `ignoring a stdin line that is not JSON`);
+      continue;
+    }
+    if (!isRecord(message)) continue;
+    if (message.type === 'control_request') {
+      const requestId = message.request_id;
+      const request = isRecord(message.request) ? message.request : {};
+      const response =
+        request.subtype === 'initialize'
+          ? { commands: [], agents: [], output_style: 'default', available_output_styles: ['default'], models: [], account: {} }
+          : {};
+      await emitLine({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } });
+    } else if (message.type === 'user') {
+      const prompt = promptOf(message);
+      turn = turn.then(() => session.turn(prompt));
+    }
+    // control_response, keep_alive, update_environment_variables and anything unknown: ignored.
+  }
+  // Stdin closed. After the last result this is the normal end; mid-turn it is the SDK aborting.
+  session.stop();
+  await turn;
+  return 0;
+}

@@ -1,0 +1,207 @@
+// The stand-in harnesses' script language: directives in the prompt, one per line. Other lines
+// are ordinary prompt text. Shared by both stand-ins so they behave alike.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, normalize, resolve, sep } from 'node:path';
+
+export type Step =
+  | { kind: 'say'; text: string }
+  | { kind: 'tool'; name: string; input: Record<string, unknown> }
+  | { kind: 'shell'; command: string }
+  | { kind: 'write'; path: string; text: string }
+  | { kind: 'sleep'; ms: number }
+  | { kind: 'fail'; message: string };
+
+/** The script of a prompt without any directive: one message, one `ls`, success. */
+export const DEFAULT_STEPS: readonly Step[] = [
+  { kind: 'say', text: 'Looking at the working tree.' },
+  { kind: 'shell', command: 'ls' },
+];
+
+/** `\n` stands for a newline and `\\` for a backslash in `@say` and `@write` text. */
+export function unescapeText(text: string): string {
+  return text.replace(/\\(n|\\)/g, (_m, c: string) => (c === 'n' ? '\n' : '\\'));
+}
+
+function parseLine(line: string): Step | null {
+  const match = /^\s*@(say|tool|shell|write|sleep|fail)(?:\s+(.*))?$/.exec(line);
+  if (!match) return null;
+  const name = match[1] as string;
+  const rest = (match[2] ?? '').trim();
+  switch (name) {
+    case 'say':
+      return { kind: 'say', text: unescapeText(rest) };
+    case 'tool': {
+      const m = /^(\S+)(?:\s+(.*))?$/.exec(rest);
+      if (!m) return null;
+      const json = m[2]?.trim() ?? '';
+      if (json === '') return { kind: 'tool', name: m[1] as string, input: {} };
+      try {
+        const input: unknown = JSON.parse(json);
+        if (typeof input !== 'object' || input === null || Array.isArray(input)) return null;
+        return { kind: 'tool', name: m[1] as string, input: input as Record<string, unknown> };
+      } catch {
+        return null;
+      }
+    }
+    case 'shell':
+      return rest === '' ? null : { kind: 'shell', command: rest };
+    case 'write': {
+      const m = /^(\S+)(?:\s(.*))?$/.exec(rest);
+      if (!m) return null;
+      return { kind: 'write', path: m[1] as string, text: unescapeText(m[2] ?? '') };
+    }
+    case 'sleep':
+      return /^\d+$/.test(rest) ? { kind: 'sleep', ms: Number(rest) } : null;
+    case 'fail':
+      return { kind: 'fail', message: rest === '' ? 'the agent failed' : rest };
+    default:
+      return null;
+  }
+}
+
+/** The steps a prompt asks for; a prompt with none gets DEFAULT_STEPS. */
+export function parseDirectives(prompt: string): Step[] {
+  const steps: Step[] = [];
+  for (const line of prompt.split(/\r?\n/)) {
+    const step = parseLine(line);
+    if (step) steps.push(step);
+  }
+  return steps.length > 0 ? steps : [...DEFAULT_STEPS];
+}
+
+/** Resolves a `@write` path inside the working tree; null when absolute or escaping it. */
+export function resolveInTree(cwd: string, path: string): string | null {
+  if (path === '' || isAbsolute(path) || path.includes('\0')) return null;
+  const normalized = normalize(path);
+  if (normalized === '..' || normalized.startsWith(`..${sep}`) || normalized.split(sep).includes('..')) return null;
+  const full = resolve(cwd, normalized);
+  if (full !== cwd && !full.startsWith(cwd.endsWith(sep) ? cwd : cwd + sep)) return null;
+  return full;
+}
+
+export interface WriteOutcome {
+  ok: boolean;
+  fullPath: string | null;
+  kind: 'add' | 'update';
+  error?: string;
+}
+
+export async function writeInTree(cwd: string, path: string, text: string): Promise<WriteOutcome> {
+  const full = resolveInTree(cwd, path);
+  if (!full) return { ok: false, fullPath: null, kind: 'add', error: `refused to write outside the working tree: ${path}` };
+  const kind = existsSync(full) ? 'update' : 'add';
+  try {
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, text, 'utf8');
+    return { ok: true, fullPath: full, kind };
+  } catch (error) {
+    return { ok: false, fullPath: full, kind, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export interface ShellOutcome {
+  exitCode: number;
+  output: string;
+}
+
+/**
+ * Runs the stand-ins' processes and timers so that stop() ends all of them at once: shell commands
+ * run in their own process group, which stop() kills.
+ */
+export class StepRunner {
+  private readonly children = new Set<ChildProcess>();
+  private readonly timers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  private stopped = false;
+
+  constructor(private readonly cwd: string) {}
+
+  shell(command: string): Promise<ShellOutcome> {
+    return new Promise((resolvePromise) => {
+      const chunks: Buffer[] = [];
+      const child = spawn('/bin/sh', ['-c', command], {
+        cwd: this.cwd,
+        env: process.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      this.children.add(child);
+      child.stdout?.on('data', (c: Buffer) => chunks.push(c));
+      child.stderr?.on('data', (c: Buffer) => chunks.push(c));
+      child.once('error', (error) => {
+        this.children.delete(child);
+        resolvePromise({ exitCode: 127, output: error.message });
+      });
+      child.once('close', (code, signal) => {
+        this.children.delete(child);
+        resolvePromise({ exitCode: code ?? (signal ? 128 + 15 : 1), output: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolvePromise) => {
+      const entry = {
+        timer: setTimeout(() => {
+          this.timers.delete(entry);
+          resolvePromise();
+        }, ms),
+        resolve: resolvePromise,
+      };
+      this.timers.add(entry);
+    });
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** Kills every running shell (its whole process group) and cancels every timer. */
+  stop(): void {
+    this.stopped = true;
+    for (const child of this.children) {
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    this.children.clear();
+    for (const entry of this.timers) {
+      clearTimeout(entry.timer);
+      entry.resolve();
+    }
+    this.timers.clear();
+  }
+}
+
+/** Stops the runner and exits on SIGTERM/SIGINT/SIGHUP, as a CLI killed by its SDK would. */
+export function exitOnSignals(runner: StepRunner): void {
+  const codes: Record<string, number> = { SIGTERM: 143, SIGINT: 130, SIGHUP: 129 };
+  for (const [signal, code] of Object.entries(codes)) {
+    process.once(signal, () => {
+      runner.stop();
+      process.exit(code);
+    });
+  }
+}
+
+export function log(harness: string, message: string): void {
+  process.stderr.write(`[${harness} stand-in] ${message}\n`);
+}
+
+/** Writes one JSON line to stdout, waiting when the pipe is full. */
+export function emitLine(value: unknown): Promise<void> {
+  return new Promise((resolvePromise) => {
+    if (process.stdout.write(`${JSON.stringify(value)}\n`)) resolvePromise();
+    else process.stdout.once('drain', () => resolvePromise());
+  });
+}
+
+/** Deterministic, plausible token counts for the stand-ins' usage reports. */
+export function fakeUsage(prompt: string, steps: readonly Step[]): { input: number; output: number } {
+  return { input: Math.max(1, Math.ceil(prompt.length / 4)) + 100, output: 20 * steps.length + 10 };
+}

@@ -1,0 +1,102 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseClaudeArgs } from './claudeCodeStandIn.js';
+import { parseCodexArgs } from './codexStandIn.js';
+import { DEFAULT_STEPS, parseDirectives, resolveInTree, unescapeText, writeInTree } from './directives.js';
+
+describe('directives: one per line, every other line is ordinary prompt text', () => {
+  test('each directive is read with its argument', () => {
+    expect(
+      parseDirectives(
+        [
+          'Fix the bug.',
+          '@say hello world',
+          '  @tool search {"q":"x","n":[1,2]}',
+          '@shell echo hi && ls -la',
+          '@write docs/notes.md line one\\nline two',
+          '@sleep 250',
+          '@fail it broke',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      { kind: 'say', text: 'hello world' },
+      { kind: 'tool', name: 'search', input: { q: 'x', n: [1, 2] } },
+      { kind: 'shell', command: 'echo hi && ls -la' },
+      { kind: 'write', path: 'docs/notes.md', text: 'line one\nline two' },
+      { kind: 'sleep', ms: 250 },
+      { kind: 'fail', message: 'it broke' },
+    ]);
+  });
+
+  test('a prompt without directives gets one message and one ls', () => {
+    expect(parseDirectives('Please refactor.\nThanks')).toEqual(DEFAULT_STEPS);
+    expect(DEFAULT_STEPS.map((s) => s.kind)).toEqual(['say', 'shell']);
+  });
+
+  test('unknown and malformed directives are ordinary text', () => {
+    const prompt = [
+      '@unknown x',
+      '@sayhello',
+      'text @say not at the start',
+      '@tool search [1,2]',
+      '@tool search {not json',
+      '@sleep soon',
+      '@shell',
+      '@say kept',
+    ].join('\n');
+    expect(parseDirectives(prompt)).toEqual([{ kind: 'say', text: 'kept' }]);
+  });
+
+  test('@tool without JSON has an empty input; @fail without a message has a default one', () => {
+    expect(parseDirectives('@tool ping\n@fail')).toEqual([
+      { kind: 'tool', name: 'ping', input: {} },
+      { kind: 'fail', message: 'the agent failed' },
+    ]);
+  });
+
+  test('\\n stands for a newline and \\\\ for a backslash', () => {
+    expect(unescapeText('a\\nb\\\\nc')).toBe('a\nb\\nc');
+  });
+});
+
+describe('@write stays inside the working tree', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ars-directives-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('absolute paths and traversal are refused', () => {
+    for (const path of ['/etc/passwd', '../x', 'a/../../x', 'a/../..', '..', '']) {
+      expect(resolveInTree(dir, path)).toBeNull();
+    }
+    expect(resolveInTree(dir, 'a/./b/../c.txt')).toBe(join(dir, 'a/c.txt'));
+  });
+
+  test('a write creates folders and says whether the file was added or updated', async () => {
+    expect(await writeInTree(dir, 'x/y.txt', 'one')).toMatchObject({ ok: true, kind: 'add' });
+    expect(await writeInTree(dir, 'x/y.txt', 'two')).toMatchObject({ ok: true, kind: 'update' });
+    expect(await readFile(join(dir, 'x/y.txt'), 'utf8')).toBe('two');
+    expect(await writeInTree(dir, '../escape.txt', 'no')).toMatchObject({ ok: false });
+  });
+});
+
+describe('stand-in command lines are the ones the SDKs pass', () => {
+  test('codex: exec --experimental-json with options and resume', () => {
+    expect(
+      parseCodexArgs(['exec', '--experimental-json', '--model', 'gpt-x', '--sandbox', 'workspace-write', '--cd', '/w', '--skip-git-repo-check', '--config', 'a="b"', 'resume', 't1']),
+    ).toEqual({ cd: '/w', model: 'gpt-x', resume: 't1' });
+    expect(typeof parseCodexArgs(['exec'])).toBe('string');
+    expect(typeof parseCodexArgs(['login'])).toBe('string');
+  });
+
+  test('claude-code: stream-json both ways, flag=value form', () => {
+    expect(
+      parseClaudeArgs(['--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--model=claude-x', '--permission-mode=bypassPermissions']),
+    ).toEqual({ model: 'claude-x', permissionMode: 'bypassPermissions' });
+    expect(typeof parseClaudeArgs(['-p', 'hello'])).toBe('string');
+  });
+});

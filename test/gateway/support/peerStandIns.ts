@@ -1,5 +1,5 @@
 // Stand-ins for services whose internal API does not exist yet, speaking what the gateway calls:
-// the runs start API (POST /internal/users/:userId/runs with Idempotency-Key and X-Body-Sha256) and
+// the runs start API (POST /internal/users/:userId/runs with Idempotency-Key and X-Request-Hash) and
 // services without routes (their internal API answers 404 in the envelope).
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '@ars/errors';
@@ -25,7 +25,7 @@ export async function startRunsStandIn(internalToken: string): Promise<RunsStand
   router.post('/users/:userId/runs', (ctx) => {
     const userId = ctx.params.userId ?? '';
     const key = ctx.get('Idempotency-Key');
-    const hash = ctx.get('X-Body-Sha256');
+    const hash = ctx.get('X-Request-Hash');
     received.push({ userId, key, bodyHash: hash });
     const body = (ctx.request as { body?: Record<string, unknown> }).body ?? {};
     if (body.repoId === 'no-such-repo') throw AppError.notFound('Repository not found');

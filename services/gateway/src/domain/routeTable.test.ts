@@ -1,4 +1,4 @@
-import { PUBLIC_ROUTES, idempotencyKeyProblem } from './routeTable.js';
+import { PUBLIC_ROUTES } from './routeTable.js';
 import { scopeForMethod } from './scopes.js';
 
 describe('the route table is the contract\'s index: every route, its scope and owner', () => {
@@ -14,8 +14,5 @@ describe('the route table is the contract\'s index: every route, its scope and o
   });
   test('Idempotency-Key on POST /runs and the automation trigger only', () => {
     expect(PUBLIC_ROUTES.filter((r) => r.idempotencyKey).map((r) => r.path)).toEqual(['/automations/:automationId/trigger', '/runs']);
-    expect(idempotencyKeyProblem(undefined)).toContain('required');
-    expect(idempotencyKeyProblem('k'.repeat(200))).toBeUndefined();
-    expect(idempotencyKeyProblem('k'.repeat(201))).toContain('200');
   });
 });

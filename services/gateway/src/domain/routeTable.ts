@@ -55,12 +55,3 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
 ];
 
 export const PUBLIC_PREFIX = '/api/v1/svc';
-
-/** `Idempotency-Key`: required where the contract says so, at most 200 characters. */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
-
-export function idempotencyKeyProblem(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return 'Idempotency-Key header is required';
-  if (value.length > IDEMPOTENCY_KEY_MAX_LENGTH) return `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`;
-  return undefined;
-}

@@ -1,7 +1,8 @@
 import { AppError, isAppError } from '@ars/errors';
 import { clampLimit, ok, type RouterContext, type RouterMiddleware } from '@ars/http-app';
 import type { RequestOptions } from '@ars/http-client';
-import { idempotencyKeyProblem, type PublicRoute } from '../domain/routeTable.js';
+import { idempotencyKeyProblem } from '@ars/idempotency';
+import type { PublicRoute } from '../domain/routeTable.js';
 import type { Gateway } from '../gateway.js';
 import { requestBody } from './requestBody.js';
 import type { Peer } from '../peers.js';

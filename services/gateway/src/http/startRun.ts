@@ -1,6 +1,6 @@
 import { isAppError } from '@ars/errors';
 import { ok, validateBody, type RouterMiddleware } from '@ars/http-app';
-import { bodyHash } from '../domain/canonicalJson.js';
+import { requestHash } from '@ars/idempotency';
 import type { PublicRoute } from '../domain/routeTable.js';
 import type { Gateway } from '../gateway.js';
 import { requestBody } from './requestBody.js';
@@ -28,8 +28,8 @@ const parseStartRun = validateBody<Record<string, unknown>>({
   },
 });
 
-/** The header carrying the canonical body hash to runs (DESIGN.md, Flow of a run, step 1). */
-export const BODY_HASH_HEADER = 'X-Body-Sha256';
+/** The header carrying the canonical body hash (RFC 8785, SHA-256) to runs (DESIGN.md, Flow of a run, step 1). */
+export const REQUEST_HASH_HEADER = 'X-Request-Hash';
 
 /**
  * POST /runs: key and body checked, then the user's run-start budget reserved, then runs asked. The
@@ -45,7 +45,7 @@ export function startRun(gateway: Gateway, route: PublicRoute): RouterMiddleware
     let data: Record<string, unknown>;
     try {
       data = await gateway.peers.runs.post<Record<string, unknown>>(internalPath(route, userId, {}), body, {
-        headers: { 'Idempotency-Key': key, [BODY_HASH_HEADER]: bodyHash(body) },
+        headers: { 'Idempotency-Key': key, [REQUEST_HASH_HEADER]: requestHash(body) },
       });
     } catch (error) {
       if (isAppError(error) && error.status < 500) await reservation.refund();

@@ -1,0 +1,151 @@
+// `npm run --silent bench -w services/gateway` (after `npm run build`): an authenticated
+// GET /api/v1/svc/repos through the gateway against a bare Koa handler returning the same JSON,
+// on the same machine, at the same concurrency. Prints requests/s, p50, p99 and the ratio.
+// BENCH_REQUESTS (default 20000), BENCH_CONCURRENCY (default 32); KAFKA_BROKERS / MONGO_URL /
+// REDIS_URL to use real servers instead of the local stand-ins.
+import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { freePort, fromRoot, startChild, startInfrastructure, type ManagedChild } from '@ars/stack';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+/** Each PAT is used at most this often (the per-PAT limit is 60 per rolling 60 s). */
+const USES_PER_TOKEN = 50;
+const quiet = (): void => undefined;
+
+interface Result {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+function get(agent: Agent, url: URL, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function load(url: string, count: number, headersFor: (i: number) => Record<string, string>): Promise<Result> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const target = new URL(url);
+  const latencies: number[] = [];
+  let failures = 0;
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const i = next;
+        next += 1;
+        const t0 = process.hrtime.bigint();
+        const status = await get(agent, target, headersFor(i));
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        if (status !== 200) failures += 1;
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { requestsPerSecond: count / seconds, p50: at(0.5), p99: at(0.99), failures };
+}
+
+async function json<T>(url: string, init: RequestInit): Promise<T> {
+  const response = await fetch(url, init);
+  const body = (await response.json()) as { ok: boolean; data: T };
+  if (!body.ok) throw new Error(`${url}: ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+async function waitReady(url: string, child: ManagedChild): Promise<void> {
+  for (let i = 0; i < 300; i += 1) {
+    if (!child.isRunning()) throw new Error(`${child.name} exited`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${child.name} not ready`);
+}
+
+const infra = await startInfrastructure({
+  kafkaBrokers: process.env.KAFKA_BROKERS,
+  mongoUrl: process.env.MONGO_URL,
+  redisUrl: process.env.REDIS_URL,
+  output: quiet,
+});
+const children: ManagedChild[] = [];
+try {
+  const barePort = await freePort();
+  const bare = startChild({ name: 'bare', command: process.execPath, args: [fromRoot('services/gateway/dist/bench/bareRepos.js')], env: { ...process.env, PORT: String(barePort) }, output: quiet });
+  children.push(bare);
+  await bare.waitForLine((line) => (line.startsWith('listening') ? true : undefined), 10_000);
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+
+  const gatewayPort = await freePort();
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const peers = Object.fromEntries(['CATALOG_URL', 'RUNS_URL', 'SANDBOXES_URL', 'AUTOMATIONS_ENGINE_URL', 'PR_REVIEW_URL', 'MCP_REGISTRY_URL'].map((name) => [name, bareUrl]));
+  const gateway = startChild({
+    name: 'gateway',
+    command: process.execPath,
+    args: [fromRoot('services/gateway/dist/main.js')],
+    env: {
+      ...process.env,
+      ...peers,
+      PORT: String(gatewayPort),
+      MONGO_URL: infra.mongoUrl,
+      MONGO_DB: `ars_gateway_bench_${randomBytes(4).toString('hex')}`,
+      KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+      REDIS_URL: infra.redisUrl,
+      INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
+      LOG_LEVEL: 'warn',
+      ARS_ENV: 'development',
+    },
+    output: quiet,
+  });
+  children.push(gateway);
+  await waitReady(gatewayUrl, gateway);
+
+  const account = await json<{ sessionCookie: string }>(`${gatewayUrl}/api/dev/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const warmup = 2_000;
+  const tokenCount = Math.ceil((REQUESTS + warmup) / USES_PER_TOKEN);
+  const tokens: string[] = [];
+  for (let i = 0; i < tokenCount; i += 1) {
+    const created = await json<{ token: string }>(`${gatewayUrl}/api/settings/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: account.sessionCookie },
+      body: JSON.stringify({ name: `bench-${i}` }),
+    });
+    tokens.push(created.token);
+  }
+  const warmTokens = tokens.slice(0, Math.ceil(warmup / USES_PER_TOKEN));
+  const runTokens = tokens.slice(warmTokens.length);
+  const authorization = (pool: string[]) => (i: number) => ({ authorization: `Bearer ${pool[i % pool.length] ?? ''}` });
+
+  await load(`${bareUrl}/repos`, warmup, () => ({}));
+  await load(`${gatewayUrl}/api/v1/svc/repos`, warmup, authorization(warmTokens));
+  const baseline = await load(`${bareUrl}/repos`, REQUESTS, () => ({}));
+  const through = await load(`${gatewayUrl}/api/v1/svc/repos`, REQUESTS, authorization(runTokens));
+
+  const row = (name: string, r: Result): string =>
+    `${name.padEnd(22)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   non-200: ${r.failures}`;
+  console.log(`GET /repos, ${REQUESTS} requests, concurrency ${CONCURRENCY}, Node ${process.version}`);
+  console.log(row('bare Koa handler', baseline));
+  console.log(row('gateway (PAT + limit)', through));
+  console.log(
+    `ratio gateway/bare: throughput ${(through.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x, ` +
+      `p50 ${(through.p50 / baseline.p50).toFixed(1)}x, p99 ${(through.p99 / baseline.p99).toFixed(1)}x`,
+  );
+} finally {
+  for (const child of children.reverse()) await child.stop();
+  await infra.stop();
+}

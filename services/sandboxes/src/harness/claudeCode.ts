@@ -19,6 +19,12 @@ import {
 /** Claude Code tools that edit files: their tool_call is followed by a file_change. */
 const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
+/** Tools Claude Code may use without asking (MCP tools are named `mcp__<server>__<tool>`). */
+export const ALLOWED_TOOLS = [
+  'Bash', 'BashOutput', 'KillShell', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'Read', 'Glob', 'Grep',
+  'LS', 'TodoWrite', 'Task', 'WebFetch', 'WebSearch',
+] as const;
+
 interface PendingTool {
   name: string;
   input: unknown;
@@ -175,6 +181,16 @@ function contentText(content: unknown): string {
 }
 
 export async function runClaudeCode(options: RunHarnessOptions): Promise<HarnessResult> {
+  try {
+    return await runClaudeCodeInner(options);
+  } catch (error) {
+    // A rejection of onEvent, carried out of the stream loop: the caller's own error.
+    if (error instanceof SinkError) throw error.original;
+    throw error;
+  }
+}
+
+async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessResult> {
   const { signal, cwd } = options;
   if (signal.aborted) return { status: 'cancelled' };
   const abortController = new AbortController();
@@ -194,9 +210,10 @@ export async function runClaudeCode(options: RunHarnessOptions): Promise<Harness
         cwd,
         env,
         abortController,
-        // The sandbox is the boundary: nobody is there to approve tool use.
-        permissionMode: 'bypassPermissions',
-        allowDangerouslySkipPermissions: true,
+        // Nobody is there to approve tool use: edits are accepted and the usual tools pre-approved.
+        // (bypassPermissions is refused by Claude Code when it runs as root, as sandboxes may.)
+        permissionMode: 'acceptEdits',
+        allowedTools: [...ALLOWED_TOOLS],
         settingSources: [],
         ...(options.model ? { model: options.model } : {}),
         ...(options.executablePath ? { pathToClaudeCodeExecutable: options.executablePath } : {}),
@@ -211,9 +228,11 @@ export async function runClaudeCode(options: RunHarnessOptions): Promise<Harness
       for (const e of events) await sink.emit(e);
     }
   } catch (error) {
-    if (error instanceof SinkError) throw error.original;
+    if (error instanceof SinkError) throw error;
     if (signal.aborted) return { status: 'cancelled' };
-    crash = `claude-code harness crashed: ${errorText(error)}${stderrTail ? ` (stderr: ${stderrTail.trim()})` : ''}`;
+    const text = errorText(error);
+    const tail = stderrTail.trim();
+    crash = `claude-code harness crashed: ${text}${tail && !text.includes(tail.slice(-200)) ? ` (stderr: ${tail})` : ''}`;
   } finally {
     signal.removeEventListener('abort', onAbort);
   }

@@ -19,17 +19,45 @@ import {
 } from './adapter.js';
 
 interface TurnState {
+  /** The turn.failed message: the agent's failure. */
   failure: string | null;
+  /** The last top-level `error` event (the CLI also sends them for retries, e.g. "Reconnecting..."). */
+  lastError: string | null;
+  /** An `error` event held back: when `turn.failed` with the same message follows, they are one fatal event. */
+  heldError: string | null;
   completed: boolean;
   usage: HarnessUsage | undefined;
+}
+
+export function newTurnState(): TurnState {
+  return { failure: null, lastError: null, heldError: null, completed: false, usage: undefined };
+}
+
+function streamError(message: string): HarnessEvent {
+  return { type: 'error', toolName: null, message, payload: { fatal: false, source: 'error' } };
+}
+
+/** Events still held back when the stream ends. */
+export function flushCodexState(state: TurnState): HarnessEvent[] {
+  const held = state.heldError;
+  state.heldError = null;
+  return held === null ? [] : [streamError(held)];
 }
 
 /** Maps one ThreadEvent (parsed JSON of unknown shape) to HarnessEvents; updates the turn state. */
 export function mapCodexEvent(event: unknown, cwd: string, state: TurnState): HarnessEvent[] | 'start' {
   if (!isRecord(event)) return [];
+  if (event.type === 'thread.started') return 'start';
+  if (event.type === 'turn.failed') {
+    const message = (isRecord(event.error) ? str(event.error.message) : null) ?? 'the turn failed';
+    state.failure = message;
+    // The CLI prints an `error` event and then `turn.failed` with the same message: one fatal event.
+    const before = state.heldError !== null && state.heldError !== message ? [streamError(state.heldError)] : [];
+    state.heldError = null;
+    return [...before, { type: 'error', toolName: null, message, payload: { fatal: true, source: 'turn.failed' } }];
+  }
+  const before = flushCodexState(state);
   switch (event.type) {
-    case 'thread.started':
-      return 'start';
     case 'turn.completed': {
       const usage = isRecord(event.usage) ? event.usage : {};
       state.completed = true;
@@ -41,6 +69,7 @@ export function mapCodexEvent(event: unknown, cwd: string, state: TurnState): Ha
         costUsd: null,
       };
       return [
+        ...before,
         {
           type: 'usage',
           toolName: null,
@@ -49,23 +78,17 @@ export function mapCodexEvent(event: unknown, cwd: string, state: TurnState): Ha
         },
       ];
     }
-    case 'turn.failed': {
-      const message = (isRecord(event.error) ? str(event.error.message) : null) ?? 'the turn failed';
-      // The CLI prints the fatal `error` event and then `turn.failed` with the same message: one event.
-      if (state.failure === message) return [];
-      state.failure = message;
-      return [{ type: 'error', toolName: null, message, payload: { fatal: true, source: 'turn.failed' } }];
-    }
     case 'error': {
       const message = str(event.message) ?? 'error';
-      if (state.failure === null) state.failure = message;
-      return [{ type: 'error', toolName: null, message, payload: { fatal: true, source: 'error' } }];
+      state.lastError = message;
+      state.heldError = message;
+      return before;
     }
     case 'item.completed':
-      return isRecord(event.item) ? mapCompletedItem(event.item, cwd) : [];
+      return [...before, ...(isRecord(event.item) ? mapCompletedItem(event.item, cwd) : [])];
     default:
       // turn.started, item.started, item.updated and unknown events: nothing to record.
-      return [];
+      return before;
   }
 }
 
@@ -149,6 +172,16 @@ function guardStdin(path: string): () => void {
 }
 
 export async function runCodex(options: RunHarnessOptions): Promise<HarnessResult> {
+  try {
+    return await runCodexInner(options);
+  } catch (error) {
+    // A rejection of onEvent, carried out of the stream loop: the caller's own error.
+    if (error instanceof SinkError) throw error.original;
+    throw error;
+  }
+}
+
+async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult> {
   const { signal, cwd } = options;
   if (signal.aborted) return { status: 'cancelled' };
   const codex = new Codex({
@@ -164,7 +197,7 @@ export async function runCodex(options: RunHarnessOptions): Promise<HarnessResul
     ...(options.model ? { model: options.model } : {}),
   });
   const sink = new EventSink(options.onEvent, 'codex stream started');
-  const state: TurnState = { failure: null, completed: false, usage: undefined };
+  const state = newTurnState();
   let crash: string | null = null;
   const unguard = guardStdin(options.executablePath ?? '');
   try {
@@ -177,17 +210,22 @@ export async function runCodex(options: RunHarnessOptions): Promise<HarnessResul
       }
       for (const e of mapped) await sink.emit(e);
     }
+    for (const e of flushCodexState(state)) await sink.emit(e);
   } catch (error) {
-    if (error instanceof SinkError) throw error.original;
+    if (error instanceof SinkError) throw error;
     if (signal.aborted) return { status: 'cancelled', ...(state.usage ? { usage: state.usage } : {}) };
     crash = describeCrash(errorText(error));
+    if (state.lastError !== null) crash += ` (last error: ${state.lastError})`;
+    if (sink.hasStarted) for (const e of flushCodexState(state)) await sink.emit(e);
   } finally {
     unguard();
   }
   if (signal.aborted) return { status: 'cancelled' };
   // A turn the agent failed: the CLI exits non-zero after `turn.failed`; the agent's message is the error.
   if (state.failure !== null) return { status: 'failed', error: state.failure };
-  if (crash === null && !state.completed) crash = 'codex harness crashed: its output ended without turn.completed';
+  if (crash === null && !state.completed) {
+    crash = `codex harness crashed: its output ended without turn.completed${state.lastError !== null ? ` (last error: ${state.lastError})` : ''}`;
+  }
   if (crash !== null) {
     // Reported as an event only when the stream had started; the result carries it either way.
     if (sink.hasStarted) {

@@ -1,0 +1,122 @@
+// The stream mappers on their own, fed the JSON the real CLIs print (including what the stand-ins
+// never print: retries, unknown types).
+import type { HarnessEvent } from './adapter.js';
+import { ClaudeStreamMapper } from './claudeCode.js';
+import { flushCodexState, mapCodexEvent, newTurnState } from './codex.js';
+
+function mapCodex(lines: unknown[], cwd = '/w'): { events: HarnessEvent[]; state: ReturnType<typeof newTurnState> } {
+  const state = newTurnState();
+  const events: HarnessEvent[] = [];
+  for (const line of lines) {
+    const mapped = mapCodexEvent(line, cwd, state);
+    if (mapped !== 'start') events.push(...mapped);
+  }
+  events.push(...flushCodexState(state));
+  return { events, state };
+}
+
+describe('codex stream mapping', () => {
+  test('retry errors the real CLI prints ("Reconnecting...") are non-fatal events; turn.completed still means success', () => {
+    const { events, state } = mapCodex([
+      { type: 'thread.started', thread_id: 't' },
+      { type: 'turn.started' },
+      { type: 'error', message: 'Reconnecting... 2/5 (stream disconnected before completion)' },
+      { type: 'item.completed', item: { id: 'i0', type: 'agent_message', text: 'done' } },
+      { type: 'turn.completed', usage: { input_tokens: 5, cached_input_tokens: 1, output_tokens: 2 } },
+    ]);
+    expect(events.map((e) => [e.type, e.payload.fatal])).toEqual([
+      ['error', false],
+      ['assistant_message', undefined],
+      ['usage', undefined],
+    ]);
+    expect(state.completed).toBe(true);
+    expect(state.failure).toBeNull();
+    expect(state.usage).toEqual({ inputTokens: 5, outputTokens: 2, cachedInputTokens: 1, reasoningOutputTokens: 0, costUsd: null });
+  });
+
+  test('an error followed by turn.failed with the same message is one fatal error event', () => {
+    const { events, state } = mapCodex([
+      { type: 'thread.started', thread_id: 't' },
+      { type: 'error', message: 'quota exceeded' },
+      { type: 'turn.failed', error: { message: 'quota exceeded' } },
+    ]);
+    expect(events).toEqual([{ type: 'error', toolName: null, message: 'quota exceeded', payload: { fatal: true, source: 'turn.failed' } }]);
+    expect(state.failure).toBe('quota exceeded');
+  });
+
+  test('unknown events, unknown items and in-progress items are ignored; known items map', () => {
+    const { events } = mapCodex([
+      { type: 'thread.started', thread_id: 't' },
+      { type: 'turn.plan_updated', plan: [] },
+      'not even an object',
+      { type: 'item.started', item: { id: 'a', type: 'command_execution', command: 'ls', aggregated_output: '', status: 'in_progress' } },
+      { type: 'item.completed', item: { id: 'b', type: 'collab_agent_call', whatever: 1 } },
+      { type: 'item.completed', item: { id: 'c', type: 'todo_list', items: [] } },
+      { type: 'item.completed', item: { id: 'd', type: 'reasoning', text: 'thinking' } },
+      { type: 'item.completed', item: { id: 'e', type: 'web_search', query: 'node 20' } },
+      { type: 'item.completed', item: { id: 'f', type: 'file_change', changes: [{ path: '/w/src/a.ts', kind: 'update' }, { path: '/elsewhere/b', kind: 'delete' }], status: 'completed' } },
+      { type: 'item.completed', item: { id: 'g', type: 'mcp_tool_call', server: 's', tool: 'lookup', arguments: { id: 1 }, error: { message: 'nope' }, status: 'failed' } },
+      { type: 'item.completed', item: { id: 'h', type: 'error', message: 'minor' } },
+    ]);
+    expect(events.map((e) => [e.type, e.toolName])).toEqual([
+      ['reasoning', null],
+      ['tool_call', 'web_search'],
+      ['tool_call', 'apply_patch'],
+      ['file_change', null],
+      ['tool_call', 'lookup'],
+      ['error', null],
+    ]);
+    expect(events[3]?.payload).toEqual({ changes: [{ path: 'src/a.ts', kind: 'update' }, { path: '/elsewhere/b', kind: 'delete' }] });
+    expect(events[4]?.payload).toMatchObject({ kind: 'mcp', server: 's', input: { id: 1 }, error: 'nope', status: 'failed' });
+    expect(events[5]?.payload.fatal).toBe(false);
+  });
+});
+
+describe('claude-code stream mapping', () => {
+  const base = { parent_tool_use_id: null, session_id: 's', uuid: 'u' };
+
+  test('unknown message types and blocks are ignored; a tool call waits for its result', () => {
+    const mapper = new ClaudeStreamMapper('/w');
+    const out: HarnessEvent[] = [];
+    const feed = (m: unknown): void => {
+      out.push(...mapper.map(m));
+    };
+    feed({ type: 'system', subtype: 'init', model: 'm', ...base });
+    feed({ type: 'system', subtype: 'hook_started', ...base });
+    feed({ type: 'stream_event', event: {}, ...base });
+    feed({ type: 'rate_limit_event', ...base });
+    feed({ type: 'assistant', message: { content: [{ type: 'thinking', thinking: 'hmm' }, { type: 'redacted_thinking', data: 'x' }] }, ...base });
+    feed({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'false' } }] }, ...base });
+    expect(out.map((e) => e.type)).toEqual(['reasoning']);
+    feed({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Exit code 1\n', is_error: true }] }, ...base });
+    feed({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't2', name: 'Edit', input: { file_path: '/w/a.txt', old_string: 'a', new_string: 'b' } }] }, ...base });
+    feed({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: 'updated' }] }] }, ...base });
+    feed({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't3', name: 'mcp__docs__search', input: { q: 'x' } }] }, ...base });
+    feed({ type: 'assistant', message: { content: [{ type: 'text', text: 'oops' }] }, error: 'rate_limit', ...base });
+    feed({ type: 'result', subtype: 'error_max_turns', is_error: true, errors: ['max turns reached'], total_cost_usd: 0.5, usage: { input_tokens: 3, output_tokens: 4 }, ...base });
+    expect(mapper.sessionStarted).toBe('claude-code session s started (model m)');
+    expect(out.map((e) => [e.type, e.toolName])).toEqual([
+      ['reasoning', null],
+      ['tool_call', 'Bash'],
+      ['tool_call', 'Edit'],
+      ['file_change', null],
+      ['assistant_message', null],
+      ['error', null],
+      ['tool_call', 'mcp__docs__search'],
+      ['usage', null],
+      ['error', null],
+    ]);
+    expect(out[1]?.payload).toMatchObject({ kind: 'shell', exitCode: 1, output: '', isError: true });
+    expect(out[2]?.payload).toMatchObject({ kind: 'file_edit', input: { file_path: 'a.txt' }, output: 'updated' });
+    expect(out[3]?.payload).toEqual({ changes: [{ path: 'a.txt', kind: 'update' }] });
+    expect(out[6]?.payload).toMatchObject({ kind: 'mcp', input: { q: 'x' }, status: 'unfinished' });
+    expect(out[7]?.payload).toMatchObject({ costUsd: 0.5, inputTokens: 3, outputTokens: 4 });
+    expect(mapper.result).toMatchObject({ status: 'failed', error: 'error_max_turns: max turns reached' });
+  });
+
+  test('a success result with is_error is a failure carrying the result text', () => {
+    const mapper = new ClaudeStreamMapper('/w');
+    mapper.map({ type: 'result', subtype: 'success', is_error: true, result: 'API Error: 401 invalid x-api-key', usage: {}, ...base });
+    expect(mapper.result).toMatchObject({ status: 'failed', error: 'API Error: 401 invalid x-api-key' });
+  });
+});

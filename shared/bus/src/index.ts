@@ -28,6 +28,7 @@ export type {
   DomainTopicName,
   JsonSchema,
   RunAgentEventData,
+  RunFailureKind,
   RunFinishedData,
   RunRequestedData,
   RunSandboxAllocatedData,

@@ -47,6 +47,11 @@ const runsRequested: TopicSpec = {
       rootDirectory: nullableStr,
       model: nullableStr,
       agentId: nullableStr,
+      mode: nullableStr,
+      /** The harness may run at most this long (ms); runs fails the run a grace period after it. */
+      timeoutMs: { type: 'integer', minimum: 1 },
+      /** ISO time after which the run must not be started any more (runs has failed it by then). */
+      startBy: str,
     },
     additionalProperties: true,
   },
@@ -59,8 +64,19 @@ const runsSandboxAllocated: TopicSpec = {
   types: ['run.sandbox-allocated'],
   dataSchema: {
     type: 'object',
-    required: ['runId', 'sandboxRecordId'],
-    properties: { runId: str, sandboxRecordId: str, sandboxId: nullableStr },
+    required: ['runId', 'sandboxRecordId', 'sandboxId', 'runtime'],
+    properties: {
+      runId: str,
+      sandboxRecordId: str,
+      sandboxId: nullableStr,
+      /** The Run's `runtime`: which provider runs it and its id for this run there. */
+      runtime: {
+        type: 'object',
+        required: ['provider', 'runId'],
+        properties: { provider: nullableStr, runId: nullableStr },
+        additionalProperties: false,
+      },
+    },
     additionalProperties: true,
   },
 };
@@ -72,13 +88,17 @@ const runsAgentEvents: TopicSpec = {
   types: ['run.agent-event'],
   dataSchema: {
     type: 'object',
-    required: ['runId', 'seq', 'eventType'],
+    required: ['runId', 'seq', 'eventType', 'toolName', 'message', 'payload', 'emittedAt'],
     properties: {
       runId: str,
+      /** 0, 1, 2 ... per run, in harness order: (runId, seq) identifies an event, so a resend stores nothing twice. */
       seq: { type: 'integer', minimum: 0 },
       eventType: str,
+      toolName: nullableStr,
       message: nullableStr,
+      /** Unsanitized: runs sanitizes before storage. */
       payload: { type: 'object' },
+      emittedAt: str,
     },
     additionalProperties: true,
   },
@@ -91,11 +111,16 @@ const runsFinished: TopicSpec = {
   types: ['run.finished'],
   dataSchema: {
     type: 'object',
-    required: ['runId', 'status'],
+    required: ['runId', 'status', 'error'],
     properties: {
       runId: str,
       status: { enum: ['success', 'failed', 'cancelled'] },
-      error: { type: ['object', 'null'] },
+      /** Set exactly when status is `failed`: what failed, in words (becomes the Run's `error`). */
+      error: nullableStr,
+      /** Why it failed: the agent itself, or which part of the machinery. */
+      failure: { enum: ['agent', 'harness_crash', 'harness_timeout', 'sandbox_allocation', 'sandbox_lost', 'push', null] },
+      /** Events emitted before it (the last seq + 1): runs may check it has them all. */
+      eventCount: { type: 'integer', minimum: 0 },
     },
     additionalProperties: true,
   },
@@ -215,6 +240,9 @@ export interface RunRequestedData {
   rootDirectory?: string | null;
   model?: string | null;
   agentId?: string | null;
+  mode?: string | null;
+  timeoutMs?: number;
+  startBy?: string;
   [field: string]: unknown;
 }
 
@@ -222,7 +250,8 @@ export interface RunRequestedData {
 export interface RunSandboxAllocatedData {
   runId: string;
   sandboxRecordId: string;
-  sandboxId?: string | null;
+  sandboxId: string | null;
+  runtime: { provider: string | null; runId: string | null };
   [field: string]: unknown;
 }
 
@@ -231,16 +260,22 @@ export interface RunAgentEventData {
   runId: string;
   seq: number;
   eventType: string;
-  message?: string | null;
-  payload?: Record<string, unknown>;
+  toolName: string | null;
+  message: string | null;
+  payload: Record<string, unknown>;
+  emittedAt: string;
   [field: string]: unknown;
 }
+
+export type RunFailureKind = 'agent' | 'harness_crash' | 'harness_timeout' | 'sandbox_allocation' | 'sandbox_lost' | 'push';
 
 /** `data` of `runs.finished`. */
 export interface RunFinishedData {
   runId: string;
   status: 'success' | 'failed' | 'cancelled';
-  error?: Record<string, unknown> | null;
+  error: string | null;
+  failure?: RunFailureKind | null;
+  eventCount?: number;
   [field: string]: unknown;
 }
 

@@ -22,6 +22,8 @@ export interface ManagedChild {
   waitForLine<T>(parse: (line: string) => T | undefined, timeoutMs: number): Promise<T>;
   /** SIGTERM, then SIGKILL after `graceMs`. Resolves when the process is gone. */
   stop(graceMs?: number): Promise<void>;
+  /** SIGKILL to the whole process group (the child and what it spawned): a crash, for tests. */
+  kill(): Promise<void>;
   isRunning(): boolean;
 }
 
@@ -100,6 +102,15 @@ export function startChild(spec: ChildSpec): ManagedChild {
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
+    },
+    async kill(): Promise<void> {
+      if (!running) return;
+      try {
+        process.kill(-(child.pid ?? 0), 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+      await exited;
     },
   };
 }

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     mongoDbpath: dataDir === '' ? undefined : join(dataDir, 'mongo'),
     // Repositories live beside the data that points at them; memory-only stacks get a temporary folder.
     sourceHostDir: process.env.SOURCE_HOST_DIR ?? (dataDir === '' ? undefined : join(dataDir, 'source-host')),
+    sandboxRoot: process.env.SANDBOX_ROOT ?? (dataDir === '' ? undefined : join(dataDir, 'sandboxes')),
   });
   const stack = await state.starting;
   if (stopping) return;

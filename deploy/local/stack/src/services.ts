@@ -26,6 +26,8 @@ export interface ServiceProcess {
   child(): ManagedChild | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGKILL of the service's process group, as a crash would end it (tests of recovery). */
+  kill(): Promise<void>;
   restart(): Promise<void>;
 }
 
@@ -63,6 +65,9 @@ export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
     },
     async stop() {
       await child?.stop();
+    },
+    async kill() {
+      await child?.kill();
     },
     async restart() {
       await service.stop();

@@ -12,6 +12,8 @@ export interface StackOptions extends InfrastructureOptions {
   logLevel?: string;
   /** Where the local source host keeps its git repositories; a temporary folder (removed on stop) when absent. */
   sourceHostDir?: string;
+  /** Where the sandboxes service makes its sandboxes' working directories; a temporary folder (removed on stop) when absent. */
+  sandboxRoot?: string;
   /** Extra environment for every service. */
   env?: NodeJS.ProcessEnv;
   output?: (line: string) => void;
@@ -29,6 +31,7 @@ export interface Stack {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const infrastructure = await startInfrastructure(options);
   const temporarySourceHost = options.sourceHostDir ? undefined : mkdtempSync(join(tmpdir(), 'ars-source-host-'));
+  const temporarySandboxRoot = options.sandboxRoot ? undefined : mkdtempSync(join(tmpdir(), 'ars-sandboxes-'));
   const ports = new Map<ServiceName, number>();
   for (const name of SERVICE_NAMES) {
     ports.set(name, name === 'gateway' && options.gatewayPort !== 0 ? options.gatewayPort : await freePort());
@@ -44,6 +47,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     LOG_LEVEL: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
     ARS_ENV: process.env.ARS_ENV ?? 'development',
     SOURCE_HOST_DIR: options.sourceHostDir ?? temporarySourceHost,
+    SANDBOX_ROOT: options.sandboxRoot ?? temporarySandboxRoot,
   };
   for (const [name, port] of ports) env[serviceUrlVariable(name)] = `http://127.0.0.1:${port}`;
 
@@ -59,6 +63,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.all(started.filter((service) => service !== services.gateway).map((service) => service.stop()));
     await infrastructure.stop();
     if (temporarySourceHost) rmSync(temporarySourceHost, { recursive: true, force: true });
+    if (temporarySandboxRoot) rmSync(temporarySandboxRoot, { recursive: true, force: true });
   };
   try {
     // Every service but the gateway starts side by side; the gateway's readiness asks all of them.

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
-import { startSystem, type System } from './support/system.js';
-import { bearer, call, createAccount, createToken, dataOf, errorOf, tenant } from './support/accounts.js';
+import { startSystem, type System } from '../support/system.js';
+import { bearer, call, createAccount, createToken, dataOf, errorOf, tenant } from '../support/accounts.js';
 
 let system: System;
 let gateway: System['gateway'];

@@ -1,8 +1,8 @@
 import { MongoClient } from 'mongodb';
 import { PUBLIC_ROUTES } from '@ars/gateway';
 import { startGatewayUnderTest } from './support/gatewayUnderTest.js';
-import { startSystem, type System } from './support/system.js';
-import { bearer, call, createToken, dataOf, errorOf, tenant } from './support/accounts.js';
+import { startSystem, type System } from '../support/system.js';
+import { bearer, call, createToken, dataOf, errorOf, tenant } from '../support/accounts.js';
 
 let system: System;
 let gateway: System['gateway'];

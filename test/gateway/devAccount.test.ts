@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '@ars/stack';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
-import { startSystem, type System } from './support/system.js';
-import { bearer, call, createToken, dataOf, errorOf, type Account } from './support/accounts.js';
+import { startSystem, type System } from '../support/system.js';
+import { bearer, call, createToken, dataOf, errorOf, type Account } from '../support/accounts.js';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,6 @@
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
-import { startSystem, type System } from './support/system.js';
-import { bearer, call, createToken, errorOf, tenant, type CreatedToken } from './support/accounts.js';
+import { startSystem, type System } from '../support/system.js';
+import { bearer, call, createToken, errorOf, tenant, type CreatedToken } from '../support/accounts.js';
 
 let system: System;
 let gateway: System['gateway'];

@@ -108,7 +108,7 @@ describe('a message that fails validation is a programming error: never sent', (
   });
   test('an empty key, a wrong type and a non-ISO occurredAt are refused', async () => {
     await expect(bus.publish('bus.test.roundtrip', { key: '', type: 't', data: {} })).rejects.toMatchObject({ message: expect.stringContaining('(key)') });
-    await expect(bus.publish('runs.finished', { key: 'r', type: 'run.started', data: { runId: 'r', status: 'success' } })).rejects.toMatchObject({ message: expect.stringContaining('/type') });
+    await expect(bus.publish('runs.finished', { key: 'r', type: 'run.started', data: { runId: 'r', status: 'success', error: null } })).rejects.toMatchObject({ message: expect.stringContaining('/type') });
     await expect(bus.publish('bus.test.roundtrip', { key: 'k', type: 't', data: {}, occurredAt: 'yesterday' })).rejects.toMatchObject({ message: expect.stringContaining('/occurredAt') });
   });
 });

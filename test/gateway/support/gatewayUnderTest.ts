@@ -4,7 +4,7 @@ import { createLogger } from '@ars/logger';
 import { freePort } from '@ars/stack';
 import { testInfrastructure } from '@ars/testenv';
 import { startEmptyPeer, startRunsStandIn, type EmptyPeer, type RunsStandIn } from './peerStandIns.js';
-import type { System } from './system.js';
+import type { System } from '../../support/system.js';
 
 export interface GatewayUnderTest {
   baseUrl: string;

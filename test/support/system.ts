@@ -12,6 +12,8 @@ export interface System {
   baseUrl: string;
   internalToken: string;
   mongoUrl: string;
+  /** The catalog's local source host: the bare git repositories runs push to. */
+  sourceHostDir: string;
   /** The stack gateway's database (users, sessions, PATs). */
   gatewayDb: string;
   /** The stack's gateway as the tests address it. */
@@ -19,11 +21,12 @@ export interface System {
   stop(): Promise<void>;
 }
 
-export async function startSystem(): Promise<System> {
+/** `env`: extra settings for every service (e.g. a short RUN_TIMEOUT_MS). */
+export async function startSystem(env: Record<string, string> = {}): Promise<System> {
   const infra = testInfrastructure();
   const internalToken = randomBytes(24).toString('base64url');
   // The catalog's local source host keeps its git repositories here, not in the working tree.
-  const sourceHostDir = mkdtempSync(join(tmpdir(), 'ars-gateway-test-source-host-'));
+  const sourceHostDir = mkdtempSync(join(tmpdir(), 'ars-test-source-host-'));
   const stack = await startStack({
     gatewayPort: 0,
     kafkaBrokers: infra.kafkaBrokers.join(','),
@@ -31,13 +34,14 @@ export async function startSystem(): Promise<System> {
     redisUrl: infra.redisUrl,
     logLevel: 'warn',
     output: () => undefined,
-    env: { INTERNAL_TOKEN: internalToken, SOURCE_HOST_DIR: sourceHostDir, ARS_ENV: 'development' },
+    env: { INTERNAL_TOKEN: internalToken, SOURCE_HOST_DIR: sourceHostDir, ARS_ENV: 'development', ...env },
   });
   return {
     stack,
     baseUrl: stack.baseUrl,
     internalToken,
     mongoUrl: infra.mongoUrl,
+    sourceHostDir,
     gatewayDb: 'ars_gateway',
     gateway: { baseUrl: stack.baseUrl, mongoUrl: infra.mongoUrl, mongoDb: 'ars_gateway' },
     async stop() {

@@ -105,6 +105,16 @@ describe('run starts per user: 10 per minute across all of the user\'s PATs, ind
     expect((await startRun(token.token, account, 'new-10')).status).toBe(429);
   });
 
+  test('20 identical starts racing take one place: all are answered 202 with one runId, and 9 more starts fit in the minute', async () => {
+    const { account, token } = await tenant(withRuns.baseUrl);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => startRun(token.token, account, 'racing')));
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 20 }, () => 202));
+    expect(new Set(answers.map((a) => dataOf(a).runId)).size).toBe(1);
+    expect(answers.filter((a) => !dataOf(a).replayed)).toHaveLength(1);
+    for (let i = 1; i < 10; i += 1) expect((await startRun(token.token, account, `after-${i}`)).status).toBe(202);
+    expect((await startRun(token.token, account, 'after-10')).status).toBe(429);
+  });
+
   test('a start runs refuses (404 repo, 409 key conflict) or the gateway refuses (400) does not consume the budget', async () => {
     const { account, token } = await tenant(withRuns.baseUrl);
     for (let i = 0; i < 11; i += 1) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '@ars/errors';
 import type { Middleware } from '@ars/http-app';
 import { LIMITER_UNAVAILABLE, PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS, perTokenWindow, runStartExceededMessage, runStartWindows } from '../domain/limits.js';
@@ -6,9 +7,9 @@ import type { ConsumeResult, RateLimiter, RateWindow } from '../store/rateLimite
 import { principalOf } from './authenticateToken.js';
 
 /** Redis unreachable fails closed: 503 with `Retry-After: 60`, never an unlimited pass. */
-async function consumeOrUnavailable(gateway: Gateway, windows: readonly RateWindow[]): Promise<ConsumeResult> {
+async function consumeOrUnavailable(gateway: Gateway, windows: readonly RateWindow[], member?: string): Promise<ConsumeResult> {
   try {
-    return await gateway.limiter.consume(windows);
+    return await gateway.limiter.consume(windows, member);
   } catch (error) {
     gateway.logger.warn({ err: error }, 'rate-limit backend unavailable');
     throw AppError.unavailable(LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS);
@@ -29,19 +30,29 @@ export interface RunStartReservation {
   refund(): Promise<void>;
 }
 
-/** The user's run-start budget (10/min, 30/h, 150/day across all PATs): reserved before runs is asked. */
-export async function reserveRunStart(gateway: Gateway, userId: string, limiter: RateLimiter = gateway.limiter): Promise<RunStartReservation> {
+/**
+ * The user's run-start budget (10/min, 30/h, 150/day across all PATs): reserved before runs is asked,
+ * keyed by the idempotency key, so identical starts racing (one run, the rest replays) take one place
+ * and a replay of a start still in the window takes none. Only the request that took a place gives
+ * it back.
+ */
+export async function reserveRunStart(gateway: Gateway, userId: string, idempotencyKey: string, limiter: RateLimiter = gateway.limiter): Promise<RunStartReservation> {
   const windows = runStartWindows(userId);
-  const result = await consumeOrUnavailable(gateway, windows);
+  const result = await consumeOrUnavailable(gateway, windows, runStartMember(idempotencyKey));
   if (!result.allowed) throw AppError.rateLimited(runStartExceededMessage(result.exceededKey), RETRY_AFTER_SECONDS);
   return {
     async refund() {
       try {
-        await limiter.refund(windows, result.reservation);
+        await limiter.refund(result.added, result.reservation);
       } catch (error) {
         // The reservation then lapses with its window; the start was refused either way.
         gateway.logger.warn({ err: error, userId }, 'run-start refund failed');
       }
     },
   };
+}
+
+/** The budget entry of one start: the key's hash (keys are per user, and so are the windows). */
+function runStartMember(idempotencyKey: string): string {
+  return `key:${createHash('sha256').update(idempotencyKey, 'utf8').digest('base64url')}`;
 }

@@ -41,7 +41,7 @@ export function startRun(gateway: Gateway, route: PublicRoute): RouterMiddleware
     const { userId } = principalOf(ctx.state);
     const key = requireIdempotencyKey(ctx);
     const body = parseStartRun(requestBody(ctx));
-    const reservation = await reserveRunStart(gateway, userId);
+    const reservation = await reserveRunStart(gateway, userId, key);
     let data: Record<string, unknown>;
     try {
       data = await gateway.peers.runs.post<Record<string, unknown>>(internalPath(route, userId, {}), body, {

@@ -57,3 +57,27 @@ describe('several windows are consumed together or not at all', () => {
     expect((await limiter.consume([a, b])).allowed).toBe(true);
   });
 });
+
+describe('a keyed hit (one run start\'s idempotency key) takes one place however often it is sent', () => {
+  test('100 parallel hits with one member take one place; another member takes the next', async () => {
+    const w = window(2);
+    const results = await Promise.all(Array.from({ length: 100 }, () => limiter.consume([w], 'key-a')));
+    expect(results.every((r) => r.allowed)).toBe(true);
+    expect(results.filter((r) => r.allowed && r.added.length === 1)).toHaveLength(1);
+    expect((await limiter.consume([w], 'key-b')).allowed).toBe(true);
+    expect((await limiter.consume([w], 'key-c')).allowed).toBe(false);
+    expect((await limiter.consume([w], 'key-a')).allowed).toBe(true);
+  });
+
+  test('refunding what a later hit added leaves the first hit\'s place taken', async () => {
+    const w = window(1);
+    const first = await limiter.consume([w], 'key-a');
+    const again = await limiter.consume([w], 'key-a');
+    if (!first.allowed || !again.allowed) throw new Error('refused');
+    expect(again.added).toEqual([]);
+    await limiter.refund(again.added, again.reservation);
+    expect((await limiter.consume([w], 'key-b')).allowed).toBe(false);
+    await limiter.refund(first.added, first.reservation);
+    expect((await limiter.consume([w], 'key-b')).allowed).toBe(true);
+  });
+});

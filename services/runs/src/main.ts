@@ -1,9 +1,4 @@
 // The runs service: owns runs, run events and run idempotency records.
-import { runService } from '@ars/service';
+import { startRuns } from './runs.js';
 
-await runService({
-  name: 'runs',
-  port: 8082,
-  requireMongo: true,
-  requireBus: true,
-});
+await startRuns();

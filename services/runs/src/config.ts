@@ -1,0 +1,21 @@
+import { env } from '@ars/config';
+
+/** The runs service's own variables, beside the common ones of every service (README, Configuration). */
+export const runsConfigSchema = {
+  /** Every route of runs is internal: without the shared token it can serve nothing. */
+  INTERNAL_TOKEN: env.string({ secret: true, minLength: 16, describe: 'a string of at least 16 characters' }),
+  /** Where repositories are checked (`GET /internal/users/:userId/repos/:repoId`). */
+  CATALOG_URL: env.url({ protocols: ['http', 'https'] }),
+  /** Where cancels go (`POST /internal/runs/:runId/cancel`). */
+  SANDBOXES_URL: env.url({ protocols: ['http', 'https'] }),
+  /** The harness limit sent to sandboxes with every run (`timeoutMs` of `runs.requested`). */
+  RUN_TIMEOUT_MS: env.integer({ min: 1_000, default: 1_800_000 }),
+  /** A run not allocated a sandbox this long after it was created is failed (`startBy`). */
+  RUN_START_TIMEOUT_MS: env.integer({ min: 1_000, default: 120_000 }),
+  /** A live run with no result by createdAt + RUN_TIMEOUT_MS + this is failed as lost. */
+  RUN_LOST_GRACE_MS: env.integer({ min: 0, default: 60_000 }),
+  /** How often the watchdog looks for overdue runs. */
+  WATCHDOG_INTERVAL_MS: env.integer({ min: 100, default: 5_000 }),
+  /** The Kafka consumer group (tests give each running instance its own). */
+  RUNS_CONSUMER_GROUP: env.string({ default: 'runs', pattern: '^[A-Za-z0-9._-]{1,100}$', describe: 'letters, digits, `.`, `_`, `-`' }),
+};

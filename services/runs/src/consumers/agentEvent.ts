@@ -1,0 +1,50 @@
+import type { RunAgentEventData } from '@ars/bus';
+import { isTerminal, nextStatus } from '../domain/runStatus.js';
+import { runEventId } from '../domain/runView.js';
+import { sanitizePayload, sanitizeText } from '../domain/sanitizeEvent.js';
+import type { RunDoc } from '../store/collections.js';
+import type { ConsumerDeps } from './deps.js';
+
+/**
+ * Whether an event belongs in the run's history: every event of a live run; of a terminal run only
+ * those its sandbox reported before the end (`seq` below the `eventCount` of its `runs.finished`:
+ * the finish was read first because topics are consumed independently). Events of a run the
+ * watchdog ended, or after the end, change nothing.
+ */
+export function acceptsEvent(run: Pick<RunDoc, 'status' | 'finishedBy' | 'finishedEventCount'>, seq: number): boolean {
+  if (!isTerminal(run.status)) return true;
+  return run.finishedBy === 'sandbox' && run.finishedEventCount !== null && seq < run.finishedEventCount;
+}
+
+/**
+ * `runs.agent-events`: the event is sanitized, then stored once per (runId, seq) — a redelivered or
+ * re-sent event is refused by the unique index —, and the first one moves `pending` to `streaming`.
+ * Every step is idempotent, so a handler cut short anywhere and run again leaves the same result.
+ */
+export async function storeAgentEvent(deps: ConsumerDeps, data: RunAgentEventData): Promise<void> {
+  const run = await deps.runs.findById(data.runId);
+  if (!run) {
+    deps.logger.warn({ run_id: data.runId, seq: data.seq }, 'agent event of an unknown run: ignored');
+    return;
+  }
+  if (!acceptsEvent(run, data.seq)) {
+    deps.logger.info({ run_id: run._id, seq: data.seq, status: run.status }, 'agent event of an ended run: ignored');
+    return;
+  }
+  const emitted = new Date(data.emittedAt);
+  const stored = await deps.events.insert({
+    _id: runEventId(run._id, data.seq),
+    runId: run._id,
+    seq: data.seq,
+    type: sanitizeText(data.eventType) ?? 'unknown',
+    toolName: sanitizeText(data.toolName),
+    message: sanitizeText(data.message),
+    payload: sanitizePayload(data.payload),
+    createdAt: Number.isNaN(emitted.getTime()) ? new Date() : emitted,
+    storedAt: new Date(),
+  });
+  const next = nextStatus(run.status, { kind: 'agent_event' });
+  await deps.runs.recordEvent(run._id, data.seq, next ? { from: run.status, next } : null);
+  if (!stored) deps.logger.debug({ run_id: run._id, seq: data.seq }, 'agent event already stored');
+  if (next) deps.logger.info({ run_id: run._id, status: next }, 'run status changed');
+}

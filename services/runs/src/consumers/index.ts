@@ -1,0 +1,35 @@
+import type { Bus, BusConsumer, BusMessage, MessageContext, ProcessedMessageStore, RunAgentEventData, RunFinishedData, RunSandboxAllocatedData } from '@ars/bus';
+import { storeAgentEvent } from './agentEvent.js';
+import type { ConsumerDeps } from './deps.js';
+import { applyRunFinished } from './runFinished.js';
+import { applySandboxAllocated } from './sandboxAllocated.js';
+
+export const CONSUMED_TOPICS = ['runs.sandbox-allocated', 'runs.agent-events', 'runs.finished'] as const;
+
+/** One handler for the three topics sandboxes reports a run on (data already validated by the bus). */
+export async function handleRunMessage(deps: ConsumerDeps, message: BusMessage, context: Pick<MessageContext, 'topic'>): Promise<void> {
+  switch (context.topic) {
+    case 'runs.sandbox-allocated':
+      return applySandboxAllocated(deps, message.data as RunSandboxAllocatedData);
+    case 'runs.agent-events':
+      return storeAgentEvent(deps, message.data as RunAgentEventData);
+    case 'runs.finished':
+      return applyRunFinished(deps, message.data as RunFinishedData);
+    default:
+      deps.logger.warn({ topic: context.topic }, 'message of an unexpected topic: ignored');
+  }
+}
+
+/**
+ * Joins the consumer group and handles messages until stopped: per-run order within each topic,
+ * message ids recorded in `processed` (a redelivery is skipped), the handlers idempotent for the
+ * window between their effect and that record.
+ */
+export async function startRunConsumers(bus: Bus, deps: ConsumerDeps, options: { groupId: string; processed: ProcessedMessageStore }): Promise<BusConsumer> {
+  return bus.consume({
+    groupId: options.groupId,
+    topics: [...CONSUMED_TOPICS],
+    processed: options.processed,
+    handle: (message, context) => handleRunMessage(deps, message, context),
+  });
+}

@@ -1,0 +1,16 @@
+import type { RunSandboxAllocatedData } from '@ars/bus';
+import type { ConsumerDeps } from './deps.js';
+
+/**
+ * `runs.sandbox-allocated`: the run's `sandboxRecordId`, `sandboxId` and `runtime` are set, once.
+ * A redelivery, or a run the watchdog already ended, changes nothing.
+ */
+export async function applySandboxAllocated(deps: ConsumerDeps, data: RunSandboxAllocatedData): Promise<void> {
+  const changed = await deps.runs.setAllocation(data.runId, {
+    sandboxRecordId: data.sandboxRecordId,
+    sandboxId: data.sandboxId,
+    runtime: { provider: data.runtime.provider, runId: data.runtime.runId },
+  });
+  if (changed) deps.logger.info({ run_id: data.runId, sandbox_record_id: data.sandboxRecordId }, 'run sandbox allocated');
+  else deps.logger.debug({ run_id: data.runId }, 'sandbox allocation changed nothing (unknown, already set or ended by the watchdog)');
+}

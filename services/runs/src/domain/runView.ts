@@ -1,0 +1,74 @@
+import type { RunEventDoc, RunDoc } from '../store/collections.js';
+import type { Harness } from './startRunRequest.js';
+import type { RunStatus } from './runStatus.js';
+
+/** CONTRACT.md, Run (`RunDetail`): exactly these fields. */
+export interface Run {
+  runId: string;
+  aiCallId: string;
+  sandboxRecordId: string | null;
+  sandboxId: string | null;
+  repoId: string;
+  harness: Harness;
+  status: RunStatus;
+  branch: { base: string; working: string; createBranch: boolean };
+  rootDirectory: string | null;
+  eventsUrl: string;
+  cancelUrl: string;
+  createdAt: string;
+  updatedAt: string;
+  error: string | null;
+  runtime: { provider: string | null; runId: string | null };
+}
+
+/** CONTRACT.md, Run event (`RunEvent`): exactly these fields. */
+export interface RunEvent {
+  id: string;
+  type: string;
+  toolName: string | null;
+  message: string | null;
+  payload: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** The public paths of a run's endpoints (relative to the host root). */
+export function runPaths(runId: string): { eventsUrl: string; cancelUrl: string } {
+  const id = encodeURIComponent(runId);
+  return { eventsUrl: `/api/v1/svc/runs/${id}/events`, cancelUrl: `/api/v1/svc/runs/${id}/cancel` };
+}
+
+/** A stored run as the contract shows it: no owner, key, hash, outbox or deadlines. */
+export function toRun(doc: RunDoc): Run {
+  return {
+    runId: doc._id,
+    aiCallId: doc.aiCallId,
+    sandboxRecordId: doc.sandboxRecordId,
+    sandboxId: doc.sandboxId,
+    repoId: doc.repoId,
+    harness: doc.harness,
+    status: doc.status,
+    branch: { base: doc.branch.base, working: doc.branch.working, createBranch: doc.branch.createBranch },
+    rootDirectory: doc.rootDirectory,
+    ...runPaths(doc._id),
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+    error: doc.error,
+    runtime: { provider: doc.runtime.provider, runId: doc.runtime.runId },
+  };
+}
+
+export function toRunEvent(doc: RunEventDoc): RunEvent {
+  return {
+    id: doc._id,
+    type: doc.type,
+    toolName: doc.toolName,
+    message: doc.message,
+    payload: doc.payload,
+    createdAt: doc.createdAt.toISOString(),
+  };
+}
+
+/** The RunEvent id of a run's event `seq`: deterministic, so a re-sent event is the same event. */
+export function runEventId(runId: string, seq: number): string {
+  return `${runId}:event:${seq}`;
+}

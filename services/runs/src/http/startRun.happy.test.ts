@@ -1,0 +1,139 @@
+import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
+
+const RUN_FIELDS = ['aiCallId', 'branch', 'cancelUrl', 'createdAt', 'error', 'eventsUrl', 'harness', 'repoId', 'rootDirectory', 'runId', 'runtime', 'sandboxId', 'sandboxRecordId', 'status', 'updatedAt'];
+
+let h: RunsHarness;
+beforeAll(async () => {
+  h = await startRunsHarness();
+  await h.watchRequested();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+describe('POST /runs: a valid request creates a pending run, HTTP 202, replayed false', () => {
+  test('the run has the contract’s Run fields exactly, plus replayed', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const answer = await h.start(userId, { repoId, prompt: 'fix the bug' });
+    expect(answer.status).toBe(202);
+    const run = answer.data;
+    expect(Object.keys(run).sort()).toEqual([...RUN_FIELDS, 'replayed'].sort());
+    expect(run).toEqual({
+      runId: expect.any(String),
+      aiCallId: expect.any(String),
+      sandboxRecordId: null,
+      sandboxId: null,
+      repoId,
+      harness: 'codex',
+      status: 'pending',
+      branch: { base: 'main', working: 'main', createBranch: false },
+      rootDirectory: null,
+      eventsUrl: `/api/v1/svc/runs/${run.runId}/events`,
+      cancelUrl: `/api/v1/svc/runs/${run.runId}/cancel`,
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      updatedAt: run.createdAt,
+      error: null,
+      runtime: { provider: null, runId: null },
+      replayed: false,
+    });
+    expect(run.aiCallId).not.toBe(run.runId);
+    const stored = await h.getRun(userId, run.runId);
+    const { replayed: _replayed, ...withoutReplayed } = run;
+    expect(stored).toEqual(withoutReplayed);
+  });
+
+  test('the body’s choices are kept: harness, branches, rootDirectory', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const run = (
+      await h.start(userId, { repoId, prompt: 'p', harness: 'claude-code', baseBranch: 'develop', workingBranch: 'feature/x', rootDirectory: 'packages/api/', mode: 'plan' })
+    ).data;
+    expect(run).toMatchObject({ harness: 'claude-code', branch: { base: 'develop', working: 'feature/x', createBranch: false }, rootDirectory: 'packages/api' });
+  });
+
+  test('createBranch without a working branch generates a deterministic name from the key and request', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const body = { repoId, prompt: 'p', createBranch: true };
+    const first = (await h.start(userId, body, 'branch-key')).data;
+    expect(first.branch).toEqual({ base: 'main', working: expect.stringMatching(/^agent\/run-[0-9a-f]{12}$/), createBranch: true });
+    const again = (await h.start(userId, body, 'branch-key')).data;
+    expect(again.branch).toEqual(first.branch);
+    const other = (await h.start(userId, body, 'another-key')).data;
+    expect(other.branch.working).not.toBe(first.branch.working);
+  });
+});
+
+describe('a new run and its runs.requested message are written in one step and reach sandboxes', () => {
+  test('runs.requested carries the run, the harness limit and the start deadline', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const run = (await h.start(userId, { repoId, prompt: 'write tests', baseBranch: 'main', workingBranch: 'tests', mode: 'fast' })).data;
+    const requested = await h.watchRequested();
+    const message = await h.waitFor('runs.requested', async () => requested.get(run.runId));
+    expect(message.id).toBe(`${run.runId}:requested`);
+    expect(message.type).toBe('run.requested');
+    expect(message.data).toEqual({
+      runId: run.runId,
+      userId,
+      repoId,
+      harness: 'codex',
+      prompt: 'write tests',
+      branch: { base: 'main', working: 'tests', createBranch: false },
+      rootDirectory: null,
+      model: null,
+      agentId: null,
+      mode: 'fast',
+      conversationId: null,
+      workspaceSessionId: null,
+      timeoutMs: 1_800_000,
+      startBy: new Date(Date.parse(run.createdAt) + 120_000).toISOString(),
+    });
+    // Relayed: nothing is left pending in the run's document.
+    const doc = await h.waitFor('the outbox drained', async () => {
+      const found = await h.db.collection('runs').findOne({ _id: run.runId as unknown as never });
+      return found && (found._outbox as unknown[]).length === 0 ? found : undefined;
+    });
+    expect(doc.status).toBe('pending');
+  });
+});
+
+describe('same key and same body: the original run is returned with replayed true; no new run', () => {
+  test('a replay answers the stored run (same runId, replayed true); key order and whitespace do not matter', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const first = (await h.start(userId, { repoId, prompt: 'once', harness: 'codex' }, 'replay-key')).data;
+    const second = await h.start(userId, { harness: 'codex', prompt: 'once', repoId }, 'replay-key');
+    expect(second.status).toBe(202);
+    expect(second.data).toEqual({ ...first, replayed: true });
+    expect(await h.db.collection('runs').countDocuments({ userId })).toBe(1);
+  });
+
+  test('a replay returns the run as it is now, unchanged by the replay', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const first = (await h.start(userId, { repoId, prompt: 'later' }, 'k')).data;
+    await h.allocate(first.runId);
+    await h.waitFor('allocation', async () => (await h.getRun(userId, first.runId)).sandboxRecordId !== null);
+    const replay = (await h.start(userId, { repoId, prompt: 'later' }, 'k')).data;
+    expect(replay.runId).toBe(first.runId);
+    expect(replay.replayed).toBe(true);
+    expect(replay.sandboxRecordId).toEqual(expect.any(String));
+  });
+
+  test('20 identical requests racing create exactly one run; every answer names it', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const body = { repoId, prompt: 'race', createBranch: true };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => h.start(userId, body, 'racing-key')));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(202));
+    const runIds = new Set(answers.map((a) => a.data.runId));
+    expect(runIds.size).toBe(1);
+    expect(answers.filter((a) => !a.data.replayed)).toHaveLength(1);
+    expect(await h.db.collection('runs').countDocuments({ userId })).toBe(1);
+    expect(await h.db.collection('run_idempotency').countDocuments({ userId })).toBe(1);
+  });
+
+  test('the same key of two users makes two runs (keys are scoped per user)', async () => {
+    const a = await h.newTenant();
+    const b = await h.newTenant();
+    const runA = (await h.start(a.userId, { repoId: a.repoId, prompt: 'p' }, 'shared-key')).data;
+    const runB = (await h.start(b.userId, { repoId: b.repoId, prompt: 'p' }, 'shared-key')).data;
+    expect(runB.runId).not.toBe(runA.runId);
+    expect(runB.replayed).toBe(false);
+  });
+});

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { OutboxMessage, RunRequestedData } from '@ars/bus';
+import { AppError, isAppError } from '@ars/errors';
+import { ok, validateBody, type Router } from '@ars/http-app';
+import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
+import { toRun } from '../domain/runView.js';
+import { planRun, type StartRunBody } from '../domain/startRunRequest.js';
+import type { RunDoc } from '../store/collections.js';
+import type { RunsDeps } from './deps.js';
+import { pathParam, requestBody } from './params.js';
+
+export const REQUEST_HASH_HEADER = 'X-Request-Hash';
+
+const nullableString = { type: ['string', 'null'] };
+
+/** CONTRACT.md, POST /runs, Body (the types; the rules beyond types are `planRun`'s). */
+const parseStartRun = validateBody<StartRunBody>({
+  type: 'object',
+  required: ['repoId', 'prompt'],
+  properties: {
+    repoId: { type: 'string', minLength: 1, maxLength: 200 },
+    prompt: { type: 'string', minLength: 1 },
+    harness: { enum: ['codex', 'claude-code'] },
+    baseBranch: { type: 'string' },
+    workingBranch: { type: 'string' },
+    createBranch: { type: 'boolean' },
+    rootDirectory: nullableString,
+    conversationId: nullableString,
+    workspaceSessionId: nullableString,
+    mode: nullableString,
+  },
+});
+
+/** What the catalog answers for `GET /internal/users/:userId/repos/:repoId`. */
+interface CatalogRepo {
+  id: string;
+  default_branch: string | null;
+  root_directory: string | null;
+}
+
+/**
+ * `POST /internal/users/:userId/runs` (headers `Idempotency-Key`, `X-Request-Hash`; the public body)
+ * → 202 `{...Run, replayed}`. The (user, key) record decides: same hash replays the run it made,
+ * another hash is 409 IDEMPOTENCY_CONFLICT. A new run is written `pending` with its `runs.requested`
+ * message in one document write. Racing requests of one key share the record's run id, and the
+ * run's `_id` lets exactly one of them write it; the others answer it as a replay.
+ */
+export function startRun(router: Router, deps: RunsDeps): void {
+  router.post('/users/:userId/runs', async (ctx) => {
+    const userId = pathParam(ctx, 'userId');
+    const key = ctx.get('Idempotency-Key');
+    const keyProblem = idempotencyKeyProblem(key || undefined);
+    if (keyProblem) throw AppError.badRequest(keyProblem);
+    const raw = requestBody(ctx);
+    const hash = ctx.get(REQUEST_HASH_HEADER);
+    if (!hash) throw AppError.badRequest(`${REQUEST_HASH_HEADER} is required (SHA-256 of the canonical request body)`);
+    if (hash !== requestHash(raw ?? {})) throw AppError.badRequest(`${REQUEST_HASH_HEADER} does not match the request body`);
+    const body = parseStartRun(raw);
+
+    const answer = (doc: RunDoc, replayed: boolean) => ok(ctx, { ...toRun(doc), replayed }, 202);
+    const conflict = () => new AppError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used with a different request body');
+
+    const known = await deps.idempotency.find(userId, key);
+    if (known && known.bodyHash !== hash) throw conflict();
+    if (known) {
+      const stored = await deps.runs.findOwned(userId, known.runId);
+      if (stored) return answer(stored, true);
+    }
+
+    const repo = await ownedRepo(deps, userId, body.repoId);
+    const plan = planRun(body, { repoDefaultBranch: repo.default_branch, idempotencyKey: key, bodyHash: hash });
+    const record = known ?? (await deps.idempotency.claim({ userId, key, bodyHash: hash, runId: randomUUID(), createdAt: new Date() }));
+    if (record.bodyHash !== hash) throw conflict();
+
+    const now = new Date();
+    const { settings } = deps;
+    const doc: RunDoc = {
+      _id: record.runId,
+      userId,
+      aiCallId: randomUUID(),
+      repoId: plan.repoId,
+      harness: plan.harness,
+      prompt: plan.prompt,
+      status: 'pending',
+      branch: plan.branch,
+      // An omitted rootDirectory is the repository's; an explicit null is the repository root.
+      rootDirectory: body.rootDirectory === undefined ? (plan.rootDirectory ?? repo.root_directory) : plan.rootDirectory,
+      conversationId: plan.conversationId,
+      workspaceSessionId: plan.workspaceSessionId,
+      mode: plan.mode,
+      sandboxRecordId: null,
+      sandboxId: null,
+      runtime: { provider: null, runId: null },
+      error: null,
+      failure: null,
+      idempotencyKey: key,
+      bodyHash: hash,
+      timeoutMs: settings.timeoutMs,
+      startBy: new Date(now.getTime() + settings.startTimeoutMs),
+      lostBy: new Date(now.getTime() + settings.timeoutMs + settings.lostGraceMs),
+      nextSeq: 0,
+      finishedBy: null,
+      finishedEventCount: null,
+      cancelRequestedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (await deps.runs.insert(doc, [runRequested(doc)])) {
+      deps.kickOutbox();
+      deps.logger.info({ run_id: doc._id, repo_id: doc.repoId, harness: doc.harness }, 'run created');
+      return answer(doc, false);
+    }
+    const stored = await deps.runs.findOwned(userId, record.runId);
+    if (!stored) throw AppError.internal('the run of this Idempotency-Key could not be read');
+    return answer(stored, true);
+  });
+}
+
+async function ownedRepo(deps: RunsDeps, userId: string, repoId: string): Promise<CatalogRepo> {
+  try {
+    const { repo } = await deps.catalog.get<{ repo: CatalogRepo }>(`/internal/users/${encodeURIComponent(userId)}/repos/${encodeURIComponent(repoId)}`);
+    return repo;
+  } catch (error) {
+    if (isAppError(error) && error.code === 'NOT_FOUND') throw AppError.notFound('Repository not found');
+    throw error;
+  }
+}
+
+/** The `runs.requested` message of a new run (shared/bus topics; the flow in README). */
+export function runRequested(doc: RunDoc): OutboxMessage<RunRequestedData> {
+  return {
+    topic: 'runs.requested',
+    key: doc._id,
+    type: 'run.requested',
+    id: `${doc._id}:requested`,
+    data: {
+      runId: doc._id,
+      userId: doc.userId,
+      repoId: doc.repoId,
+      harness: doc.harness,
+      prompt: doc.prompt,
+      branch: doc.branch,
+      rootDirectory: doc.rootDirectory,
+      model: null,
+      agentId: null,
+      mode: doc.mode,
+      conversationId: doc.conversationId,
+      workspaceSessionId: doc.workspaceSessionId,
+      timeoutMs: doc.timeoutMs,
+      startBy: doc.startBy.toISOString(),
+    },
+  };
+}

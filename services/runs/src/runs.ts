@@ -1,0 +1,100 @@
+import { mongoProcessedStore, startOutboxRelay } from '@ars/bus';
+import type { EnvSource } from '@ars/config';
+import { createHttpClient } from '@ars/http-client';
+import type { Logger } from '@ars/logger';
+import { runService, type RunningService } from '@ars/service';
+import { runsConfigSchema } from './config.js';
+import { startRunConsumers } from './consumers/index.js';
+import { requestSandboxCancel } from './http/cancelRun.js';
+import type { RunsDeps } from './http/deps.js';
+import { runsRoutes } from './http/routes.js';
+import { COLLECTIONS, RUNS_INDEXES } from './store/collections.js';
+import { IdempotencyStore } from './store/idempotency.js';
+import { RunEventStore } from './store/runEvents.js';
+import { RunStore } from './store/runs.js';
+import { startWatchdog } from './watchdog/watchdog.js';
+
+export const RUNS_PORT = 8082;
+
+export interface RunsRuntime {
+  env?: EnvSource;
+  handleSignals?: boolean;
+  exit?: (code: number) => void;
+  logger?: Logger;
+}
+
+export type RunningRuns = RunningService<typeof runsConfigSchema>;
+
+/**
+ * Starts the runs service: `main.ts` with process defaults; tests in-process with
+ * `handleSignals: false`. Routes, then (in `start`) the outbox relay, the consumers and the watchdog;
+ * shutdown stops them in reverse order.
+ */
+export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns> {
+  let deps: RunsDeps | undefined;
+  let relayKick = (): void => undefined;
+  return runService({
+    name: 'runs',
+    port: RUNS_PORT,
+    requireMongo: true,
+    requireBus: true,
+    configSchema: runsConfigSchema,
+    indexes: RUNS_INDEXES,
+    runtime,
+    routes: (ctx) => {
+      const db = ctx.mongo?.db;
+      if (!db) throw new Error('runs needs MongoDB');
+      const { config, logger } = ctx;
+      const catalog = createHttpClient({ baseUrl: config.CATALOG_URL, caller: 'runs', internalToken: config.INTERNAL_TOKEN, logger, peer: 'catalog' });
+      const sandboxes = createHttpClient({ baseUrl: config.SANDBOXES_URL, caller: 'runs', internalToken: config.INTERNAL_TOKEN, logger, peer: 'sandboxes' });
+      ctx.onShutdown(() => Promise.all([catalog.close(), sandboxes.close()]).then(() => undefined), 'http clients');
+      deps = {
+        runs: new RunStore(db),
+        events: new RunEventStore(db),
+        idempotency: new IdempotencyStore(db),
+        catalog,
+        sandboxes,
+        settings: { timeoutMs: config.RUN_TIMEOUT_MS, startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS },
+        kickOutbox: () => relayKick(),
+        logger,
+      };
+      logger.info(
+        {
+          run_timeout_ms: config.RUN_TIMEOUT_MS,
+          run_start_timeout_ms: config.RUN_START_TIMEOUT_MS,
+          run_lost_grace_ms: config.RUN_LOST_GRACE_MS,
+          watchdog_interval_ms: config.WATCHDOG_INTERVAL_MS,
+          consumer_group: config.RUNS_CONSUMER_GROUP,
+        },
+        'runs configured',
+      );
+      return [runsRoutes(deps, config.INTERNAL_TOKEN)];
+    },
+    start: async (ctx) => {
+      const db = ctx.mongo?.db;
+      const bus = ctx.bus;
+      if (!db || !bus || !deps) throw new Error('runs needs MongoDB and Kafka');
+      const { config, logger } = ctx;
+      const wired = deps;
+
+      const relay = startOutboxRelay({ db, collections: [COLLECTIONS.runs], bus, logger });
+      relayKick = () => relay.kick();
+      ctx.onShutdown(() => relay.stop(), 'outbox relay');
+
+      const processed = mongoProcessedStore(db, { collection: COLLECTIONS.processed });
+      await processed.ensureIndexes();
+      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, logger }, { groupId: config.RUNS_CONSUMER_GROUP, processed });
+      ctx.onShutdown(() => consumer.stop(), 'consumers');
+
+      const watchdog = startWatchdog({
+        runs: wired.runs,
+        settings: { startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS },
+        intervalMs: config.WATCHDOG_INTERVAL_MS,
+        logger,
+        cancelInSandbox: (run) => requestSandboxCancel(wired, run._id, run.userId),
+        kickOutbox: () => relay.kick(),
+      });
+      ctx.onShutdown(() => watchdog.stop(), 'watchdog');
+    },
+  });
+}

@@ -1,0 +1,100 @@
+import type { OutboxEntry } from '@ars/bus';
+import type { CollectionIndexes } from '@ars/mongo';
+import type { RunFailureKind } from '@ars/bus';
+import type { Harness } from '../domain/startRunRequest.js';
+import type { RunStatus } from '../domain/runStatus.js';
+
+/** The runs service's collections (its own database only) and their documents. */
+export const COLLECTIONS = {
+  runs: 'runs',
+  runEvents: 'run_events',
+  idempotency: 'run_idempotency',
+  processed: 'bus_processed_messages',
+} as const;
+
+/** How long an Idempotency-Key is remembered (the contract asks for at least 24 h). */
+export const IDEMPOTENCY_RETENTION_SECONDS = 7 * 24 * 3600;
+
+/** Who ended a run: its sandbox (`runs.finished`) or this service's watchdog. */
+export type FinishedBy = 'sandbox' | 'watchdog';
+
+export interface RunDoc {
+  /** The run id (`runId`). */
+  _id: string;
+  userId: string;
+  aiCallId: string;
+  repoId: string;
+  harness: Harness;
+  prompt: string;
+  status: RunStatus;
+  branch: { base: string; working: string; createBranch: boolean };
+  rootDirectory: string | null;
+  conversationId: string | null;
+  workspaceSessionId: string | null;
+  mode: string | null;
+  sandboxRecordId: string | null;
+  sandboxId: string | null;
+  runtime: { provider: string | null; runId: string | null };
+  error: string | null;
+  /** Why a failed run failed (`runs.finished` `failure`, or the watchdog's). */
+  failure: RunFailureKind | null;
+  idempotencyKey: string;
+  bodyHash: string;
+  /** The harness limit sent to sandboxes. */
+  timeoutMs: number;
+  /** No sandbox allocated by then: the watchdog fails the run. */
+  startBy: Date;
+  /** No result by then (createdAt + timeoutMs + grace): the watchdog fails the run as lost. */
+  lostBy: Date;
+  /** The highest stored event seq + 1 (events are 0, 1, 2 … per run). */
+  nextSeq: number;
+  finishedBy: FinishedBy | null;
+  /** `eventCount` of `runs.finished`: events with a lower seq still arriving are stored. */
+  finishedEventCount: number | null;
+  cancelRequestedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  _outbox?: OutboxEntry[];
+}
+
+export interface RunEventDoc {
+  /** `<runId>:event:<seq>`: the RunEvent id. */
+  _id: string;
+  runId: string;
+  seq: number;
+  type: string;
+  toolName: string | null;
+  message: string | null;
+  payload: Record<string, unknown>;
+  /** When the harness emitted it. */
+  createdAt: Date;
+  storedAt: Date;
+}
+
+export interface IdempotencyDoc {
+  userId: string;
+  key: string;
+  bodyHash: string;
+  /** The run this key creates (or created). */
+  runId: string;
+  createdAt: Date;
+}
+
+export const RUNS_INDEXES: readonly CollectionIndexes[] = [
+  {
+    collection: COLLECTIONS.runs,
+    indexes: [
+      { key: { userId: 1, createdAt: -1 }, name: 'user_created' },
+      { key: { status: 1, startBy: 1 }, name: 'status_start_by' },
+      { key: { status: 1, lostBy: 1 }, name: 'status_lost_by' },
+    ],
+  },
+  { collection: COLLECTIONS.runEvents, indexes: [{ key: { runId: 1, seq: 1 }, name: 'run_seq', unique: true }] },
+  {
+    collection: COLLECTIONS.idempotency,
+    indexes: [
+      { key: { userId: 1, key: 1 }, name: 'user_key', unique: true },
+      { key: { createdAt: 1 }, name: 'created_ttl', expireAfterSeconds: IDEMPOTENCY_RETENTION_SECONDS },
+    ],
+  },
+];

@@ -1,0 +1,108 @@
+import { outboxInsert, withOutbox, type OutboxMessage, type RunFailureKind } from '@ars/bus';
+import type { Collection, Db } from '@ars/mongo';
+import type { RunStatus, TerminalStatus } from '../domain/runStatus.js';
+import { COLLECTIONS, type RunDoc } from './collections.js';
+
+const DUPLICATE_KEY = 11000;
+const LIVE: RunStatus[] = ['pending', 'streaming'];
+
+export function isDuplicateKey(error: unknown): boolean {
+  return (error as { code?: unknown }).code === DUPLICATE_KEY;
+}
+
+/** The end of a run as it is written: status, error, who ended it. */
+export interface RunEnding {
+  status: TerminalStatus;
+  error: string | null;
+  failure: RunFailureKind | null;
+  finishedBy: RunDoc['finishedBy'];
+  finishedEventCount: number | null;
+}
+
+export class RunStore {
+  readonly runs: Collection<RunDoc>;
+
+  constructor(db: Db) {
+    this.runs = db.collection<RunDoc>(COLLECTIONS.runs);
+  }
+
+  /**
+   * Writes a new run and its messages in one document write (transactional outbox). False when a run
+   * with this id exists already (another request of the same key wrote it first).
+   */
+  async insert(doc: RunDoc, messages: OutboxMessage[]): Promise<boolean> {
+    try {
+      await this.runs.insertOne(outboxInsert(doc, messages));
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The user's run; another user's is not found. */
+  async findOwned(userId: string, runId: string): Promise<RunDoc | null> {
+    return this.runs.findOne({ _id: runId, userId }, { projection: { _outbox: 0 } });
+  }
+
+  async findById(runId: string): Promise<RunDoc | null> {
+    return this.runs.findOne({ _id: runId }, { projection: { _outbox: 0 } });
+  }
+
+  /**
+   * Sets the sandbox of a run once: while it is live, or when its sandbox already reported the end
+   * (the allocation message was only read later; topics are consumed independently). A run the
+   * watchdog ended keeps what it has. True when the run changed.
+   */
+  async setAllocation(runId: string, allocation: Pick<RunDoc, 'sandboxRecordId' | 'sandboxId' | 'runtime'>): Promise<boolean> {
+    const result = await this.runs.updateOne(
+      { _id: runId, sandboxRecordId: null, $or: [{ status: { $in: LIVE } }, { finishedBy: 'sandbox' }] },
+      { $set: { ...allocation, updatedAt: new Date() } },
+    );
+    return result.modifiedCount === 1;
+  }
+
+  /** Records that event `seq` is stored, and moves the status when `next` is given (only from `from`). */
+  async recordEvent(runId: string, seq: number, move: { from: RunStatus; next: RunStatus } | null): Promise<void> {
+    await this.runs.updateOne({ _id: runId }, { $max: { nextSeq: seq + 1 } });
+    if (move) {
+      await this.runs.updateOne({ _id: runId, status: move.from }, { $set: { status: move.next, updatedAt: new Date() } });
+    }
+  }
+
+  /**
+   * Ends a live run (never a terminal one: the filter holds the status it was read with). With
+   * messages, they leave in the same write. True when this call ended it.
+   */
+  async end(runId: string, from: RunStatus, ending: RunEnding, messages: OutboxMessage[] = []): Promise<boolean> {
+    if (!LIVE.includes(from)) return false;
+    const now = new Date();
+    const update = {
+      $set: {
+        status: ending.status,
+        error: ending.error,
+        failure: ending.failure,
+        finishedBy: ending.finishedBy,
+        finishedEventCount: ending.finishedEventCount,
+        updatedAt: now,
+      },
+    };
+    const result = await this.runs.updateOne({ _id: runId, status: from }, messages.length > 0 ? withOutbox<RunDoc>(update, messages) : update);
+    return result.modifiedCount === 1;
+  }
+
+  async markCancelRequested(runId: string): Promise<void> {
+    await this.runs.updateOne({ _id: runId }, { $set: { cancelRequestedAt: new Date() } });
+  }
+
+  /** Live runs past one of their deadlines (the watchdog decides what each one means). */
+  async overdue(now: Date, limit: number): Promise<RunDoc[]> {
+    const projection = { _outbox: 0, prompt: 0 };
+    const [unallocated, lost] = await Promise.all([
+      this.runs.find({ status: 'pending', sandboxRecordId: null, startBy: { $lt: now } }, { projection, limit }).toArray(),
+      this.runs.find({ status: { $in: LIVE }, lostBy: { $lt: now } }, { projection, limit }).toArray(),
+    ]);
+    const seen = new Set<string>();
+    return [...unallocated, ...lost].filter((run) => !seen.has(run._id) && Boolean(seen.add(run._id)));
+  }
+}

@@ -1,0 +1,203 @@
+// Test support (not built into dist/): the runs service run in-process against the suite's MongoDB
+// and Kafka (its own database and consumer group per harness), a real in-process catalog for
+// repositories, a stand-in for sandboxes' cancel route, and a bus through which tests play the
+// sandboxes role (publishing `runs.sandbox-allocated`/`runs.agent-events`/`runs.finished`).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createBus, type Bus, type BusConsumer, type BusMessage, type RunFinishedData, type RunRequestedData } from '@ars/bus';
+import { requestHash } from '@ars/idempotency';
+import { createLogger } from '@ars/logger';
+import type { Db } from '@ars/mongo';
+import { testInfrastructure } from '@ars/testenv';
+import { freePort, startCatalogHarness, type Answer, type CatalogHarness } from '../../../catalog/src/testing/catalogHarness.js';
+import type { Run, RunEvent } from '../domain/runView.js';
+import { startRuns, type RunningRuns } from '../runs.js';
+import { startSandboxesStandIn, type SandboxesStandIn } from './sandboxesStandIn.js';
+
+export type { Answer } from '../../../catalog/src/testing/catalogHarness.js';
+
+export interface Tenant {
+  userId: string;
+  /** A repository of the user's dev installation (branch `main`). */
+  repoId: string;
+  repoIds: string[];
+}
+
+export interface StartedRun extends Run {
+  replayed: boolean;
+}
+
+export interface EventInput {
+  eventType?: string;
+  toolName?: string | null;
+  message?: string | null;
+  payload?: Record<string, unknown>;
+  emittedAt?: string;
+}
+
+export interface RunsHarness {
+  url: string;
+  token: string;
+  service: RunningRuns;
+  db: Db;
+  catalog: CatalogHarness;
+  sandboxes: SandboxesStandIn;
+  /** The tests' own bus: they play the sandboxes role through it. */
+  bus: Bus;
+  logLines: string[];
+  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
+  /** A fresh tenant: a new user with a dev installation of real repositories. */
+  newTenant(): Promise<Tenant>;
+  /** POST start with a key (fresh when absent) and the body's canonical hash. */
+  start(userId: string, body: Record<string, unknown>, key?: string): Promise<Answer<StartedRun>>;
+  getRun(userId: string, runId: string): Promise<Run>;
+  events(userId: string, runId: string, limit?: number | string): Promise<{ run: Run; events: RunEvent[] }>;
+  allocate(runId: string, sandboxRecordId?: string): Promise<void>;
+  event(runId: string, seq: number, input?: EventInput, messageId?: string): Promise<void>;
+  finish(runId: string, data: Omit<RunFinishedData, 'runId'>): Promise<void>;
+  /** Polls until `check` returns a value other than undefined/false (15 s by default). */
+  waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T>;
+  /** `runs.requested` messages seen so far, by run id (after `watchRequested()`). */
+  watchRequested(): Promise<Map<string, BusMessage<RunRequestedData>>>;
+  stop(): Promise<void>;
+}
+
+export async function startRunsHarness(extraEnv: Record<string, string> = {}): Promise<RunsHarness> {
+  const infra = testInfrastructure();
+  const catalog = await startCatalogHarness();
+  const token = catalog.token;
+  const sandboxes = await startSandboxesStandIn(token);
+  const dbName = `runs_test_${randomBytes(6).toString('hex')}`;
+  const logLines: string[] = [];
+  const logger = createLogger({ service: 'runs', level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });
+  const service = await startRuns({
+    handleSignals: false,
+    exit: () => undefined,
+    logger,
+    env: {
+      PORT: String(await freePort()),
+      MONGO_URL: infra.mongoUrl,
+      MONGO_DB: dbName,
+      KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+      INTERNAL_TOKEN: token,
+      CATALOG_URL: catalog.url,
+      SANDBOXES_URL: sandboxes.url,
+      RUNS_CONSUMER_GROUP: `runs-test-${randomBytes(6).toString('hex')}`,
+      WATCHDOG_INTERVAL_MS: '200',
+      ...extraEnv,
+    },
+  });
+  const db = service.context.mongo?.db;
+  if (!db) throw new Error('runs started without MongoDB');
+  const bus = createBus({ brokers: infra.kafkaBrokers, clientId: 'runs-test-sandboxes' });
+  let requestedConsumer: BusConsumer | undefined;
+  const requested = new Map<string, BusMessage<RunRequestedData>>();
+
+  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-internal-token': token }): Promise<Answer<T>> => {
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'x-caller-service': 'runs-test' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const parsed = JSON.parse(text) as Answer<T>['body'];
+    return {
+      status: response.status,
+      body: parsed,
+      text,
+      get data(): T {
+        if (!parsed.ok) throw new Error(`${method} ${path} failed: ${response.status} ${text}`);
+        return parsed.data;
+      },
+    };
+  };
+
+  const waitFor = async <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  const harness: RunsHarness = {
+    url: service.url,
+    token,
+    service,
+    db,
+    catalog,
+    sandboxes,
+    bus,
+    logLines,
+    call,
+    waitFor,
+    async newTenant() {
+      const userId = catalog.newUser();
+      const dev = await catalog.devInstallation(userId);
+      const repoIds = dev.repos.map((repo) => repo.id);
+      return { userId, repoId: repoIds[0] ?? '', repoIds };
+    },
+    start: (userId, body, key = `key-${randomUUID()}`) =>
+      call<StartedRun>('POST', `/internal/users/${encodeURIComponent(userId)}/runs`, body, {
+        'x-internal-token': token,
+        'idempotency-key': key,
+        'x-request-hash': requestHash(body),
+      }),
+    async getRun(userId, runId) {
+      return (await call<{ run: Run }>('GET', `/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}`)).data.run;
+    },
+    async events(userId, runId, limit) {
+      const query = limit === undefined ? '' : `?limit=${encodeURIComponent(String(limit))}`;
+      return (await call<{ run: Run; events: RunEvent[] }>('GET', `/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}/events${query}`)).data;
+    },
+    async allocate(runId, sandboxRecordId = `sbx-${randomUUID()}`) {
+      await bus.publish('runs.sandbox-allocated', {
+        key: runId,
+        type: 'run.sandbox-allocated',
+        id: `${runId}:sandbox-allocated`,
+        data: { runId, sandboxRecordId, sandboxId: `local-${sandboxRecordId}`, runtime: { provider: 'local', runId: `session-${runId}` } },
+      });
+    },
+    async event(runId, seq, input = {}, messageId = `${runId}:event:${seq}`) {
+      await bus.publish('runs.agent-events', {
+        key: runId,
+        type: 'run.agent-event',
+        id: messageId,
+        data: {
+          runId,
+          seq,
+          eventType: input.eventType ?? (seq === 0 ? 'stream_started' : 'tool_call'),
+          toolName: input.toolName === undefined ? (seq === 0 ? null : 'shell') : input.toolName,
+          message: input.message === undefined ? `event ${seq}` : input.message,
+          payload: input.payload ?? {},
+          emittedAt: input.emittedAt ?? new Date().toISOString(),
+        },
+      });
+    },
+    async finish(runId, data) {
+      await bus.publish('runs.finished', { key: runId, type: 'run.finished', id: `${runId}:finished`, data: { ...data, runId } as RunFinishedData });
+    },
+    async watchRequested() {
+      if (!requestedConsumer) {
+        requestedConsumer = await bus.consume({
+          groupId: `runs-test-requested-${randomBytes(6).toString('hex')}`,
+          topics: ['runs.requested'],
+          handle: async (message) => {
+            const data = message.data as RunRequestedData;
+            requested.set(data.runId, message as BusMessage<RunRequestedData>);
+          },
+        });
+      }
+      return requested;
+    },
+    async stop() {
+      await requestedConsumer?.stop();
+      await bus.disconnect();
+      await service.shutdown('test over');
+      await sandboxes.close();
+      await catalog.stop();
+    },
+  };
+  return harness;
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
+import type { Run } from '../domain/runView.js';
+
+let h: RunsHarness;
+beforeAll(async () => {
+  h = await startRunsHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+async function newRun(): Promise<{ userId: string; runId: string }> {
+  const { userId, repoId } = await h.newTenant();
+  const run = (await h.start(userId, { repoId, prompt: 'do it' })).data;
+  return { userId, runId: run.runId };
+}
+
+async function untilStatus(userId: string, runId: string, status: Run['status']): Promise<Run> {
+  return h.waitFor(`status ${status}`, async () => {
+    const run = await h.getRun(userId, runId);
+    return run.status === status ? run : undefined;
+  });
+}
+
+describe('a redelivered or re-sent event is stored once (unique (runId, seq))', () => {
+  test('the same message delivered twice: one event', async () => {
+    const { userId, runId } = await newRun();
+    await h.event(runId, 0, { message: 'first' });
+    await h.event(runId, 0, { message: 'first' });
+    await h.event(runId, 1, { message: 'second' });
+    await h.waitFor('two events', async () => (await h.events(userId, runId)).events.length === 2);
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 2 });
+    await untilStatus(userId, runId, 'success');
+    expect((await h.events(userId, runId)).events.map((e) => e.message)).toEqual(['first', 'second']);
+  });
+
+  test('the same seq re-sent under another message id: still one event, the first one kept', async () => {
+    const { userId, runId } = await newRun();
+    await h.event(runId, 0, { message: 'original' });
+    await h.event(runId, 0, { message: 'resent' }, `resent-${randomUUID()}`);
+    await h.event(runId, 1, { message: 'next' });
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 2 });
+    await untilStatus(userId, runId, 'success');
+    await h.waitFor('two events', async () => (await h.events(userId, runId)).events.length === 2);
+    expect((await h.events(userId, runId)).events.map((e) => e.message)).toEqual(['original', 'next']);
+    expect(await h.db.collection('run_events').countDocuments({ runId })).toBe(2);
+  });
+});
+
+describe('late messages for a terminal run change nothing', () => {
+  test('a finish after the finish: the first terminal status and error stay', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 0 });
+    const done = await untilStatus(userId, runId, 'success');
+    await h.bus.publish('runs.finished', {
+      key: runId,
+      type: 'run.finished',
+      id: `${runId}:finished-again`,
+      data: { runId, status: 'failed', error: 'too late', failure: 'agent', eventCount: 0 },
+    });
+    await h.waitFor('the late finish read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('finish of an ended run')));
+    expect(await h.getRun(userId, runId)).toEqual(done);
+  });
+
+  test('an event after the end (seq at or past the finish’s eventCount) is not stored and moves nothing', async () => {
+    const { userId, runId } = await newRun();
+    await h.event(runId, 0);
+    await untilStatus(userId, runId, 'streaming');
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1 });
+    const done = await untilStatus(userId, runId, 'success');
+    await h.event(runId, 1, { message: 'after the end' });
+    await h.waitFor('the late event read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('agent event of an ended run')));
+    expect((await h.events(userId, runId)).events).toHaveLength(1);
+    expect(await h.getRun(userId, runId)).toEqual(done);
+  });
+
+  test('a second allocation does not replace the first', async () => {
+    const { userId, runId } = await newRun();
+    await h.allocate(runId, 'first-record');
+    await h.waitFor('allocation', async () => (await h.getRun(userId, runId)).sandboxRecordId === 'first-record');
+    await h.bus.publish('runs.sandbox-allocated', {
+      key: runId,
+      type: 'run.sandbox-allocated',
+      id: `${runId}:allocated-again`,
+      data: { runId, sandboxRecordId: 'second-record', sandboxId: null, runtime: { provider: 'local', runId: 'other' } },
+    });
+    await h.waitFor('the second allocation read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')));
+    expect((await h.getRun(userId, runId)).sandboxRecordId).toBe('first-record');
+  });
+});
+
+describe('a finish read before the run’s last events (topics are consumed independently): those events are still stored', () => {
+  test('events below the finish’s eventCount are kept; the status stays terminal', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 3 });
+    await untilStatus(userId, runId, 'success');
+    for (const seq of [0, 1, 2]) await h.event(runId, seq);
+    const { run, events } = await h.waitFor('three events', async () => {
+      const answer = await h.events(userId, runId);
+      return answer.events.length === 3 ? answer : undefined;
+    });
+    expect(events.map((e) => e.id)).toEqual([0, 1, 2].map((seq) => `${runId}:event:${seq}`));
+    expect(run.status).toBe('success');
+  });
+});
+
+describe('messages of unknown runs are ignored and the consumer goes on', () => {
+  test('an event, an allocation and a finish of a run runs never made; then a real run is still handled', async () => {
+    const ghost = `ghost-${randomUUID()}`;
+    await h.allocate(ghost);
+    await h.event(ghost, 0);
+    await h.finish(ghost, { status: 'success', error: null, failure: null, eventCount: 1 });
+    const { userId, runId } = await newRun();
+    await h.event(runId, 0);
+    await untilStatus(userId, runId, 'streaming');
+    expect(await h.db.collection('run_events').countDocuments({ runId: ghost })).toBe(0);
+    expect(await h.db.collection('runs').countDocuments({ _id: ghost as unknown as never })).toBe(0);
+  });
+});

@@ -70,7 +70,7 @@ describe('every route is internal: without the internal token, 401 UNAUTHORIZED'
     ['POST', '/runs/r/cancel'],
   ])('%s %s', async (method, path) => {
     const { userId } = await h.newTenant();
-    for (const headers of [{}, { 'x-internal-token': 'not-the-token-at-all' }]) {
+    for (const headers of [{}, { 'x-internal-token': 'not-the-token-at-all' }] as Record<string, string>[]) {
       const answer = await h.call(method, `/internal/users/${userId}${path}`, method === 'POST' ? {} : undefined, headers);
       expect(answer.status).toBe(401);
       expect(answer.body).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });

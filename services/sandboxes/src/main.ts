@@ -1,9 +1,4 @@
 // The sandboxes service: owns sandboxes, sandbox lifecycle events and logs; it executes harness sessions for runs.
-import { runService } from '@ars/service';
+import { startSandboxes } from './sandboxes.js';
 
-await runService({
-  name: 'sandboxes',
-  port: 8083,
-  requireMongo: true,
-  requireBus: true,
-});
+await startSandboxes();

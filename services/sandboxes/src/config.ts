@@ -1,0 +1,28 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { env } from '@ars/config';
+
+/** The sandboxes service's own variables, beside the common ones of every service. */
+export const sandboxesConfigSchema = {
+  /** The cancel route is internal: without the shared token it could be called by anyone. */
+  INTERNAL_TOKEN: env.string({ secret: true, minLength: 16, describe: 'a string of at least 16 characters' }),
+  /** The catalog: where a run's repository (and its clone URL) comes from. */
+  CATALOG_URL: env.url({ protocols: ['http', 'https'] }),
+  /** Where the local provider makes one working directory per sandbox. */
+  SANDBOX_ROOT: env.string({ default: join(tmpdir(), 'ars-sandboxes') }),
+  /** The Codex CLI: a path, `bundled` (the SDK's own CLI), or unset (the stand-in). */
+  CODEX_PATH: env.string({ optional: true }),
+  /** The Claude Code CLI: a path, `bundled` (the SDK's own CLI), or unset (the stand-in). */
+  CLAUDE_CODE_PATH: env.string({ optional: true }),
+  /** Provider keys handed to the harness explicitly (never through the service's environment). */
+  CODEX_API_KEY: env.string({ optional: true, secret: true }),
+  ANTHROPIC_API_KEY: env.string({ optional: true, secret: true }),
+  /** How often a live session's record is marked alive. */
+  SESSION_HEARTBEAT_MS: env.integer({ min: 100, max: 600_000, default: 5_000 }),
+  /** A session whose heartbeat is older than this is ended as lost (its process stopped). */
+  SESSION_LOST_AFTER_MS: env.integer({ min: 500, max: 3_600_000, default: 20_000 }),
+  /** How long a session keeps retrying to publish one message before it ends failed. */
+  PUBLISH_DEADLINE_MS: env.integer({ min: 100, max: 3_600_000, default: 60_000 }),
+  /** Harness limit when a request carries no `timeoutMs` (runs always sends one). */
+  DEFAULT_RUN_TIMEOUT_MS: env.integer({ min: 1, default: 1_800_000 }),
+};

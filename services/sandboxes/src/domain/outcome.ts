@@ -1,0 +1,56 @@
+// How a session's end becomes the `run.finished` result: one place for every failure kind.
+import type { RunFailureKind } from '@ars/bus';
+import type { HarnessName, HarnessResult } from '../harness/index.js';
+import type { SessionResult } from '../store/collections.js';
+
+/** Why the session's AbortSignal fired. */
+export type AbortReason = 'cancel' | 'timeout' | 'shutdown' | 'publish';
+
+export const SANDBOX_LOST_MESSAGE = 'the sandbox was lost: the sandboxes service stopped during the run';
+
+export function failed(failure: RunFailureKind, error: string, eventCount: number): SessionResult {
+  return { status: 'failed', error, failure, eventCount };
+}
+
+export function cancelled(eventCount: number): SessionResult {
+  return { status: 'cancelled', error: null, failure: null, eventCount };
+}
+
+export function succeeded(eventCount: number): SessionResult {
+  return { status: 'success', error: null, failure: null, eventCount };
+}
+
+export function timeoutMessage(timeoutMs: number): string {
+  const seconds = timeoutMs / 1000;
+  return `the harness ran longer than ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+/**
+ * The result of a harness turn: an abort is reported by its reason (cancel → cancelled; timeout →
+ * `harness_timeout`; service stopping → `sandbox_lost`; the bus unreachable → `sandbox_lost`), a
+ * failure is the agent's own unless the adapter says the harness crashed or could not start.
+ */
+export function harnessOutcome(
+  harness: HarnessName,
+  result: HarnessResult,
+  abort: { reason: AbortReason | null; timeoutMs: number; publishError: string | null },
+  eventCount: number,
+): SessionResult | 'success' {
+  switch (abort.reason) {
+    case 'cancel':
+      return cancelled(eventCount);
+    case 'timeout':
+      return failed('harness_timeout', timeoutMessage(abort.timeoutMs), eventCount);
+    case 'shutdown':
+      return failed('sandbox_lost', SANDBOX_LOST_MESSAGE, eventCount);
+    case 'publish':
+      return failed('sandbox_lost', `the run's events could not be delivered: ${abort.publishError ?? 'the message bus was unreachable'}`, eventCount);
+    case null:
+      break;
+  }
+  if (result.status === 'success') return 'success';
+  const error = result.error ?? `the ${harness} harness failed`;
+  if (result.status === 'cancelled') return failed('harness_crash', `the ${harness} harness stopped unexpectedly`, eventCount);
+  const crashed = error.startsWith(`${harness} harness crashed`) || error.startsWith(`${harness} harness failed to run`);
+  return failed(crashed ? 'harness_crash' : 'agent', error, eventCount);
+}

@@ -1,0 +1,68 @@
+// The git CLI, run with an environment of its own (never the service's) and errors without credentials.
+import { execFile } from 'node:child_process';
+import { redactCredentials } from '../domain/credentials.js';
+
+export class GitError extends Error {
+  constructor(
+    readonly args: string,
+    readonly stderr: string,
+  ) {
+    super(stderr.trim().split('\n').filter(Boolean).slice(-3).join(' ') || 'git failed');
+  }
+}
+
+export interface GitOptions {
+  cwd?: string;
+  signal?: AbortSignal;
+  /** Redacted from error texts as well (a URL given on the command line). */
+  secrets?: string[];
+  timeoutMs?: number;
+}
+
+/** The environment of every git command: no service secrets, no prompts, no system or global config. */
+export function gitEnvironment(): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: '/nonexistent',
+    LANG: 'C.UTF-8',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_AUTHOR_NAME: 'Agent Run Service',
+    GIT_AUTHOR_EMAIL: 'agent@ars.local',
+    GIT_COMMITTER_NAME: 'Agent Run Service',
+    GIT_COMMITTER_EMAIL: 'agent@ars.local',
+  };
+}
+
+/** Runs `git <args>`; resolves with stdout, rejects with a GitError whose message is git's (redacted) stderr tail. */
+export function git(args: string[], options: GitOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd: options.cwd, env: gitEnvironment(), signal: options.signal, timeout: options.timeoutMs ?? 600_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (!error) {
+          resolve(stdout);
+          return;
+        }
+        let text = redactCredentials(`${stderr}` || error.message);
+        for (const secret of options.secrets ?? []) if (secret) text = text.split(secret).join('***');
+        const shown = redactCredentials(args.map((a) => (options.secrets ?? []).includes(a) ? '***' : a).join(' '));
+        reject(new GitError(shown, text));
+      },
+    );
+  });
+}
+
+/** True when `ref` names an object in the repository. */
+export async function refExists(cwd: string, ref: string, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd, signal });
+    return true;
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return false;
+  }
+}

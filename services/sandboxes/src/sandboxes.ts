@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { startOutboxRelay, type OutboxRelay } from '@ars/bus';
+import type { EnvSource } from '@ars/config';
+import { createHttpClient } from '@ars/http-client';
+import type { Logger } from '@ars/logger';
+import { runService, type RunningService } from '@ars/service';
+import { CatalogClient } from './clients/catalog.js';
+import { sandboxesConfigSchema } from './config.js';
+import { consumeRunRequested } from './consumers/runRequested.js';
+import { standInExecutable, type HarnessName } from './harness/index.js';
+import { sandboxesRoutes } from './http/routes.js';
+import { LocalProvider } from './providers/local.js';
+import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
+import { SandboxStore } from './store/sandboxes.js';
+import { SessionStore } from './store/sessions.js';
+import type { SessionDeps } from './sessions/deps.js';
+import { LiveSessions } from './sessions/liveSessions.js';
+import { startSupervisor } from './sessions/supervisor.js';
+
+export const SANDBOXES_PORT = 8083;
+
+export interface SandboxesRuntime {
+  env?: EnvSource;
+  handleSignals?: boolean;
+  exit?: (code: number) => void;
+  logger?: Logger;
+  /** Consumer group timings (tests use short ones against the mock). */
+  consumerSession?: { sessionTimeoutMs?: number; rebalanceTimeoutMs?: number; heartbeatIntervalMs?: number };
+}
+
+export type RunningSandboxes = RunningService<typeof sandboxesConfigSchema> & { deps: SessionDeps };
+
+/** `CODEX_PATH` / `CLAUDE_CODE_PATH`: unset → the stand-in; `bundled` → the SDK's own CLI; else that path. */
+export function harnessExecutable(harness: HarnessName, configured: string | undefined): string | undefined {
+  if (configured === undefined) return standInExecutable(harness);
+  if (configured === 'bundled') return undefined;
+  return configured;
+}
+
+/** Starts the sandboxes service: `main.ts` with process defaults; tests in-process with `handleSignals: false`. */
+export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<RunningSandboxes> {
+  let deps: SessionDeps | undefined;
+  const { consumerSession, ...serviceRuntime } = runtime;
+  const service = await runService({
+    name: 'sandboxes',
+    port: SANDBOXES_PORT,
+    requireMongo: true,
+    requireBus: true,
+    configSchema: sandboxesConfigSchema,
+    indexes: SANDBOXES_INDEXES,
+    runtime: serviceRuntime,
+    routes: (ctx) => {
+      const db = ctx.mongo?.db;
+      const bus = ctx.bus;
+      if (!db || !bus) throw new Error('the sandboxes service needs MongoDB and Kafka');
+      const config = ctx.config;
+      const catalogHttp = createHttpClient({
+        baseUrl: `${config.CATALOG_URL.replace(/\/$/, '')}/internal`,
+        caller: 'sandboxes',
+        internalToken: config.INTERNAL_TOKEN,
+        logger: ctx.logger,
+        peer: 'catalog',
+      });
+      ctx.onShutdown(() => catalogHttp.close(), 'catalog client');
+      let relay: OutboxRelay | undefined;
+      deps = {
+        instanceId: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+        bus,
+        sessions: new SessionStore(db),
+        sandboxes: new SandboxStore(db),
+        provider: new LocalProvider(config.SANDBOX_ROOT),
+        catalog: new CatalogClient(catalogHttp),
+        live: new LiveSessions(),
+        kickRelay: () => relay?.kick(),
+        settings: {
+          executables: { codex: harnessExecutable('codex', config.CODEX_PATH), 'claude-code': harnessExecutable('claude-code', config.CLAUDE_CODE_PATH) },
+          apiKeys: { codex: config.CODEX_API_KEY, 'claude-code': config.ANTHROPIC_API_KEY },
+          harnessPath: process.env.PATH,
+          lang: undefined,
+          tz: undefined,
+          publishDeadlineMs: config.PUBLISH_DEADLINE_MS,
+          defaultTimeoutMs: config.DEFAULT_RUN_TIMEOUT_MS,
+        },
+        logger: ctx.logger,
+      };
+      const started = deps;
+      // Registered first, so it runs last on shutdown: the ended sessions' `run.finished` go out first.
+      ctx.onShutdown(async () => {
+        if (relay) {
+          await relay.runOnce().catch(() => undefined);
+          await relay.stop();
+        }
+      }, 'outbox relay');
+      // Graceful shutdown: live sessions are aborted and reported failed `sandbox_lost`.
+      ctx.onShutdown(() => started.live.abortAll('shutdown', Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 3_000)), 'live sessions');
+      const startRelay = (): void => {
+        relay = startOutboxRelay({ db, collections: [COLLECTIONS.sessions], bus, logger: ctx.logger });
+      };
+      startRelay();
+      ctx.logger.info(
+        { sandbox_root: config.SANDBOX_ROOT, codex: config.CODEX_PATH ?? 'stand-in', claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in', instance_id: started.instanceId },
+        'sandboxes configured',
+      );
+      return [sandboxesRoutes(started, config.INTERNAL_TOKEN)];
+    },
+    start: async (ctx) => {
+      const db = ctx.mongo?.db;
+      if (!deps || !db || !ctx.bus) throw new Error('the sandboxes service was not configured');
+      const supervisor = startSupervisor(deps, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
+      // Registered after the live-sessions hook, so it stops before them (hooks run in reverse).
+      ctx.onShutdown(() => supervisor.stop(), 'session supervisor');
+      const consumer = await consumeRunRequested(ctx.bus, db, deps, consumerSession ? { session: consumerSession } : {});
+      ctx.onShutdown(() => consumer.stop(), 'runs.requested consumer');
+    },
+  });
+  if (!deps) throw new Error('the sandboxes service was not configured');
+  return Object.assign(service, { deps });
+}

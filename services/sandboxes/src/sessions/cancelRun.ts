@@ -1,0 +1,35 @@
+import { AppError } from '@ars/errors';
+import type { SessionDeps } from './deps.js';
+
+/** What a cancel found: a live session aborted, no session yet (recorded), or a session already over. */
+export type CancelState = 'signalled' | 'not_started' | 'finished';
+
+/**
+ * Cancels a run's session: aborts it here, or marks it for the instance that runs it (aborted at
+ * its next heartbeat); before the request arrived, records the cancel so the request starts
+ * nothing. Another user's run is NOT_FOUND.
+ */
+export async function cancelRun(deps: SessionDeps, runId: string, userId: string): Promise<CancelState> {
+  let session = await deps.sessions.get(runId);
+  if (!session) {
+    const placed = await deps.sessions.placeCancel(runId, userId);
+    if (placed === true) {
+      deps.logger.info({ run_id: runId }, 'cancel recorded before the run request arrived');
+      return 'not_started';
+    }
+    session = placed;
+  }
+  if (session.userId !== userId) throw AppError.notFound('Run not found');
+  if (session.state === 'cancel_requested') return 'not_started';
+  if (session.state === 'finished') return 'finished';
+  if (deps.live.abort(runId, 'cancel')) {
+    deps.logger.info({ run_id: runId }, 'session cancelled: harness signalled');
+    return 'signalled';
+  }
+  const marked = await deps.sessions.requestCancel(runId);
+  if (marked) {
+    deps.logger.info({ run_id: runId, instance_id: marked.instanceId }, 'cancel recorded for the instance running the session');
+    return 'signalled';
+  }
+  return 'finished';
+}

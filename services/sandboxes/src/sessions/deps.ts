@@ -1,0 +1,37 @@
+import type { Bus } from '@ars/bus';
+import type { Logger } from '@ars/logger';
+import type { CatalogClient } from '../clients/catalog.js';
+import type { HarnessName } from '../harness/index.js';
+import type { SandboxProvider } from '../providers/provider.js';
+import type { SandboxStore } from '../store/sandboxes.js';
+import type { SessionStore } from '../store/sessions.js';
+import type { LiveSessions } from './liveSessions.js';
+
+export interface SessionSettings {
+  /** The harness CLI per harness: a path, or undefined for the SDK's bundled CLI. */
+  executables: Record<HarnessName, string | undefined>;
+  /** Provider keys handed to the harness explicitly. */
+  apiKeys: Record<HarnessName, string | undefined>;
+  /** PATH, LANG and TZ of the harness environment. */
+  harnessPath: string | undefined;
+  lang: string | undefined;
+  tz: string | undefined;
+  publishDeadlineMs: number;
+  defaultTimeoutMs: number;
+}
+
+/** What the run use cases work with. */
+export interface SessionDeps {
+  /** This process instance: a session belongs to the instance that claimed it. */
+  instanceId: string;
+  bus: Bus;
+  sessions: SessionStore;
+  sandboxes: SandboxStore;
+  provider: SandboxProvider;
+  catalog: CatalogClient;
+  live: LiveSessions;
+  /** Publishes the outbox (`run.finished`) now. */
+  kickRelay: () => void;
+  settings: SessionSettings;
+  logger: Logger;
+}

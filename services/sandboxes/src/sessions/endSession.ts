@@ -1,0 +1,28 @@
+import type { SessionResult } from '../store/collections.js';
+import type { SessionDeps } from './deps.js';
+
+/**
+ * The one way a live session of this instance ends: the session document becomes `finished` with
+ * its `run.finished` in the outbox (published by the relay, after every event of the run was
+ * published), the sandbox record follows (`stopped`, or `failed` with the error), and the sandbox's
+ * working directory is removed.
+ */
+export async function endSession(
+  deps: SessionDeps,
+  input: { runId: string; sandboxRecordId: string; sandboxDir: string | null; result: SessionResult },
+): Promise<void> {
+  const { runId, sandboxRecordId, sandboxDir, result } = input;
+  const log = deps.logger.child({ run_id: runId });
+  const written = await deps.sessions.finish(runId, deps.instanceId, result);
+  if (written) deps.kickRelay();
+  else log.warn('session was no longer live here (already ended or swept): its result is not reported twice');
+  await deps.sandboxes
+    .transition(
+      sandboxRecordId,
+      result.status === 'failed' ? { status: 'failed', error: result.error } : { status: 'stopped' },
+      { eventType: result.status === 'failed' ? 'failed' : 'stopped', decisionCode: result.failure ?? result.status, payload: { eventCount: result.eventCount } },
+    )
+    .catch((error: unknown) => log.error({ err: error }, 'sandbox record could not be updated'));
+  if (sandboxDir) await deps.provider.release(sandboxDir).catch((error: unknown) => log.error({ err: error }, 'sandbox directory could not be removed'));
+  log.info({ status: result.status, failure: result.failure, event_count: result.eventCount }, 'session ended');
+}

@@ -1,0 +1,72 @@
+// The sessions this process instance runs now, each with the AbortController that stops it.
+import type { AbortReason } from '../domain/outcome.js';
+
+export interface LiveSession {
+  runId: string;
+  userId: string;
+  sandboxRecordId: string;
+  controller: AbortController;
+  /** Why it was aborted (the first reason wins); null while not aborted. */
+  reason: AbortReason | null;
+  /** Settles when the session has ended and written its result. */
+  done: Promise<void>;
+}
+
+export class LiveSessions {
+  private readonly sessions = new Map<string, LiveSession>();
+
+  add(runId: string, userId: string, sandboxRecordId: string): { session: LiveSession; end: () => void } {
+    let end: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    const session: LiveSession = { runId, userId, sandboxRecordId, controller: new AbortController(), reason: null, done };
+    this.sessions.set(runId, session);
+    return {
+      session,
+      end: () => {
+        if (this.sessions.get(runId) === session) this.sessions.delete(runId);
+        end();
+      },
+    };
+  }
+
+  get(runId: string): LiveSession | undefined {
+    return this.sessions.get(runId);
+  }
+
+  /** Aborts the run's session here; false when this instance does not run it. */
+  abort(runId: string, reason: AbortReason): boolean {
+    const session = this.sessions.get(runId);
+    if (!session) return false;
+    session.reason ??= reason;
+    session.controller.abort(reason);
+    return true;
+  }
+
+  runIds(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  sandboxRecordIds(): string[] {
+    return [...this.sessions.values()].map((s) => s.sandboxRecordId);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Aborts every session for `reason` and waits (at most `waitMs`) until they have ended. */
+  async abortAll(reason: AbortReason, waitMs: number): Promise<void> {
+    const all = [...this.sessions.values()];
+    for (const session of all) this.abort(session.runId, reason);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(all.map((s) => s.done)),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,118 @@
+// One harness turn in an allocated sandbox: events out in order, then the push, then the result.
+import type { RunRequestedData } from '@ars/bus';
+import { harnessEnvironment } from '../domain/environment.js';
+import { failed, harnessOutcome, succeeded } from '../domain/outcome.js';
+import { runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
+import type { AllocatedSandbox } from '../providers/provider.js';
+import type { SessionResult } from '../store/collections.js';
+import type { SessionDeps } from './deps.js';
+import { endSession } from './endSession.js';
+import type { LiveSession } from './liveSessions.js';
+import { PublishError, publishWithRetry } from './publish.js';
+
+export interface SessionInput {
+  request: RunRequestedData;
+  sandbox: AllocatedSandbox;
+  sandboxRecordId: string;
+  live: LiveSession;
+}
+
+/** True when the run's result goes back to the source repository (a branch of its own). */
+export function pushesResult(branch: RunRequestedData['branch']): boolean {
+  return branch.working !== branch.base || branch.createBranch;
+}
+
+export async function runSession(deps: SessionDeps, input: SessionInput): Promise<void> {
+  const { request, sandbox, live } = input;
+  const { runId, harness } = request;
+  const log = deps.logger.child({ run_id: runId });
+  const timeoutMs = request.timeoutMs ?? deps.settings.defaultTimeoutMs;
+  const timer = setTimeout(() => deps.live.abort(runId, 'timeout'), timeoutMs);
+  let seq = 0;
+  let publishError: string | null = null;
+
+  const onEvent = async (event: HarnessEvent): Promise<void> => {
+    const current = seq;
+    try {
+      await publishWithRetry(
+        deps.bus,
+        'runs.agent-events',
+        {
+          key: runId,
+          type: 'run.agent-event',
+          id: `${runId}:event:${current}`,
+          data: {
+            runId,
+            seq: current,
+            eventType: event.type,
+            toolName: event.toolName,
+            message: event.message,
+            payload: event.payload,
+            emittedAt: new Date().toISOString(),
+          },
+        },
+        { deadlineMs: deps.settings.publishDeadlineMs, logger: log },
+      );
+    } catch (error) {
+      if (error instanceof PublishError) {
+        publishError = error.message;
+        live.reason ??= 'publish';
+      }
+      throw error;
+    }
+    seq = current + 1;
+    await deps.sessions.recordEventCount(runId, seq).catch((error: unknown) => log.warn({ err: error }, 'event count not recorded'));
+  };
+
+  let result: SessionResult;
+  try {
+    let harnessResult: HarnessResult;
+    try {
+      harnessResult = await runHarness({
+        harness,
+        prompt: request.prompt,
+        cwd: sandbox.cwd,
+        env: harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
+        ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
+        ...(request.model ? { model: request.model } : {}),
+        signal: live.controller.signal,
+        ...(deps.settings.executables[harness] ? { executablePath: deps.settings.executables[harness] } : {}),
+        onEvent,
+      });
+    } catch (error) {
+      // Only onEvent makes runHarness reject: the bus was unreachable for too long (or a bug).
+      live.reason ??= 'publish';
+      publishError ??= error instanceof Error ? error.message : String(error);
+      harnessResult = { status: 'cancelled' };
+    }
+    clearTimeout(timer);
+    const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError }, seq);
+    result = outcome === 'success' ? await pushIfAsked(deps, input, seq) : outcome;
+  } catch (error) {
+    log.error({ err: error }, 'session failed unexpectedly');
+    result = failed('harness_crash', `the session failed: ${error instanceof Error ? error.message : String(error)}`, seq);
+  } finally {
+    clearTimeout(timer);
+  }
+  await endSession(deps, { runId, sandboxRecordId: input.sandboxRecordId, sandboxDir: sandbox.dir, result });
+}
+
+/** On success with a branch of its own: commit the agent's changes and push them, with a fresh clone URL. */
+async function pushIfAsked(deps: SessionDeps, input: SessionInput, eventCount: number): Promise<SessionResult> {
+  const { request, sandbox } = input;
+  if (!pushesResult(request.branch)) return succeeded(eventCount);
+  const working = request.branch.working;
+  try {
+    const { clone_url: pushUrl } = await deps.catalog.repo(request.userId, request.repoId);
+    const pushed = await deps.provider.commitAndPush({
+      repoDir: sandbox.repoDir,
+      workingBranch: working,
+      pushUrl,
+      commitMessage: `Agent run ${request.runId}\n\nChanges made by the ${request.harness} agent of run ${request.runId}.`,
+    });
+    deps.logger.info({ run_id: request.runId, branch: working, commit: pushed.commit, committed: pushed.committed }, 'working branch pushed');
+    return succeeded(eventCount);
+  } catch (error) {
+    return failed('push', `the changes could not be pushed to branch "${working}": ${error instanceof Error ? error.message : String(error)}`, eventCount);
+  }
+}

@@ -1,0 +1,105 @@
+import type { CollectionIndexes } from '@ars/mongo';
+import type { OutboxEntry, RunFailureKind } from '@ars/bus';
+
+/** The sandboxes service's collections (its own database only) and their documents. */
+export const COLLECTIONS = {
+  sandboxes: 'sandboxes',
+  lifecycleEvents: 'sandbox_lifecycle_events',
+  sessions: 'sessions',
+} as const;
+
+/** Sandbox status values this service writes (the contract leaves the string open). */
+export type SandboxStatus = 'provisioning' | 'ready' | 'stopped' | 'failed';
+
+/** A sandbox record, shaped for the contract's Sandbox (plus the owner and the run it serves). */
+export interface SandboxDoc {
+  /** The service's record id: the contract's `id` (`sbx_…`). */
+  _id: string;
+  /** The provider's id (`local-…`); null until the provider made it. */
+  sandbox_id: string | null;
+  userId: string;
+  repo_id: string;
+  status: SandboxStatus;
+  base_branch: string;
+  working_branch: string;
+  root_directory: string | null;
+  preview_url: string | null;
+  created_at: Date;
+  last_active_at: Date;
+  error: string | null;
+  provider: 'local';
+  /** The run this sandbox was allocated for (null for sandboxes made through the public routes later). */
+  runId: string | null;
+}
+
+/** One entry of a sandbox's lifecycle (the contract's `lifecycle_events`). */
+export interface LifecycleEventDoc {
+  _id: string;
+  sandboxRecordId: string;
+  userId: string;
+  event_type: string;
+  decision_code: string | null;
+  worker_run_id: string | null;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+/**
+ * The state of a run's session in this service:
+ * - `cancel_requested`: runs cancelled the run before its request arrived (no sandbox; a placeholder);
+ * - `allocating`: the request was claimed by an instance, the sandbox is being made;
+ * - `running`: the harness runs (or the result is being pushed);
+ * - `finished`: over; `result` says how, and `run.finished` is in the outbox or already published.
+ */
+export type SessionState = 'cancel_requested' | 'allocating' | 'running' | 'finished';
+
+export interface SessionResult {
+  status: 'success' | 'failed' | 'cancelled';
+  error: string | null;
+  failure: RunFailureKind | null;
+  eventCount: number;
+}
+
+/** One run's session: claimed by one process instance, which heartbeats it while it lives. */
+export interface SessionDoc {
+  /** The run id: one session per run, ever. */
+  _id: string;
+  /** Sandboxes' own id for this run's session (the Run's `runtime.runId`). */
+  sessionId: string;
+  userId: string;
+  state: SessionState;
+  /** The process instance that runs it (null for a cancel placeholder). */
+  instanceId: string | null;
+  heartbeatAt: Date | null;
+  sandboxRecordId: string | null;
+  sandboxId: string | null;
+  /** The sandbox's directory (removed when the session ends, also when it is swept as lost). */
+  sandboxDir: string | null;
+  /** Events published so far (the next seq). */
+  eventCount: number;
+  /** Set by a cancel that reached a session another instance runs: that instance aborts it. */
+  cancelRequested: boolean;
+  result: SessionResult | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+  _outbox?: OutboxEntry[];
+}
+
+export const SANDBOXES_INDEXES: readonly CollectionIndexes[] = [
+  {
+    collection: COLLECTIONS.sandboxes,
+    indexes: [
+      { key: { userId: 1, created_at: -1 }, name: 'user_created' },
+      { key: { userId: 1, repo_id: 1, created_at: -1 }, name: 'user_repo_created' },
+    ],
+  },
+  { collection: COLLECTIONS.lifecycleEvents, indexes: [{ key: { sandboxRecordId: 1, created_at: 1 }, name: 'sandbox_created' }] },
+  {
+    collection: COLLECTIONS.sessions,
+    indexes: [
+      { key: { state: 1, heartbeatAt: 1 }, name: 'state_heartbeat' },
+      { key: { instanceId: 1, state: 1 }, name: 'instance_state' },
+    ],
+  },
+];

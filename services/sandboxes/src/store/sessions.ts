@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import { outboxInsert, withOutbox, type OutboxMessage } from '@ars/bus';
+import type { Collection, Db } from '@ars/mongo';
+import { COLLECTIONS, type SessionDoc, type SessionResult, type SessionState } from './collections.js';
+
+/** States in which a session is alive (claimed by an instance that heartbeats it). */
+export const LIVE_STATES: readonly SessionState[] = ['allocating', 'running'];
+
+export function newSessionId(): string {
+  return `ses_${randomBytes(12).toString('hex')}`;
+}
+
+/** The `run.finished` message of a result: id `<runId>:finished`, so a resend is the same message. */
+export function finishedMessage(runId: string, result: SessionResult): OutboxMessage {
+  return {
+    topic: 'runs.finished',
+    key: runId,
+    type: 'run.finished',
+    id: `${runId}:finished`,
+    data: { runId, status: result.status, error: result.error, failure: result.failure, eventCount: result.eventCount },
+  };
+}
+
+export type ClaimOutcome = { claimed: true; session: SessionDoc } | { claimed: false; existing: SessionDoc };
+
+/**
+ * Sessions: one document per run (`_id` = runId), so a redelivered request, a cancel and the sweeper
+ * meet on one document and every state change is one conditional single-document write. The
+ * terminal change carries its `run.finished` in the document's outbox (the relay publishes it).
+ */
+export class SessionStore {
+  readonly collection: Collection<SessionDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<SessionDoc>(COLLECTIONS.sessions);
+  }
+
+  async get(runId: string): Promise<SessionDoc | null> {
+    return this.collection.findOne({ _id: runId });
+  }
+
+  /** Claims the run for `instanceId` (state `allocating`), or answers the document already there. */
+  async claim(runId: string, userId: string, instanceId: string, sandboxRecordId: string): Promise<ClaimOutcome> {
+    const now = new Date();
+    const session: SessionDoc = {
+      _id: runId,
+      sessionId: newSessionId(),
+      userId,
+      state: 'allocating',
+      instanceId,
+      heartbeatAt: now,
+      sandboxRecordId,
+      sandboxId: null,
+      sandboxDir: null,
+      eventCount: 0,
+      cancelRequested: false,
+      result: null,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    };
+    const inserted = await this.insertOrExisting(session);
+    return inserted === true ? { claimed: true, session } : { claimed: false, existing: inserted };
+  }
+
+  /** A run ended before it was claimed (its start deadline passed): one finished document, `run.finished` in its outbox. */
+  async insertFinished(runId: string, userId: string, result: SessionResult): Promise<true | SessionDoc> {
+    const now = new Date();
+    const doc: SessionDoc = {
+      _id: runId,
+      sessionId: newSessionId(),
+      userId,
+      state: 'finished',
+      instanceId: null,
+      heartbeatAt: null,
+      sandboxRecordId: null,
+      sandboxId: null,
+      sandboxDir: null,
+      eventCount: 0,
+      cancelRequested: false,
+      result,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: now,
+    };
+    return this.insertOrExisting(outboxInsert(doc, [finishedMessage(runId, result)]));
+  }
+
+  /** Records a cancel for a run whose request has not arrived (a placeholder), or answers the document there. */
+  async placeCancel(runId: string, userId: string): Promise<true | SessionDoc> {
+    const now = new Date();
+    return this.insertOrExisting({
+      _id: runId,
+      sessionId: newSessionId(),
+      userId,
+      state: 'cancel_requested',
+      instanceId: null,
+      heartbeatAt: null,
+      sandboxRecordId: null,
+      sandboxId: null,
+      sandboxDir: null,
+      eventCount: 0,
+      cancelRequested: true,
+      result: null,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    });
+  }
+
+  /** Marks a live session's cancel for the instance that runs it (it aborts at its next heartbeat). */
+  async requestCancel(runId: string): Promise<SessionDoc | null> {
+    return this.collection.findOneAndUpdate(
+      { _id: runId, state: { $in: [...LIVE_STATES] } },
+      { $set: { cancelRequested: true, updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    );
+  }
+
+  async markRunning(runId: string, instanceId: string, sandbox: { sandboxId: string; sandboxDir: string }): Promise<void> {
+    await this.collection.updateOne(
+      { _id: runId, instanceId, state: 'allocating' },
+      { $set: { state: 'running', sandboxId: sandbox.sandboxId, sandboxDir: sandbox.sandboxDir, heartbeatAt: new Date(), updatedAt: new Date() } },
+    );
+  }
+
+  async noteSandboxDir(runId: string, sandboxDir: string): Promise<void> {
+    await this.collection.updateOne({ _id: runId }, { $set: { sandboxDir } });
+  }
+
+  async recordEventCount(runId: string, count: number): Promise<void> {
+    await this.collection.updateOne({ _id: runId }, { $max: { eventCount: count } });
+  }
+
+  /**
+   * Ends a live session of `instanceId` with `result`, its `run.finished` in the outbox. False when
+   * the session was no longer live there (already finished, or swept as lost): nothing is written.
+   */
+  async finish(runId: string, instanceId: string, result: SessionResult): Promise<boolean> {
+    const now = new Date();
+    const update = await this.collection.updateOne(
+      { _id: runId, instanceId, state: { $in: [...LIVE_STATES] } },
+      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [finishedMessage(runId, result)]),
+    );
+    return update.modifiedCount === 1;
+  }
+
+  /** Ends a cancel placeholder when its request arrives: `run.finished` cancelled, no sandbox. */
+  async finishPlaceholder(runId: string, result: SessionResult): Promise<boolean> {
+    const now = new Date();
+    const update = await this.collection.updateOne(
+      { _id: runId, state: 'cancel_requested' },
+      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [finishedMessage(runId, result)]),
+    );
+    return update.modifiedCount === 1;
+  }
+
+  /** Marks the instance's live sessions (those it still runs) alive now. */
+  async heartbeat(instanceId: string, runIds: string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.collection.updateMany({ _id: { $in: runIds }, instanceId, state: { $in: [...LIVE_STATES] } }, { $set: { heartbeatAt: new Date() } });
+  }
+
+  /** Run ids of the instance's live sessions someone asked (through another instance) to cancel. */
+  async cancelRequestedOn(instanceId: string): Promise<string[]> {
+    const docs = await this.collection
+      .find({ instanceId, state: { $in: [...LIVE_STATES] }, cancelRequested: true }, { projection: { _id: 1 } })
+      .toArray();
+    return docs.map((doc) => doc._id);
+  }
+
+  /** Live sessions whose heartbeat is older than `before`: their instance stopped. */
+  async stale(before: Date): Promise<SessionDoc[]> {
+    return this.collection.find({ state: { $in: [...LIVE_STATES] }, heartbeatAt: { $lt: before } }).limit(200).toArray();
+  }
+
+  /**
+   * Ends a stale session as lost (cancelled when a cancel was recorded for it), unless it changed since it was read (its heartbeat moved, an event
+   * was counted, it finished): then nothing is written and false is answered.
+   */
+  async finishLost(session: SessionDoc, error: string): Promise<SessionResult | null> {
+    const now = new Date();
+    // A cancel asked for while its instance was already gone still ends the run as cancelled.
+    const result: SessionResult = session.cancelRequested
+      ? { status: 'cancelled', error: null, failure: null, eventCount: session.eventCount }
+      : { status: 'failed', error, failure: 'sandbox_lost', eventCount: session.eventCount };
+    const update = await this.collection.updateOne(
+      { _id: session._id, state: session.state, heartbeatAt: session.heartbeatAt, eventCount: session.eventCount },
+      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [finishedMessage(session._id, result)]),
+    );
+    return update.modifiedCount === 1 ? result : null;
+  }
+
+  private async insertOrExisting(doc: SessionDoc): Promise<true | SessionDoc> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      try {
+        await this.collection.insertOne(doc);
+        return true;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 11000) throw error;
+        const existing = await this.get(doc._id);
+        if (existing) return existing;
+      }
+    }
+    throw new Error(`session ${doc._id}: insert conflicted but no document was found`);
+  }
+}

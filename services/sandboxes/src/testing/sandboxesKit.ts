@@ -1,0 +1,234 @@
+// Test support (not built into dist/): the tests play the runs service. A private Kafka mock
+// cluster per test file (so no other test's services read these topics), the suite's MongoDB, a
+// real in-process catalog with real bare git repositories, and the sandboxes service in-process.
+import { execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createBus, topicProvisioning, type Bus, type BusConsumer, type RunAgentEventData, type RunFinishedData, type RunRequestedData, type RunSandboxAllocatedData } from '@ars/bus';
+import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
+import { createLogger } from '@ars/logger';
+import { testInfrastructure } from '@ars/testenv';
+import { freePort, startCatalogHarness, type CatalogHarness } from '../../../catalog/src/testing/catalogHarness.js';
+import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
+
+export const fastSession = { sessionTimeoutMs: 6_000, rebalanceTimeoutMs: 1_500, heartbeatIntervalMs: 300 } as const;
+
+export interface TestRepo {
+  userId: string;
+  repoId: string;
+  /** The bare repository on the local source host. */
+  barePath: string;
+}
+
+export interface RunMessages {
+  allocated: RunSandboxAllocatedData[];
+  events: RunAgentEventData[];
+  /** Every `run.agent-event` message id seen, in arrival order (duplicates kept). */
+  eventIds: string[];
+  finished: RunFinishedData[];
+}
+
+export interface SandboxesKit {
+  kafka: KafkaMock;
+  bus: Bus;
+  catalog: CatalogHarness;
+  sandboxRoot: string;
+  dbName: string;
+  token: string;
+  mongoUrl: string;
+  logLines: string[];
+  service: RunningSandboxes | undefined;
+  /** The environment a service of this kit starts with (add to it per start). */
+  serviceEnv(extra?: Record<string, string>): Record<string, string>;
+  startService(extra?: Record<string, string>): Promise<RunningSandboxes>;
+  stopService(): Promise<void>;
+  newRepo(): Promise<TestRepo>;
+  /** Publishes `runs.requested` as runs does; answers the request sent. */
+  requestRun(repo: TestRepo, prompt: string, overrides?: Partial<RunRequestedData>, messageId?: string): Promise<RunRequestedData>;
+  messages(runId: string): RunMessages;
+  waitFinished(runId: string, timeoutMs?: number): Promise<RunFinishedData>;
+  waitFor<T>(what: string, check: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  cancel(runId: string, userId: string): Promise<{ status: number; body: unknown }>;
+  stop(): Promise<void>;
+}
+
+export async function startSandboxesKit(): Promise<SandboxesKit> {
+  const infra = testInfrastructure();
+  const kafka = await startKafkaMock({ brokers: 1, topics: topicProvisioning() });
+  const catalog = await startCatalogHarness();
+  const sandboxRoot = mkdtempSync(join(tmpdir(), 'ars-sandboxes-test-'));
+  const dbName = `sandboxes_test_${randomBytes(6).toString('hex')}`;
+  const token = catalog.token;
+  const logLines: string[] = [];
+  const bus = createBus({ brokers: kafka.brokers, clientId: 'runs-test' });
+  await bus.connect();
+  const byRun = new Map<string, RunMessages>();
+  const messagesOf = (runId: string): RunMessages => {
+    let entry = byRun.get(runId);
+    if (!entry) {
+      entry = { allocated: [], events: [], eventIds: [], finished: [] };
+      byRun.set(runId, entry);
+    }
+    return entry;
+  };
+  const consumer: BusConsumer = await bus.consume({
+    groupId: `runs-test-${randomUUID()}`,
+    topics: ['runs.sandbox-allocated', 'runs.agent-events', 'runs.finished'],
+    session: fastSession,
+    handle: async (message, context) => {
+      const data = message.data as { runId: string };
+      const entry = messagesOf(data.runId);
+      if (context.topic === 'runs.sandbox-allocated') entry.allocated.push(message.data as RunSandboxAllocatedData);
+      if (context.topic === 'runs.agent-events') {
+        entry.events.push(message.data as RunAgentEventData);
+        entry.eventIds.push(message.id);
+      }
+      if (context.topic === 'runs.finished') {
+        entry.finished.push(message.data as RunFinishedData);
+        // The finish's id is fixed: record it beside the data for the tests that check it.
+        (entry.finished[entry.finished.length - 1] as RunFinishedData & { messageId?: string }).messageId = message.id;
+      }
+    },
+  });
+
+  const kit: SandboxesKit = {
+    kafka,
+    bus,
+    catalog,
+    sandboxRoot,
+    dbName,
+    token,
+    mongoUrl: infra.mongoUrl,
+    logLines,
+    service: undefined,
+    serviceEnv: (extra = {}) => ({
+      MONGO_URL: infra.mongoUrl,
+      MONGO_DB: dbName,
+      KAFKA_BROKERS: kafka.brokers.join(','),
+      INTERNAL_TOKEN: token,
+      CATALOG_URL: catalog.url,
+      SANDBOX_ROOT: sandboxRoot,
+      SESSION_HEARTBEAT_MS: '500',
+      SESSION_LOST_AFTER_MS: '3000',
+      LOG_LEVEL: 'debug',
+      ...extra,
+    }),
+    startService: async (extra = {}) => {
+      const logger = createLogger({ service: 'sandboxes', level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });
+      const service = await startSandboxes({
+        handleSignals: false,
+        exit: () => undefined,
+        logger,
+        consumerSession: fastSession,
+        env: { PORT: String(await freePort()), ...kit.serviceEnv(extra) },
+      });
+      kit.service = service;
+      return service;
+    },
+    stopService: async () => {
+      const service = kit.service;
+      kit.service = undefined;
+      if (service) await service.shutdown('test over');
+    },
+    newRepo: async () => {
+      const userId = catalog.newUser();
+      const dev = await catalog.devInstallation(userId);
+      const repo = dev.repos[0];
+      if (!repo) throw new Error('the dev installation has no repository');
+      const detail = (await catalog.call<{ repo: { clone_url: string } }>('GET', `/internal/users/${userId}/repos/${repo.id}`)).data.repo;
+      return { userId, repoId: repo.id, barePath: fileURLToPath(detail.clone_url) };
+    },
+    requestRun: async (repo, prompt, overrides = {}, messageId) => {
+      const runId = overrides.runId ?? `run_${randomBytes(8).toString('hex')}`;
+      const data: RunRequestedData = {
+        runId,
+        userId: repo.userId,
+        repoId: repo.repoId,
+        harness: 'codex',
+        prompt,
+        branch: { base: 'main', working: 'main', createBranch: false },
+        rootDirectory: null,
+        model: null,
+        agentId: null,
+        mode: null,
+        timeoutMs: 60_000,
+        startBy: new Date(Date.now() + 120_000).toISOString(),
+        ...overrides,
+      };
+      await bus.publish('runs.requested', { key: runId, type: 'run.requested', id: messageId ?? `${runId}:requested`, data });
+      return data;
+    },
+    messages: messagesOf,
+    // Different topics carry no order between them: the finish may be read before the last events,
+    // so this waits for `eventCount` events too (as runs must).
+    waitFinished: async (runId, timeoutMs = 45_000) => {
+      const finished = await kit.waitFor(`run.finished of ${runId}`, () => messagesOf(runId).finished[0], timeoutMs);
+      await kit.waitFor(`${finished.eventCount ?? 0} events of ${runId}`, () => messagesOf(runId).events.length >= (finished.eventCount ?? 0), 10_000);
+      return finished;
+    },
+    waitFor: async (what, check, timeoutMs = 30_000) => {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const value = check();
+        if (value !== undefined && value !== null && value !== false) return value as NonNullable<typeof value>;
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    cancel: async (runId, userId) => {
+      const service = kit.service;
+      if (!service) throw new Error('no service running');
+      const response = await fetch(`${service.url}/internal/runs/${encodeURIComponent(runId)}/cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-internal-token': token, 'x-caller-service': 'runs' },
+        body: JSON.stringify({ userId }),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    stop: async () => {
+      await kit.stopService();
+      await consumer.stop();
+      await bus.disconnect();
+      await catalog.stop();
+      await kafka.close();
+      rmSync(sandboxRoot, { recursive: true, force: true });
+    },
+  };
+  return kit;
+}
+
+/** `git` in a directory, output trimmed. */
+export function gitIn(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** Adds a commit with `files` on `branch` of a bare repository (through a temporary clone). */
+export function commitToBare(barePath: string, branch: string, files: Record<string, string>): void {
+  const work = mkdtempSync(join(tmpdir(), 'ars-seed-'));
+  try {
+    execFileSync('git', ['clone', '--quiet', barePath, work], { stdio: 'ignore' });
+    const exists = execFileSync('git', ['ls-remote', '--heads', 'origin', branch], { cwd: work, encoding: 'utf8' }).trim() !== '';
+    execFileSync('git', exists ? ['checkout', '--quiet', branch] : ['checkout', '--quiet', '-b', branch], { cwd: work, stdio: 'ignore' });
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      writeFileSync(join(work, path), content);
+    }
+    execFileSync('git', ['add', '-A'], { cwd: work });
+    execFileSync('git', ['-c', 'user.name=seed', '-c', 'user.email=seed@example.invalid', 'commit', '--quiet', '-m', 'seed'], { cwd: work });
+    execFileSync('git', ['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], { cwd: work, stdio: 'ignore' });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -56,8 +56,10 @@ export interface RunsHarness {
   finish(runId: string, data: Omit<RunFinishedData, 'runId'>): Promise<void>;
   /** Polls until `check` returns a value other than undefined/false (15 s by default). */
   waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T>;
-  /** `runs.requested` messages seen so far, by run id (after `watchRequested()`). */
+  /** `runs.requested` messages seen so far, by run id (a consumer of its own joins on the first call). */
   watchRequested(): Promise<Map<string, BusMessage<RunRequestedData>>>;
+  /** `runs.finished` messages seen so far, by run id, in arrival order (as above). */
+  watchFinished(): Promise<Map<string, BusMessage<RunFinishedData>[]>>;
   stop(): Promise<void>;
 }
 
@@ -90,7 +92,9 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
   if (!db) throw new Error('runs started without MongoDB');
   const bus = createBus({ brokers: infra.kafkaBrokers, clientId: 'runs-test-sandboxes' });
   let requestedConsumer: BusConsumer | undefined;
+  let finishedConsumer: BusConsumer | undefined;
   const requested = new Map<string, BusMessage<RunRequestedData>>();
+  const finished = new Map<string, BusMessage<RunFinishedData>[]>();
 
   const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-internal-token': token }): Promise<Answer<T>> => {
     const response = await fetch(`${service.url}${path}`, {
@@ -191,8 +195,22 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
       }
       return requested;
     },
+    async watchFinished() {
+      if (!finishedConsumer) {
+        finishedConsumer = await bus.consume({
+          groupId: `runs-test-finished-${randomBytes(6).toString('hex')}`,
+          topics: ['runs.finished'],
+          handle: async (message) => {
+            const data = message.data as RunFinishedData;
+            finished.set(data.runId, [...(finished.get(data.runId) ?? []), message as BusMessage<RunFinishedData>]);
+          },
+        });
+      }
+      return finished;
+    },
     async stop() {
       await requestedConsumer?.stop();
+      await finishedConsumer?.stop();
       await bus.disconnect();
       await service.shutdown('test over');
       await sandboxes.close();

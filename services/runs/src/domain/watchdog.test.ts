@@ -1,0 +1,39 @@
+import { overdueVerdict, type WatchedRun } from './watchdog.js';
+
+const created = Date.parse('2026-01-01T00:00:00.000Z');
+const settings = { startTimeoutMs: 120_000, lostGraceMs: 60_000 };
+const run = (over: Partial<WatchedRun> = {}): WatchedRun => ({
+  status: 'pending',
+  sandboxRecordId: null,
+  timeoutMs: 1_800_000,
+  startBy: new Date(created + 120_000),
+  lostBy: new Date(created + 1_800_000 + 60_000),
+  ...over,
+});
+const at = (ms: number) => new Date(created + ms);
+
+describe('a pending run with no sandbox allocated by startBy fails: "no sandbox was allocated within N s"', () => {
+  test('before startBy: nothing; after: failed, failure sandbox_allocation', () => {
+    expect(overdueVerdict(run(), at(119_000), settings)).toBeNull();
+    expect(overdueVerdict(run(), at(120_001), settings)).toEqual({ failure: 'sandbox_allocation', error: 'no sandbox was allocated within 120 s' });
+  });
+  test('an allocated pending run is not failed by this rule', () => {
+    expect(overdueVerdict(run({ sandboxRecordId: 'sbx' }), at(121_000), settings)).toBeNull();
+  });
+});
+
+describe('a live run with no result by createdAt + timeoutMs + grace fails as lost: "the sandbox was lost: …"', () => {
+  test.each(['pending', 'streaming'] as const)('%s, allocated: failed after lostBy, failure sandbox_lost', (status) => {
+    const live = run({ status, sandboxRecordId: 'sbx' });
+    expect(overdueVerdict(live, at(1_859_000), settings)).toBeNull();
+    const verdict = overdueVerdict(live, at(1_860_001), settings);
+    expect(verdict?.failure).toBe('sandbox_lost');
+    expect(verdict?.error).toMatch(/^the sandbox was lost: no result within 1860 s of the start/);
+  });
+});
+
+describe('a terminal run is never overdue', () => {
+  test.each(['success', 'failed', 'cancelled'] as const)('%s', (status) => {
+    expect(overdueVerdict(run({ status }), at(10_000_000), settings)).toBeNull();
+  });
+});

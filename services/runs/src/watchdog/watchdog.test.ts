@@ -1,0 +1,82 @@
+import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
+import type { Run } from '../domain/runView.js';
+
+// Short deadlines so the watchdog acts within seconds: start 2 s, harness limit 3 s, grace 1 s.
+let h: RunsHarness;
+beforeAll(async () => {
+  h = await startRunsHarness({ RUN_START_TIMEOUT_MS: '2000', RUN_TIMEOUT_MS: '3000', RUN_LOST_GRACE_MS: '1000', WATCHDOG_INTERVAL_MS: '200' });
+  await h.watchFinished();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+async function newRun(): Promise<{ userId: string; runId: string }> {
+  const { userId, repoId } = await h.newTenant();
+  const run = (await h.start(userId, { repoId, prompt: 'do it' })).data;
+  return { userId, runId: run.runId };
+}
+
+async function untilStatus(userId: string, runId: string, status: Run['status'], timeoutMs = 15_000): Promise<Run> {
+  return h.waitFor(
+    `status ${status}`,
+    async () => {
+      const run = await h.getRun(userId, runId);
+      return run.status === status ? run : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+describe('a pending run with no sandbox allocated by startBy becomes failed: "no sandbox was allocated within N s"', () => {
+  test('failed with that error; runs.finished (failed, sandbox_allocation) published; sandboxes told not to start it', async () => {
+    const { userId, runId } = await newRun();
+    const run = await untilStatus(userId, runId, 'failed');
+    expect(run.error).toBe('no sandbox was allocated within 2 s');
+    const finished = await h.watchFinished();
+    const messages = await h.waitFor('runs.finished', async () => finished.get(runId));
+    expect(messages[0]?.data).toEqual({ runId, status: 'failed', error: 'no sandbox was allocated within 2 s', failure: 'sandbox_allocation', eventCount: 0 });
+    await h.waitFor('the cancel sent to sandboxes', async () => h.sandboxes.cancels.some((c) => c.runId === runId && c.userId === userId));
+  });
+
+  test('an allocation arriving after that changes nothing', async () => {
+    const { userId, runId } = await newRun();
+    const failed = await untilStatus(userId, runId, 'failed');
+    await h.allocate(runId, 'too-late');
+    await h.event(runId, 0);
+    await h.waitFor('the late event read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('agent event of an ended run')));
+    expect(await h.getRun(userId, runId)).toEqual(failed);
+    expect((await h.events(userId, runId)).events).toEqual([]);
+  });
+});
+
+describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GRACE_MS becomes failed: "the sandbox was lost: …"', () => {
+  test('allocated and streaming, then silent: failed as lost; its events stay; a late finish changes nothing', async () => {
+    const { userId, runId } = await newRun();
+    await h.allocate(runId);
+    await h.event(runId, 0);
+    await untilStatus(userId, runId, 'streaming');
+    const run = await untilStatus(userId, runId, 'failed');
+    expect(run.error).toMatch(/^the sandbox was lost: no result within 4 s of the start/);
+    expect(Date.now()).toBeGreaterThan(Date.parse(run.createdAt) + 4_000);
+    expect((await h.events(userId, runId)).events).toHaveLength(1);
+    const finished = await h.watchFinished();
+    const messages = await h.waitFor('runs.finished', async () => finished.get(runId));
+    expect(messages[0]?.data).toMatchObject({ runId, status: 'failed', failure: 'sandbox_lost', eventCount: 1 });
+
+    await h.bus.publish('runs.finished', { key: runId, type: 'run.finished', id: `${runId}:late-success`, data: { runId, status: 'success', error: null, failure: null, eventCount: 1 } });
+    await h.waitFor('the late finish read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('finish of an ended run')));
+    expect(await h.getRun(userId, runId)).toEqual(run);
+  });
+
+  test('a run its sandbox finished in time is left alone after its deadlines pass', async () => {
+    const { userId, runId } = await newRun();
+    await h.allocate(runId);
+    await h.event(runId, 0);
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1 });
+    const done = await untilStatus(userId, runId, 'success');
+    // Past lostBy (createdAt + 4 s) and a few watchdog passes.
+    await h.waitFor('the deadline passed', async () => Date.now() > Date.parse(done.createdAt) + 5_000, 10_000);
+    expect(await h.getRun(userId, runId)).toEqual(done);
+  });
+});

@@ -16,6 +16,11 @@ export const runsConfigSchema = {
   RUN_LOST_GRACE_MS: env.integer({ min: 0, default: 60_000 }),
   /** How often the watchdog looks for overdue runs. */
   WATCHDOG_INTERVAL_MS: env.integer({ min: 100, default: 5_000 }),
+  /**
+   * The consumer group's session timeout: how soon the partitions of an instance that died without
+   * leaving (kill -9, lost host) move to a live one. Heartbeats every tenth of it.
+   */
+  RUNS_CONSUMER_SESSION_TIMEOUT_MS: env.integer({ min: 6_000, max: 300_000, default: 30_000 }),
   /** The Kafka consumer group (tests give each running instance its own). */
   RUNS_CONSUMER_GROUP: env.string({ default: 'runs', pattern: '^[A-Za-z0-9._-]{1,100}$', describe: 'letters, digits, `.`, `_`, `-`' }),
 };

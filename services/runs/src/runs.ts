@@ -83,7 +83,11 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
 
       const processed = mongoProcessedStore(db, { collection: COLLECTIONS.processed });
       await processed.ensureIndexes();
-      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, logger }, { groupId: config.RUNS_CONSUMER_GROUP, processed });
+      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, logger }, {
+        groupId: config.RUNS_CONSUMER_GROUP,
+        processed,
+        sessionTimeoutMs: config.RUNS_CONSUMER_SESSION_TIMEOUT_MS,
+      });
       ctx.onShutdown(() => consumer.stop(), 'consumers');
 
       const watchdog = startWatchdog({

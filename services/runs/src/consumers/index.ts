@@ -25,9 +25,15 @@ export async function handleRunMessage(deps: ConsumerDeps, message: BusMessage, 
  * message ids recorded in `processed` (a redelivery is skipped), the handlers idempotent for the
  * window between their effect and that record.
  */
-export async function startRunConsumers(bus: Bus, deps: ConsumerDeps, options: { groupId: string; processed: ProcessedMessageStore }): Promise<BusConsumer> {
+export async function startRunConsumers(
+  bus: Bus,
+  deps: ConsumerDeps,
+  options: { groupId: string; processed: ProcessedMessageStore; sessionTimeoutMs: number },
+): Promise<BusConsumer> {
+  const session = options.sessionTimeoutMs;
   return bus.consume({
     groupId: options.groupId,
+    session: { sessionTimeoutMs: session, rebalanceTimeoutMs: Math.max(session, 10_000), heartbeatIntervalMs: Math.min(3_000, Math.floor(session / 10)) },
     topics: [...CONSUMED_TOPICS],
     processed: options.processed,
     handle: (message, context) => handleRunMessage(deps, message, context),

@@ -1,3 +1,4 @@
+import { requestHash } from '@ars/idempotency';
 import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
 
 const RUN_FIELDS = ['aiCallId', 'branch', 'cancelUrl', 'createdAt', 'error', 'eventsUrl', 'harness', 'repoId', 'rootDirectory', 'runId', 'runtime', 'sandboxId', 'sandboxRecordId', 'status', 'updatedAt'];
@@ -126,6 +127,16 @@ describe('same key and same body: the original run is returned with replayed tru
     expect(answers.filter((a) => !a.data.replayed)).toHaveLength(1);
     expect(await h.db.collection('runs').countDocuments({ userId })).toBe(1);
     expect(await h.db.collection('run_idempotency').countDocuments({ userId })).toBe(1);
+  });
+
+  test('a start cut short after it claimed its key (a crash) is completed by the next request with that key and body', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const body = { repoId, prompt: 'interrupted' };
+    await h.db.collection('run_idempotency').insertOne({ userId, key: 'cut-short', bodyHash: requestHash(body), runId: 'run-of-the-crashed-request', createdAt: new Date() });
+    const answer = await h.start(userId, body, 'cut-short');
+    expect(answer.status).toBe(202);
+    expect(answer.data).toMatchObject({ runId: 'run-of-the-crashed-request', status: 'pending', replayed: false });
+    expect((await h.start(userId, body, 'cut-short')).data).toMatchObject({ runId: 'run-of-the-crashed-request', replayed: true });
   });
 
   test('the same key of two users makes two runs (keys are scoped per user)', async () => {

@@ -1,6 +1,7 @@
 // One harness turn in an allocated sandbox: events out in order, then the push, then the result.
 import type { RunRequestedData } from '@ars/bus';
 import { harnessEnvironment } from '../domain/environment.js';
+import { boundedPayload } from '../domain/eventPayload.js';
 import { failed, harnessOutcome, succeeded } from '../domain/outcome.js';
 import { runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
@@ -47,7 +48,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
             eventType: event.type,
             toolName: event.toolName,
             message: event.message,
-            payload: event.payload,
+            payload: boundedPayload(event.payload),
             emittedAt: new Date().toISOString(),
           },
         },

@@ -1,0 +1,25 @@
+import { ConfigError, loadConfig, serviceConfig } from '@ars/config';
+import { sandboxesConfigSchema } from './config.js';
+import { harnessExecutable } from './sandboxes.js';
+import { standInExecutable } from './harness/index.js';
+
+const schema = { ...serviceConfig({ service: 'sandboxes', port: 8083 }), ...sandboxesConfigSchema };
+
+describe('configuration comes through the config loader', () => {
+  test('CATALOG_URL and INTERNAL_TOKEN are required', () => {
+    expect(() => loadConfig(schema, {})).toThrow(ConfigError);
+    expect(() => loadConfig(schema, {})).toThrow(/CATALOG_URL/);
+  });
+  test('defaults: stand-ins, heartbeat 5 s, lost after 20 s, a root under the temporary directory', () => {
+    const config = loadConfig(schema, { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16) });
+    expect(config).toMatchObject({ SESSION_HEARTBEAT_MS: 5000, SESSION_LOST_AFTER_MS: 20000 });
+    expect(config.CODEX_PATH).toBeUndefined();
+    expect(config.CLAUDE_CODE_PATH).toBeUndefined();
+    expect(config.SANDBOX_ROOT).toMatch(/ars-sandboxes$/);
+  });
+  test('CODEX_PATH / CLAUDE_CODE_PATH: unset → stand-in, bundled → the SDK’s CLI, else the path', () => {
+    expect(harnessExecutable('codex', undefined)).toBe(standInExecutable('codex'));
+    expect(harnessExecutable('claude-code', 'bundled')).toBeUndefined();
+    expect(harnessExecutable('codex', '/opt/codex/bin/codex')).toBe('/opt/codex/bin/codex');
+  });
+});

@@ -1,0 +1,59 @@
+import { redactCredentials, withoutCredentials } from './credentials.js';
+import { harnessEnvironment } from './environment.js';
+import { boundedPayload, LONG_STRING, MAX_PAYLOAD_BYTES } from './eventPayload.js';
+import { harnessOutcome, timeoutMessage } from './outcome.js';
+
+describe('a clone URL’s credentials never stay in the working tree or reach a message', () => {
+  test('withoutCredentials drops user and token; plain URLs stay as they are', () => {
+    expect(withoutCredentials('https://x-access-token:ghs_abc123@github.com/acme/api.git')).toBe('https://github.com/acme/api.git');
+    expect(withoutCredentials('file:///srv/git/acme/api.git')).toBe('file:///srv/git/acme/api.git');
+    expect(withoutCredentials('/srv/git/acme/api.git')).toBe('/srv/git/acme/api.git');
+  });
+  test('redactCredentials hides every user:token@ in a text', () => {
+    const text = "fatal: unable to access 'https://x-access-token:ghs_abc123@github.com/acme/api.git/': 403";
+    expect(redactCredentials(text)).toBe("fatal: unable to access 'https://***@github.com/acme/api.git/': 403");
+    expect(redactCredentials(text)).not.toContain('ghs_abc123');
+  });
+});
+
+describe('the harness environment is built from nothing', () => {
+  test('only PATH, HOME, LANG, TZ and the no-prompt switch for git', () => {
+    expect(harnessEnvironment({ path: '/usr/bin', home: '/sandbox/home' })).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/sandbox/home',
+      LANG: 'C.UTF-8',
+      TZ: 'UTC',
+      GIT_TERMINAL_PROMPT: '0',
+    });
+  });
+});
+
+describe('a payload too large for a Kafka message is bounded; others pass unchanged', () => {
+  test('small payloads are the same object; huge strings are cut and marked', () => {
+    const small = { output: 'x'.repeat(LONG_STRING + 10) };
+    expect(boundedPayload(small)).toBe(small);
+    const huge = { kind: 'shell', output: 'y'.repeat(MAX_PAYLOAD_BYTES + 1), input: { command: 'cat big' } };
+    const bounded = boundedPayload(huge);
+    expect(bounded.kind).toBe('shell');
+    expect(bounded.input).toEqual({ command: 'cat big' });
+    expect(String(bounded.output)).toMatch(/^y{16384}… \[\d+ more characters cut by the sandbox\]$/);
+  });
+});
+
+describe('every way a harness turn ends maps to one run result', () => {
+  const none = { reason: null, timeoutMs: 1000, publishError: null };
+  test('success, agent failure, crash', () => {
+    expect(harnessOutcome('codex', { status: 'success' }, none, 3)).toBe('success');
+    expect(harnessOutcome('codex', { status: 'failed', error: 'tests are red' }, none, 3)).toEqual({ status: 'failed', error: 'tests are red', failure: 'agent', eventCount: 3 });
+    expect(harnessOutcome('claude-code', { status: 'failed', error: 'claude-code harness crashed: exit 1' }, none, 0)).toMatchObject({ failure: 'harness_crash' });
+    expect(harnessOutcome('codex', { status: 'failed', error: 'codex harness failed to run: ENOENT' }, none, 0)).toMatchObject({ failure: 'harness_crash' });
+  });
+  test('aborts by reason: cancel, timeout, shutdown, the bus', () => {
+    const cancelled = { status: 'cancelled' as const };
+    expect(harnessOutcome('codex', cancelled, { ...none, reason: 'cancel' }, 2)).toEqual({ status: 'cancelled', error: null, failure: null, eventCount: 2 });
+    expect(harnessOutcome('codex', cancelled, { ...none, reason: 'timeout', timeoutMs: 1_800_000 }, 2)).toMatchObject({ failure: 'harness_timeout', error: 'the harness ran longer than 1800 s' });
+    expect(harnessOutcome('codex', cancelled, { ...none, reason: 'shutdown' }, 2)).toMatchObject({ failure: 'sandbox_lost' });
+    expect(harnessOutcome('codex', cancelled, { ...none, reason: 'publish', publishError: 'down' }, 2)).toMatchObject({ failure: 'sandbox_lost', error: "the run's events could not be delivered: down" });
+    expect(timeoutMessage(1500)).toBe('the harness ran longer than 1.5 s');
+  });
+});

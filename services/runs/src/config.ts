@@ -1,9 +1,9 @@
-import { env } from '@ars/config';
+import { ConfigError, env, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
+
+export const RUNS_PORT = 8082;
 
 /** The runs service's own variables, beside the common ones of every service (README, Configuration). */
 export const runsConfigSchema = {
-  /** Every route of runs is internal: without the shared token it can serve nothing. */
-  INTERNAL_TOKEN: env.string({ secret: true, minLength: 16, describe: 'a string of at least 16 characters' }),
   /** Where repositories are checked (`GET /internal/users/:userId/repos/:repoId`). */
   CATALOG_URL: env.url({ protocols: ['http', 'https'] }),
   /** Where cancels go (`POST /internal/runs/:runId/cancel`). */
@@ -24,3 +24,19 @@ export const runsConfigSchema = {
   /** The Kafka consumer group (tests give each running instance its own). */
   RUNS_CONSUMER_GROUP: env.string({ default: 'runs', pattern: '^[A-Za-z0-9._-]{1,100}$', describe: 'letters, digits, `.`, `_`, `-`' }),
 };
+
+export const runsFullConfigSchema = { ...serviceConfig({ service: 'runs', port: RUNS_PORT }), ...runsConfigSchema };
+
+/**
+ * Checks the whole configuration before anything starts and names every problem in one line: the
+ * variables' own rules, and what runs cannot do without — MongoDB, Kafka and the internal token
+ * (every route of runs is internal: without the token it could serve nothing). Throws ConfigError.
+ */
+export function checkRunsConfig(source: EnvSource): void {
+  const config = loadConfig(runsFullConfigSchema, source);
+  const problems: string[] = [];
+  if (!config.MONGO_URL) problems.push('MONGO_URL is required (a mongodb:// URL)');
+  if (!config.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required (a comma-separated list of host:port)');
+  if (!config.INTERNAL_TOKEN) problems.push('INTERNAL_TOKEN is required (a string of at least 16 characters)');
+  if (problems.length > 0) throw new ConfigError(problems);
+}

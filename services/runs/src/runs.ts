@@ -1,9 +1,9 @@
 import { mongoProcessedStore, startOutboxRelay } from '@ars/bus';
-import type { EnvSource } from '@ars/config';
+import { exitOnConfigError, type EnvSource } from '@ars/config';
 import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { runService, type RunningService } from '@ars/service';
-import { runsConfigSchema } from './config.js';
+import { checkRunsConfig, RUNS_PORT, runsConfigSchema } from './config.js';
 import { startRunConsumers } from './consumers/index.js';
 import { requestSandboxCancel } from './http/cancelRun.js';
 import type { RunsDeps } from './http/deps.js';
@@ -14,7 +14,7 @@ import { RunEventStore } from './store/runEvents.js';
 import { RunStore } from './store/runs.js';
 import { startWatchdog } from './watchdog/watchdog.js';
 
-export const RUNS_PORT = 8082;
+export { RUNS_PORT };
 
 export interface RunsRuntime {
   env?: EnvSource;
@@ -31,6 +31,12 @@ export type RunningRuns = RunningService<typeof runsConfigSchema>;
  * shutdown stops them in reverse order.
  */
 export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns> {
+  try {
+    checkRunsConfig(runtime.env ?? process.env);
+  } catch (error) {
+    if (runtime.handleSignals === false) throw error;
+    return exitOnConfigError(error);
+  }
   let deps: RunsDeps | undefined;
   let relayKick = (): void => undefined;
   return runService({
@@ -45,8 +51,9 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
       const db = ctx.mongo?.db;
       if (!db) throw new Error('runs needs MongoDB');
       const { config, logger } = ctx;
-      const catalog = createHttpClient({ baseUrl: config.CATALOG_URL, caller: 'runs', internalToken: config.INTERNAL_TOKEN, logger, peer: 'catalog' });
-      const sandboxes = createHttpClient({ baseUrl: config.SANDBOXES_URL, caller: 'runs', internalToken: config.INTERNAL_TOKEN, logger, peer: 'sandboxes' });
+      const internalToken = config.INTERNAL_TOKEN ?? '';
+      const catalog = createHttpClient({ baseUrl: config.CATALOG_URL, caller: 'runs', internalToken, logger, peer: 'catalog' });
+      const sandboxes = createHttpClient({ baseUrl: config.SANDBOXES_URL, caller: 'runs', internalToken, logger, peer: 'sandboxes' });
       ctx.onShutdown(() => Promise.all([catalog.close(), sandboxes.close()]).then(() => undefined), 'http clients');
       deps = {
         runs: new RunStore(db),
@@ -68,7 +75,7 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
         },
         'runs configured',
       );
-      return [runsRoutes(deps, config.INTERNAL_TOKEN)];
+      return [runsRoutes(deps, internalToken)];
     },
     start: async (ctx) => {
       const db = ctx.mongo?.db;

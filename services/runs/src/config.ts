@@ -20,7 +20,7 @@ export const runsConfigSchema = {
    * The consumer group's session timeout: how soon the partitions of an instance that died without
    * leaving (kill -9, lost host) move to a live one. Heartbeats every tenth of it.
    */
-  RUNS_CONSUMER_SESSION_TIMEOUT_MS: env.integer({ min: 6_000, max: 300_000, default: 30_000 }),
+  RUNS_CONSUMER_SESSION_TIMEOUT_MS: env.integer({ min: 6_000, max: 300_000, default: 10_000 }),
   /** The Kafka consumer group (tests give each running instance its own). */
   RUNS_CONSUMER_GROUP: env.string({ default: 'runs', pattern: '^[A-Za-z0-9._-]{1,100}$', describe: 'letters, digits, `.`, `_`, `-`' }),
 };

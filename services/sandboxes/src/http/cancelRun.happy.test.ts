@@ -1,5 +1,8 @@
 import { assertStandInsBuilt } from '../harness/testing.js';
-import { isAlive, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
+import { createLogger } from '@ars/logger';
+import { freePort } from '../../../catalog/src/testing/catalogHarness.js';
+import { startSandboxes } from '../sandboxes.js';
+import { fastSession, isAlive, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
 
 let kit: SandboxesKit;
 beforeAll(async () => {
@@ -61,4 +64,31 @@ describe('the cancel route is internal and scoped to the run’s user', () => {
     const noToken = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userId: repo.userId }) });
     expect(noToken.status).toBe(401);
   });
+});
+
+describe('a cancel that reaches another instance is recorded and the instance running the session aborts it', () => {
+  test('cancel through instance B of a session instance A runs: signalled, then cancelled', async () => {
+    const repo = await kit.newRepo();
+    const request = await kit.requestRun(repo, '@shell echo $PPID\n@sleep 30000', { harness: 'codex' });
+    const pid = await harnessPid(request.runId);
+    const other = await startSandboxes({
+      handleSignals: false,
+      exit: () => undefined,
+      logger: createLogger({ service: 'sandboxes-b', level: 'silent' }),
+      consumerSession: fastSession,
+      env: { PORT: String(await freePort()), ...kit.serviceEnv() },
+    });
+    try {
+      const response = await fetch(`${other.url}/internal/runs/${request.runId}/cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-internal-token': kit.token },
+        body: JSON.stringify({ userId: repo.userId }),
+      });
+      expect(await response.json()).toEqual({ ok: true, data: { runId: request.runId, state: 'signalled' } });
+      expect(await kit.waitFinished(request.runId, 15_000)).toMatchObject({ status: 'cancelled' });
+      await kit.waitFor('the harness process to exit', () => !isAlive(pid), 5_000);
+    } finally {
+      await other.shutdown('test over');
+    }
+  }, 60_000);
 });

@@ -36,7 +36,7 @@ beforeAll(async () => {
     RUNS_CONSUMER_SESSION_TIMEOUT_MS: '6000',
   };
   runs = await startRunsProcess(env);
-});
+}, 90_000);
 afterAll(async () => {
   await runs?.stop();
   await bus?.disconnect();
@@ -111,5 +111,5 @@ describe('a kill -9 of runs mid-run and a restart neither duplicates events nor 
     expect(final.events.map((e) => e.id)).toEqual(Array.from({ length: 60 }, (_, seq) => `${runId}:event:${seq}`));
     expect(final.events.filter((e) => e.message === 'resent')).toEqual([]);
     expect(final.run).toMatchObject({ status: 'success', sandboxRecordId: 'record', error: null });
-  });
+  }, 120_000);
 });

@@ -54,7 +54,7 @@ export interface RunsHarness {
   allocate(runId: string, sandboxRecordId?: string): Promise<void>;
   event(runId: string, seq: number, input?: EventInput, messageId?: string): Promise<void>;
   finish(runId: string, data: Omit<RunFinishedData, 'runId'>): Promise<void>;
-  /** Polls until `check` returns a value other than undefined/false (15 s by default). */
+  /** Polls until `check` returns a value other than undefined/false (30 s by default: the suite shares a busy machine). */
   waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T>;
   /** `runs.requested` messages seen so far, by run id (a consumer of its own joins on the first call). */
   watchRequested(): Promise<Map<string, BusMessage<RunRequestedData>>>;
@@ -115,7 +115,7 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
     };
   };
 
-  const waitFor = async <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> => {
+  const waitFor = async <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await check();

@@ -1,10 +1,11 @@
 import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
 import type { Run } from '../domain/runView.js';
 
-// Short deadlines so the watchdog acts within seconds: start 2 s, harness limit 3 s, grace 1 s.
+// Short deadlines so the watchdog acts within seconds: start 5 s, harness limit 5 s, grace 1 s (an
+// allocation published at once lands well before startBy even on a busy machine).
 let h: RunsHarness;
 beforeAll(async () => {
-  h = await startRunsHarness({ RUN_START_TIMEOUT_MS: '2000', RUN_TIMEOUT_MS: '3000', RUN_LOST_GRACE_MS: '1000', WATCHDOG_INTERVAL_MS: '200' });
+  h = await startRunsHarness({ RUN_START_TIMEOUT_MS: '5000', RUN_TIMEOUT_MS: '5000', RUN_LOST_GRACE_MS: '1000', WATCHDOG_INTERVAL_MS: '200' });
   await h.watchFinished();
 });
 afterAll(async () => {
@@ -17,7 +18,7 @@ async function newRun(): Promise<{ userId: string; runId: string }> {
   return { userId, runId: run.runId };
 }
 
-async function untilStatus(userId: string, runId: string, status: Run['status'], timeoutMs = 15_000): Promise<Run> {
+async function untilStatus(userId: string, runId: string, status: Run['status'], timeoutMs = 30_000): Promise<Run> {
   return h.waitFor(
     `status ${status}`,
     async () => {
@@ -32,10 +33,10 @@ describe('a pending run with no sandbox allocated by startBy becomes failed: "no
   test('failed with that error; runs.finished (failed, sandbox_allocation) published; sandboxes told not to start it', async () => {
     const { userId, runId } = await newRun();
     const run = await untilStatus(userId, runId, 'failed');
-    expect(run.error).toBe('no sandbox was allocated within 2 s');
+    expect(run.error).toBe('no sandbox was allocated within 5 s');
     const finished = await h.watchFinished();
     const messages = await h.waitFor('runs.finished', async () => finished.get(runId));
-    expect(messages[0]?.data).toEqual({ runId, status: 'failed', error: 'no sandbox was allocated within 2 s', failure: 'sandbox_allocation', eventCount: 0 });
+    expect(messages[0]?.data).toEqual({ runId, status: 'failed', error: 'no sandbox was allocated within 5 s', failure: 'sandbox_allocation', eventCount: 0 });
     await h.waitFor('the cancel sent to sandboxes', async () => h.sandboxes.cancels.some((c) => c.runId === runId && c.userId === userId));
   });
 
@@ -57,8 +58,8 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
     await h.event(runId, 0);
     await untilStatus(userId, runId, 'streaming');
     const run = await untilStatus(userId, runId, 'failed');
-    expect(run.error).toMatch(/^the sandbox was lost: no result within 4 s of the start/);
-    expect(Date.now()).toBeGreaterThan(Date.parse(run.createdAt) + 4_000);
+    expect(run.error).toMatch(/^the sandbox was lost: no result within 6 s of the start/);
+    expect(Date.now()).toBeGreaterThan(Date.parse(run.createdAt) + 6_000);
     expect((await h.events(userId, runId)).events).toHaveLength(1);
     const finished = await h.watchFinished();
     const messages = await h.waitFor('runs.finished', async () => finished.get(runId));
@@ -75,8 +76,8 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
     await h.event(runId, 0);
     await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1 });
     const done = await untilStatus(userId, runId, 'success');
-    // Past lostBy (createdAt + 4 s) and a few watchdog passes.
-    await h.waitFor('the deadline passed', async () => Date.now() > Date.parse(done.createdAt) + 5_000, 10_000);
+    // Past lostBy (createdAt + 6 s) and a few watchdog passes.
+    await h.waitFor('the deadline passed', async () => Date.now() > Date.parse(done.createdAt) + 7_000, 15_000);
     expect(await h.getRun(userId, runId)).toEqual(done);
   });
 });

@@ -4,6 +4,7 @@ import { runEventId } from '../domain/runView.js';
 import { sanitizePayload, sanitizeText } from '../domain/sanitizeEvent.js';
 import type { RunDoc } from '../store/collections.js';
 import type { ConsumerDeps } from './deps.js';
+import { completeHeldFinish } from './runFinished.js';
 
 /**
  * Whether an event belongs in the run's history: every event of a live run; of a terminal run only
@@ -18,7 +19,8 @@ export function acceptsEvent(run: Pick<RunDoc, 'status' | 'finishedBy' | 'finish
 
 /**
  * `runs.agent-events`: the event is sanitized, then stored once per (runId, seq) — a redelivered or
- * re-sent event is refused by the unique index —, and the first one moves `pending` to `streaming`.
+ * re-sent event is refused by the unique index —, the first one moves `pending` to `streaming`, and
+ * a finish held for the run's events is applied once they are all stored.
  * Every step is idempotent, so a handler cut short anywhere and run again leaves the same result.
  */
 export async function storeAgentEvent(deps: ConsumerDeps, data: RunAgentEventData): Promise<void> {
@@ -47,4 +49,6 @@ export async function storeAgentEvent(deps: ConsumerDeps, data: RunAgentEventDat
   await deps.runs.recordEvent(run._id, data.seq, next ? { from: run.status, next } : null);
   if (!stored) deps.logger.debug({ run_id: run._id, seq: data.seq }, 'agent event already stored');
   if (next) deps.logger.info({ run_id: run._id, status: next }, 'run status changed');
+  // A finish read before this event may have been waiting for it.
+  await completeHeldFinish(deps, run._id);
 }

@@ -1,37 +1,78 @@
 import type { RunFinishedData } from '@ars/bus';
-import { nextStatus } from '../domain/runStatus.js';
+import { isTerminal, nextStatus } from '../domain/runStatus.js';
+import type { HeldFinish } from '../store/collections.js';
 import type { ConsumerDeps } from './deps.js';
 
 /** Attempts when the run's status moves between the read and the write (pending → streaming). */
 const ATTEMPTS = 3;
 
 /**
- * `runs.finished`: a live run takes the terminal status its sandbox reports, with its `error` (set
- * exactly when failed). A terminal run never moves again: later or redelivered messages change nothing.
+ * Ends a live run with `finish` (its sandbox's report). False when the run is unknown or already
+ * terminal. Retries when the status moved between the read and the conditional write.
  */
-export async function applyRunFinished(deps: ConsumerDeps, data: RunFinishedData): Promise<void> {
+type Finish = Omit<HeldFinish, 'receivedAt' | 'eventCount'> & { eventCount: number | null };
+
+async function endWith(deps: ConsumerDeps, runId: string, finish: Finish): Promise<boolean> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const run = await deps.runs.findById(data.runId);
-    if (!run) {
-      deps.logger.warn({ run_id: data.runId }, 'finish of an unknown run: ignored');
-      return;
-    }
-    const next = nextStatus(run.status, { kind: 'finished', status: data.status });
-    if (next === null || next === 'pending' || next === 'streaming') {
-      deps.logger.info({ run_id: run._id, status: run.status, reported: data.status }, 'finish of an ended run: ignored');
-      return;
-    }
+    const run = await deps.runs.findById(runId);
+    if (!run) return false;
+    const next = nextStatus(run.status, { kind: 'finished', status: finish.status });
+    if (next === null || !isTerminal(next)) return false;
     const ended = await deps.runs.end(run._id, run.status, {
       status: next,
-      error: next === 'failed' ? (data.error ?? 'the run failed') : null,
-      failure: next === 'failed' ? (data.failure ?? null) : null,
+      error: next === 'failed' ? (finish.error ?? 'the run failed') : null,
+      failure: next === 'failed' ? finish.failure : null,
       finishedBy: 'sandbox',
-      finishedEventCount: data.eventCount ?? null,
+      finishedEventCount: finish.eventCount,
     });
     if (ended) {
-      deps.logger.info({ run_id: run._id, status: next, failure: data.failure ?? null }, 'run finished');
-      return;
+      deps.logger.info({ run_id: run._id, status: next, failure: finish.failure }, 'run finished');
+      return true;
     }
   }
-  throw new Error(`run ${data.runId} kept changing while its finish was applied`);
+  throw new Error(`run ${runId} kept changing while its finish was applied`);
+}
+
+/**
+ * Applies a held finish once every event it counts is stored. Called after each stored event and
+ * after a finish is held: both sides write first and check after, so one of them always sees both.
+ */
+export async function completeHeldFinish(deps: ConsumerDeps, runId: string): Promise<void> {
+  const run = await deps.runs.findById(runId);
+  if (!run?.heldFinish || isTerminal(run.status)) return;
+  const stored = await deps.events.count(runId);
+  if (stored < run.heldFinish.eventCount) return;
+  await endWith(deps, runId, run.heldFinish);
+}
+
+/**
+ * `runs.finished`: a live run takes the terminal status its sandbox reports, with its `error` (set
+ * exactly when failed). When fewer events than its `eventCount` are stored yet (the events topic is
+ * read independently and may lag), the finish is held and applied once they are: a terminal run
+ * always shows every event. A terminal run never moves again: later or redelivered messages change
+ * nothing.
+ */
+export async function applyRunFinished(deps: ConsumerDeps, data: RunFinishedData): Promise<void> {
+  const run = await deps.runs.findById(data.runId);
+  if (!run) {
+    deps.logger.warn({ run_id: data.runId }, 'finish of an unknown run: ignored');
+    return;
+  }
+  if (isTerminal(run.status)) {
+    deps.logger.info({ run_id: run._id, status: run.status, reported: data.status }, 'finish of an ended run: ignored');
+    return;
+  }
+  const finish: Finish = {
+    status: data.status,
+    error: data.status === 'failed' ? (data.error ?? 'the run failed') : null,
+    failure: data.status === 'failed' ? (data.failure ?? null) : null,
+    eventCount: data.eventCount ?? null,
+  };
+  if (data.eventCount !== undefined && (await deps.events.count(run._id)) < data.eventCount) {
+    await deps.runs.holdFinish(run._id, { ...finish, eventCount: data.eventCount, receivedAt: new Date() });
+    deps.logger.info({ run_id: run._id, status: data.status, event_count: data.eventCount }, 'finish held until its events are stored');
+    await completeHeldFinish(deps, run._id);
+    return;
+  }
+  await endWith(deps, run._id, finish);
 }

@@ -90,18 +90,29 @@ describe('late messages for a terminal run change nothing', () => {
   });
 });
 
-describe('a finish read before the run’s last events (topics are consumed independently): those events are still stored', () => {
-  test('events below the finish’s eventCount are kept; the status stays terminal', async () => {
+describe('a finish read before the run’s last events (topics are consumed independently) is held: a terminal run shows every event', () => {
+  test('the run stays live until the events the finish counts are stored, then takes its status', async () => {
     const { userId, runId } = await newRun();
     await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 3 });
+    await h.waitFor('the finish held', async () => h.logLines.some((line) => line.includes(runId) && line.includes('finish held until its events are stored')));
+    expect((await h.getRun(userId, runId)).status).toBe('pending');
+    await h.event(runId, 0);
+    await h.event(runId, 1);
+    await untilStatus(userId, runId, 'streaming');
+    await h.event(runId, 2);
     await untilStatus(userId, runId, 'success');
-    for (const seq of [0, 1, 2]) await h.event(runId, seq);
-    const { run, events } = await h.waitFor('three events', async () => {
-      const answer = await h.events(userId, runId);
-      return answer.events.length === 3 ? answer : undefined;
-    });
+    const { run, events } = await h.events(userId, runId);
     expect(events.map((e) => e.id)).toEqual([0, 1, 2].map((seq) => `${runId}:event:${seq}`));
-    expect(run.status).toBe('success');
+    expect(run).toMatchObject({ status: 'success', error: null });
+  });
+
+  test('a held failure keeps its error', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'failed', error: 'the agent gave up', failure: 'agent', eventCount: 1 });
+    await h.event(runId, 0);
+    const run = await untilStatus(userId, runId, 'failed');
+    expect(run.error).toBe('the agent gave up');
+    expect((await h.events(userId, runId)).events).toHaveLength(1);
   });
 });
 

@@ -8,6 +8,8 @@ export interface WatchedRun {
   startBy: Date;
   lostBy: Date;
   timeoutMs: number;
+  /** A finish its sandbox reported, held until the events it counts are stored. */
+  heldFinish: { receivedAt: Date } | null;
 }
 
 export interface WatchdogSettings {
@@ -15,25 +17,31 @@ export interface WatchdogSettings {
   lostGraceMs: number;
 }
 
-export interface Overdue {
-  failure: Extract<RunFailureKind, 'sandbox_allocation' | 'sandbox_lost'>;
-  error: string;
-}
+/** Fail the run, saying why; or apply the finish its sandbox reported although events are missing. */
+export type Overdue =
+  | { kind: 'fail'; failure: Extract<RunFailureKind, 'sandbox_allocation' | 'sandbox_lost'>; error: string }
+  | { kind: 'apply_held_finish' };
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
 /**
  * Runs never hang (DESIGN.md, Flow of a run): a `pending` run with no sandbox allocated by
  * `startBy` fails ("no sandbox was allocated within N s"); a live run with no result by
- * createdAt + timeoutMs + grace (`lostBy`) fails as lost. A terminal run is never overdue.
+ * createdAt + timeoutMs + grace (`lostBy`) fails as lost. A run whose sandbox reported its end is
+ * neither: its finish, held for events still on their way, is applied anyway once it has waited the
+ * grace (an event that never arrives must not keep the run live). A terminal run is never overdue.
  */
 export function overdueVerdict(run: WatchedRun, now: Date, settings: WatchdogSettings): Overdue | null {
   if (isTerminal(run.status)) return null;
+  if (run.heldFinish) {
+    return now.getTime() > run.heldFinish.receivedAt.getTime() + settings.lostGraceMs ? { kind: 'apply_held_finish' } : null;
+  }
   if (run.status === 'pending' && run.sandboxRecordId === null && now.getTime() > run.startBy.getTime()) {
-    return { failure: 'sandbox_allocation', error: `no sandbox was allocated within ${seconds(settings.startTimeoutMs)}` };
+    return { kind: 'fail', failure: 'sandbox_allocation', error: `no sandbox was allocated within ${seconds(settings.startTimeoutMs)}` };
   }
   if (now.getTime() > run.lostBy.getTime()) {
     return {
+      kind: 'fail',
       failure: 'sandbox_lost',
       error: `the sandbox was lost: no result within ${seconds(run.timeoutMs + settings.lostGraceMs)} of the start (harness limit ${seconds(run.timeoutMs)} + ${seconds(settings.lostGraceMs)} grace)`,
     };

@@ -101,6 +101,7 @@ export function startRun(router: Router, deps: RunsDeps): void {
       nextSeq: 0,
       finishedBy: null,
       finishedEventCount: null,
+      heldFinish: null,
       cancelRequestedAt: null,
       createdAt: now,
       updatedAt: now,

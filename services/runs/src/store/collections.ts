@@ -51,10 +51,23 @@ export interface RunDoc {
   finishedBy: FinishedBy | null;
   /** `eventCount` of `runs.finished`: events with a lower seq still arriving are stored. */
   finishedEventCount: number | null;
+  /**
+   * A `runs.finished` read before all the events it counts were stored (the topics are consumed
+   * independently): the run stays live until they are, so a terminal run always shows all its events.
+   */
+  heldFinish: HeldFinish | null;
   cancelRequestedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
   _outbox?: OutboxEntry[];
+}
+
+export interface HeldFinish {
+  status: 'success' | 'failed' | 'cancelled';
+  error: string | null;
+  failure: RunFailureKind | null;
+  eventCount: number;
+  receivedAt: Date;
 }
 
 export interface RunEventDoc {
@@ -87,6 +100,7 @@ export const RUNS_INDEXES: readonly CollectionIndexes[] = [
       { key: { userId: 1, createdAt: -1 }, name: 'user_created' },
       { key: { status: 1, startBy: 1 }, name: 'status_start_by' },
       { key: { status: 1, lostBy: 1 }, name: 'status_lost_by' },
+      { key: { 'heldFinish.receivedAt': 1 }, name: 'held_finish_received' },
     ],
   },
   { collection: COLLECTIONS.runEvents, indexes: [{ key: { runId: 1, seq: 1 }, name: 'run_seq', unique: true }] },

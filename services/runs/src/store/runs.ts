@@ -1,7 +1,7 @@
 import { outboxInsert, withOutbox, type OutboxMessage, type RunFailureKind } from '@ars/bus';
 import type { Collection, Db } from '@ars/mongo';
 import type { RunStatus, TerminalStatus } from '../domain/runStatus.js';
-import { COLLECTIONS, type RunDoc } from './collections.js';
+import { COLLECTIONS, type HeldFinish, type RunDoc } from './collections.js';
 
 const DUPLICATE_KEY = 11000;
 const LIVE: RunStatus[] = ['pending', 'streaming'];
@@ -84,6 +84,7 @@ export class RunStore {
         failure: ending.failure,
         finishedBy: ending.finishedBy,
         finishedEventCount: ending.finishedEventCount,
+        heldFinish: null,
         updatedAt: now,
       },
     };
@@ -91,18 +92,27 @@ export class RunStore {
     return result.modifiedCount === 1;
   }
 
+  /** Keeps a finish until the events it counts are stored (only on a live run without one). */
+  async holdFinish(runId: string, held: HeldFinish): Promise<void> {
+    await this.runs.updateOne({ _id: runId, status: { $in: LIVE }, heldFinish: null }, { $set: { heldFinish: held } });
+  }
+
   async markCancelRequested(runId: string): Promise<void> {
     await this.runs.updateOne({ _id: runId }, { $set: { cancelRequestedAt: new Date() } });
   }
 
-  /** Live runs past one of their deadlines (the watchdog decides what each one means). */
-  async overdue(now: Date, limit: number): Promise<RunDoc[]> {
+  /**
+   * Live runs past one of their deadlines, or holding a finish received before `heldBefore` (the
+   * watchdog decides what each one means).
+   */
+  async overdue(now: Date, heldBefore: Date, limit: number): Promise<RunDoc[]> {
     const projection = { _outbox: 0, prompt: 0 };
-    const [unallocated, lost] = await Promise.all([
+    const found = await Promise.all([
       this.runs.find({ status: 'pending', sandboxRecordId: null, startBy: { $lt: now } }, { projection, limit }).toArray(),
       this.runs.find({ status: { $in: LIVE }, lostBy: { $lt: now } }, { projection, limit }).toArray(),
+      this.runs.find({ status: { $in: LIVE }, 'heldFinish.receivedAt': { $lt: heldBefore } }, { projection, limit }).toArray(),
     ]);
     const seen = new Set<string>();
-    return [...unallocated, ...lost].filter((run) => !seen.has(run._id) && Boolean(seen.add(run._id)));
+    return found.flat().filter((run) => !seen.has(run._id) && Boolean(seen.add(run._id)));
   }
 }

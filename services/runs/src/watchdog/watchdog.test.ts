@@ -70,6 +70,18 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
     expect(await h.getRun(userId, runId)).toEqual(run);
   });
 
+  test('a finish held for events that never arrive is applied after the grace, as the sandbox reported it', async () => {
+    const { userId, runId } = await newRun();
+    await h.allocate(runId);
+    await h.event(runId, 0);
+    await untilStatus(userId, runId, 'streaming');
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 3 });
+    const run = await untilStatus(userId, runId, 'success');
+    expect(run.error).toBeNull();
+    expect((await h.events(userId, runId)).events).toHaveLength(1);
+    expect(h.logLines.some((line) => line.includes(runId) && line.includes('run finished without all its events'))).toBe(true);
+  });
+
   test('a run its sandbox finished in time is left alone after its deadlines pass', async () => {
     const { userId, runId } = await newRun();
     await h.allocate(runId);

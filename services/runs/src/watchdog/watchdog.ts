@@ -26,7 +26,8 @@ export interface Watchdog {
  * The periodic sweep that keeps runs from hanging: every `intervalMs` it fails the runs
  * `overdueVerdict` finds overdue, each with a conditional write (a run that moved meanwhile is left
  * alone, so several instances may sweep at once), and publishes that run's `runs.finished` in the
- * same write so every follower of the run learns the end.
+ * same write so every follower of the run learns the end. A finish held too long for its events is
+ * applied as its sandbox reported it (that `runs.finished` is on the topic already).
  */
 export function startWatchdog(options: WatchdogOptions): Watchdog {
   const { runs, settings, logger } = options;
@@ -37,6 +38,19 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
   const failOverdue = async (run: RunDoc, now: Date): Promise<boolean> => {
     const verdict = overdueVerdict(run, now, settings);
     if (!verdict) return false;
+    if (verdict.kind === 'apply_held_finish') {
+      const held = run.heldFinish;
+      if (!held) return false;
+      const ended = await runs.end(run._id, run.status, {
+        status: held.status,
+        error: held.error,
+        failure: held.failure,
+        finishedBy: 'sandbox',
+        finishedEventCount: held.eventCount,
+      });
+      if (ended) logger.warn({ run_id: run._id, status: held.status, expected_events: held.eventCount, stored_events: run.nextSeq }, 'run finished without all its events (they did not arrive in time)');
+      return ended;
+    }
     const finished: OutboxMessage<RunFinishedData> = {
       topic: 'runs.finished',
       key: run._id,
@@ -58,7 +72,7 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
 
   const pass = async (): Promise<number> => {
     const now = new Date();
-    const overdue = await runs.overdue(now, options.batchSize ?? 100);
+    const overdue = await runs.overdue(now, new Date(now.getTime() - settings.lostGraceMs), options.batchSize ?? 100);
     let failed = 0;
     for (const run of overdue) {
       if (stopped) break;

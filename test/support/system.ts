@@ -27,10 +27,11 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Sys
   const internalToken = randomBytes(24).toString('base64url');
   // The catalog's local source host keeps its git repositories here, not in the working tree.
   const sourceHostDir = mkdtempSync(join(tmpdir(), 'ars-test-source-host-'));
+  // Kafka and MongoDB of its own (the local stand-ins, started in a moment): two suites' stacks side
+  // by side would otherwise share consumer groups (`runs`, `sandboxes`) and databases (`ars_runs`)
+  // and take each other's messages. Redis is shared: every key in it is per user or per token.
   const stack = await startStack({
     gatewayPort: 0,
-    kafkaBrokers: infra.kafkaBrokers.join(','),
-    mongoUrl: infra.mongoUrl,
     redisUrl: infra.redisUrl,
     logLevel: 'warn',
     output: () => undefined,
@@ -40,10 +41,10 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Sys
     stack,
     baseUrl: stack.baseUrl,
     internalToken,
-    mongoUrl: infra.mongoUrl,
+    mongoUrl: stack.infrastructure.mongoUrl,
     sourceHostDir,
     gatewayDb: 'ars_gateway',
-    gateway: { baseUrl: stack.baseUrl, mongoUrl: infra.mongoUrl, mongoDb: 'ars_gateway' },
+    gateway: { baseUrl: stack.baseUrl, mongoUrl: stack.infrastructure.mongoUrl, mongoDb: 'ars_gateway' },
     async stop() {
       await stack.stop();
       rmSync(sourceHostDir, { recursive: true, force: true });

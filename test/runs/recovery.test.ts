@@ -1,0 +1,125 @@
+// A run never stays pending or streaming forever: services killed mid-run, a sandbox service that is
+// away, a harness that runs too long. Short limits so the suite does not wait half an hour.
+import { startSystem, type System } from '../support/system.js';
+import { dataOf, errorOf } from '../support/accounts.js';
+import { eventually, newRunsUser, processAlive, type RunEvent } from '../support/runs.js';
+
+const LIMITS = {
+  RUN_TIMEOUT_MS: '15000',
+  RUN_START_TIMEOUT_MS: '6000',
+  RUN_LOST_GRACE_MS: '5000',
+  WATCHDOG_INTERVAL_MS: '500',
+  SESSION_HEARTBEAT_MS: '500',
+  SESSION_LOST_AFTER_MS: '3000',
+};
+
+let system: System;
+beforeAll(async () => {
+  system = await startSystem(LIMITS);
+}, 120_000);
+afterAll(async () => {
+  await system?.stop();
+}, 60_000);
+
+
+function harnessPid(events: RunEvent[]): number | undefined {
+  for (const event of events) {
+    const match = /harness-pid=(\d+)/.exec(JSON.stringify(event.payload));
+    if (event.type === 'tool_call' && match) return Number(match[1]);
+  }
+  return undefined;
+}
+
+/** Each event once: no two events with the same type, tool and message (the prompts make them unique). */
+function expectNoDuplicates(events: RunEvent[]): void {
+  const signatures = events.map((e) => `${e.type}|${e.toolName ?? ''}|${e.message ?? ''}|${JSON.stringify(e.payload)}`);
+  expect(new Set(signatures).size).toBe(signatures.length);
+  expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+}
+
+describe('the runs service killed mid-run and restarted: the run still ends correctly, no event duplicated or lost', () => {
+  test('kill -9 of runs while the agent works; after the restart the run is success with every event once', async () => {
+    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const run = await runs.started({ repoId, prompt: '@say one\n@sleep 3000\n@say two\n@shell echo three\n@say four' });
+    await runs.waitFor(run.runId, (r) => r.status === 'streaming');
+    await system.stack.services.runs.kill();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await system.stack.services.runs.start();
+    const { run: done, events } = await runs.waitFor(run.runId);
+    expect(done.status).toBe('success');
+    expect(events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['one', 'two', 'four']);
+    expect(events.filter((e) => e.type === 'tool_call')).toHaveLength(1);
+    expect(events[0]?.type).toBe('stream_started');
+    expectNoDuplicates(events);
+  }, 90_000);
+});
+
+describe('the sandboxes service killed mid-run and restarted: the run ends failed, saying the sandbox was lost', () => {
+  test('kill -9 of sandboxes during @sleep; the harness dies with it; after the restart the run is failed', async () => {
+    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const run = await runs.started({ repoId, prompt: '@shell echo harness-pid=$PPID\n@sleep 60000\n@say never' });
+    const { events: before } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
+    const pid = harnessPid(before) ?? 0;
+    await system.stack.services.sandboxes.kill();
+    await eventually(() => !processAlive(pid), 5_000, `harness process ${pid} to be gone`);
+    await system.stack.services.sandboxes.start();
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 30_000);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/sandbox was lost/i);
+    expect(events.map((e) => e.message)).not.toContain('never');
+    expectNoDuplicates(events);
+  }, 90_000);
+});
+
+describe('cancel needs the sandbox: 409 CONFLICT while the sandboxes service cannot be reached', () => {
+  test('sandboxes killed: cancel is 409 and the run is unchanged; back up, the run ends and cancel is already_terminal', async () => {
+    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const run = await runs.started({ repoId, prompt: '@sleep 60000' });
+    await runs.waitFor(run.runId, (r) => r.status === 'streaming');
+    await system.stack.services.sandboxes.kill();
+    try {
+      const refused = await runs.cancel(run.runId);
+      expect(refused.status).toBe(409);
+      expect(errorOf(refused).code).toBe('CONFLICT');
+      expect(dataOf(await runs.get(run.runId)).run.status).toBe('streaming');
+    } finally {
+      await system.stack.services.sandboxes.start();
+    }
+    // The restarted sandboxes service finds the session its predecessor lost and ends it.
+    const { run: after } = await runs.waitFor(run.runId, undefined, 30_000);
+    expect(after.status).toBe('failed');
+    expect(dataOf(await runs.cancel(run.runId))).toMatchObject({ status: 'already_terminal', alreadyTerminal: true });
+  }, 90_000);
+});
+
+describe('no sandbox allocated in time: the run fails instead of staying pending', () => {
+  test('sandboxes down past RUN_START_TIMEOUT_MS: failed naming the allocation; nothing starts when it is back', async () => {
+    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    await system.stack.services.sandboxes.stop();
+    let runId = '';
+    try {
+      runId = (await runs.started({ repoId, prompt: '@say should not run' })).runId;
+      const { run } = await runs.waitFor(runId, undefined, 20_000);
+      expect(run.status).toBe('failed');
+      expect(run.error).toMatch(/no sandbox was allocated/i);
+    } finally {
+      await system.stack.services.sandboxes.start();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const { run, events } = dataOf(await runs.events(runId));
+    expect(run.status).toBe('failed');
+    expect(events).toEqual([]);
+  }, 90_000);
+});
+
+describe('a harness that runs longer than its timeout is stopped and the run fails saying so', () => {
+  test('@sleep beyond RUN_TIMEOUT_MS: failed, the error names the timeout, the harness is gone', async () => {
+    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const run = await runs.started({ repoId, prompt: '@shell echo harness-pid=$PPID\n@sleep 120000' });
+    const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
+    const { run: done } = await runs.waitFor(run.runId, undefined, 40_000);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/longer than|timed out|timeout/i);
+    await eventually(() => !processAlive(harnessPid(events) ?? 0), 5_000, 'the harness process to be gone');
+  }, 90_000);
+});

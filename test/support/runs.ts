@@ -1,0 +1,148 @@
+// Runs through the public API, as a client would: start, poll the events (de-duplicated by id) until
+// the run is terminal, and read the source repository a run pushed to.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { bearer, call, createAccount, createToken, dataOf, type Account, type Answer } from './accounts.js';
+
+const exec = promisify(execFile);
+
+export interface RunEvent {
+  id: string;
+  type: string;
+  toolName: string | null;
+  message: string | null;
+  payload: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface Run {
+  runId: string;
+  aiCallId: string;
+  sandboxRecordId: string | null;
+  sandboxId: string | null;
+  repoId: string;
+  harness: 'codex' | 'claude-code';
+  status: 'pending' | 'streaming' | 'success' | 'failed' | 'cancelled';
+  branch: { base: string; working: string; createBranch: boolean };
+  rootDirectory: string | null;
+  eventsUrl: string;
+  cancelUrl: string;
+  createdAt: string;
+  updatedAt: string;
+  error: string | null;
+  runtime: { provider: string | null; runId: string | null };
+}
+
+/** The contract's Run fields, exactly (CONTRACT.md, Run). */
+export const RUN_FIELDS = [
+  'aiCallId', 'branch', 'cancelUrl', 'createdAt', 'error', 'eventsUrl', 'harness', 'repoId', 'rootDirectory',
+  'runId', 'runtime', 'sandboxId', 'sandboxRecordId', 'status', 'updatedAt',
+] as const;
+
+export const TERMINAL = new Set(['success', 'failed', 'cancelled']);
+
+/**
+ * One user's client. Each PAT may make 60 requests a minute, so a client that polls holds several
+ * and takes them in turn (`token` is the first: the one to use for single requests).
+ */
+export class RunsClient {
+  readonly api: string;
+  readonly token: string;
+  private turn = 0;
+  constructor(
+    baseUrl: string,
+    private readonly tokens: readonly string[],
+  ) {
+    this.api = `${baseUrl}/api/v1/svc`;
+    this.token = tokens[0] ?? '';
+  }
+
+  private nextToken(): string {
+    this.turn = (this.turn + 1) % this.tokens.length;
+    return this.tokens[this.turn] ?? this.token;
+  }
+
+  start(body: Record<string, unknown>, key: string): Promise<Answer<Run & { replayed: boolean }>> {
+    return call(`${this.api}/runs`, { method: 'POST', headers: { ...bearer(this.token), 'idempotency-key': key }, json: body });
+  }
+
+  async started(body: Record<string, unknown>, key = `k-${Math.random().toString(36).slice(2)}`): Promise<Run & { replayed: boolean }> {
+    return dataOf(await this.start(body, key));
+  }
+
+  get(runId: string): Promise<Answer<{ run: Run }>> {
+    return call(`${this.api}/runs/${encodeURIComponent(runId)}`, { headers: bearer(this.token) });
+  }
+
+  events(runId: string, limit?: number | string): Promise<Answer<{ run: Run; events: RunEvent[] }>> {
+    const query = limit === undefined ? '' : `?limit=${encodeURIComponent(String(limit))}`;
+    return call(`${this.api}/runs/${encodeURIComponent(runId)}/events${query}`, { headers: bearer(this.nextToken()) });
+  }
+
+  cancel(runId: string): Promise<Answer<{ run: Run; status: string; alreadyTerminal: boolean }>> {
+    return call(`${this.api}/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST', headers: bearer(this.token) });
+  }
+
+  /**
+   * Polls the events as the reference client does (de-duplicated by id) until `until` holds for the
+   * run and what was seen, and returns every status observed on the way.
+   */
+  async waitFor(
+    runId: string,
+    until: (run: Run, events: RunEvent[]) => boolean = (run) => TERMINAL.has(run.status),
+    timeoutMs = 45_000,
+  ): Promise<{ run: Run; events: RunEvent[]; statuses: string[] }> {
+    const deadline = Date.now() + timeoutMs;
+    const seen = new Map<string, RunEvent>();
+    const statuses: string[] = [];
+    for (;;) {
+      const { run, events } = dataOf(await this.events(runId, 200));
+      for (const event of events) if (!seen.has(event.id)) seen.set(event.id, event);
+      if (statuses.at(-1) !== run.status) statuses.push(run.status);
+      const all = [...seen.values()];
+      if (until(run, all)) return { run, events: all, statuses };
+      if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after ${timeoutMs} ms (${all.length} events: ${all.map((e) => e.type).join(', ')})`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** A brand-new account (its own run-start budget) with a client holding `tokenCount` read+write PATs. */
+export async function newRunsUser(baseUrl: string, tokenCount = 5): Promise<{ runs: RunsClient; account: Account; repoId: string }> {
+  const account = await createAccount(baseUrl);
+  const tokens = await Promise.all(Array.from({ length: tokenCount }, (_, i) => createToken(baseUrl, account, { name: `runs-${i}` })));
+  return { runs: new RunsClient(baseUrl, tokens.map((t) => t.token)), account, repoId: account.repos[0]?.id ?? '' };
+}
+
+/** The bare repository behind a repo of the local source host (its clone URL, asked of the catalog). */
+export async function sourceRepositoryPath(catalogUrl: string, internalToken: string, account: Account, repoId: string): Promise<string> {
+  const answer = await call<{ repo: { clone_url: string } }>(
+    `${catalogUrl}/internal/users/${encodeURIComponent(account.userId)}/repos/${encodeURIComponent(repoId)}`,
+    { headers: { 'x-internal-token': internalToken, 'x-caller-service': 'tests' } },
+  );
+  return fileURLToPath(dataOf(answer).repo.clone_url);
+}
+
+export async function git(args: string[], cwd?: string): Promise<string> {
+  const { stdout } = await exec('git', args, { cwd, encoding: 'utf8' });
+  return stdout;
+}
+
+/** True while a process with this pid exists. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'the condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -133,6 +133,8 @@ describe('input a server or git would refuse is refused before anything is sent'
     [{ image: ' ' }, 'image'],
     [{ baseBranch: 'a..b' }, 'baseBranch'],
     [{ workingBranch: '-x' }, 'workingBranch'],
+    [{ workingBranch: 'has space' }, 'workingBranch'],
+    [{ workingBranch: 'tab\there' }, 'workingBranch'],
     [{ rootDirectory: '../x' }, 'rootDirectory'],
     [{ rootDirectory: '/abs' }, 'rootDirectory'],
     [{ resources: { requests: { cpu: 'lots' }, limits: {} } }, 'resources.requests.cpu'],

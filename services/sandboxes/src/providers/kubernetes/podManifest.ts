@@ -126,7 +126,7 @@ export function branchProblem(name: string): string | null {
   if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) return 'must not start or end with "/" or contain "//"';
   if (name.includes('..')) return 'must not contain ".."';
   if (name.includes('@{') || name === '@') return 'must not contain "@{" or be "@"';
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
+  if ([...name].some((ch) => ch.charCodeAt(0) <= 0x20 || ch.charCodeAt(0) === 0x7f) || /[~^:?*[\\]/.test(name)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
   if (name.endsWith('.') || name.endsWith('.lock')) return 'must not end with "." or ".lock"';
   if (name.split('/').some((part) => part.startsWith('.'))) return 'must not have a component starting with "."';
   return null;

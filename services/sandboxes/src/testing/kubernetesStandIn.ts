@@ -546,7 +546,8 @@ export class KubernetesStandIn {
     if (!file) throw new Error('no command');
     const mappedEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, this.mapPath(state, v)]));
     const cwd = container.workingDir ? this.mapPath(state, container.workingDir) : state.dir;
-    const child = spawn(file, args, { cwd, env: mappedEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group, so a Pod's deletion ends the whole tree (git's helpers included).
+    const child = spawn(file, args, { cwd, env: mappedEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     state.processes.add(child);
     child.on('close', () => state.processes.delete(child));
     return child;
@@ -575,8 +576,27 @@ export class KubernetesStandIn {
 
   private async destroy(state: PodState): Promise<void> {
     state.deleted = true;
-    for (const child of state.processes) child.kill('SIGKILL');
-    await rm(state.dir, { recursive: true, force: true });
+    const exits = [...state.processes].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            resolve();
+            return;
+          }
+          const timer = setTimeout(resolve, 5000);
+          child.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            child.kill('SIGKILL');
+          }
+        }),
+    );
+    await Promise.all(exits);
+    await rm(state.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 
   // ---- exec ---------------------------------------------------------------------------------
@@ -651,7 +671,7 @@ export class KubernetesStandIn {
     ws.on('close', () => {
       closed = true;
       // A real kubelet may leave the process running when the stream goes away; here it ends with it.
-      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child && child.exitCode === null && child.signalCode === null) killGroup(child);
     });
     void stat(container.workingDir ? this.mapPath(state, container.workingDir) : state.dir).catch(() => null).then((info) => {
       const workingDir = info?.isDirectory() ? container.workingDir : this.workspacePath;
@@ -674,7 +694,7 @@ export class KubernetesStandIn {
       spawned.stdin?.on('error', () => undefined);
       if (!stdin) spawned.stdin?.end();
       for (const data of pending.splice(0)) deliver(data);
-      if (closed) spawned.kill('SIGKILL');
+      if (closed) killGroup(spawned);
       spawned.on('close', (code, signal) => {
         if (spawnError) {
           const error = spawnError as NodeJS.ErrnoException;
@@ -695,6 +715,14 @@ export class KubernetesStandIn {
         }
       });
     });
+  }
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
   }
 }
 

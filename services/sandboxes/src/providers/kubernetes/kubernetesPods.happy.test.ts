@@ -155,4 +155,24 @@ describe('an aborted exec signals the command in the Pod', () => {
       await pod.delete();
     }
   });
+
+  it('escalates to SIGKILL after the grace when the command ignores SIGTERM (exit code 137)', async () => {
+    const pod = await client(standIn).create(manifests({ cloneUrl: repo.url }));
+    try {
+      await pod.waitUntilRunning();
+      const controller = new AbortController();
+      const result = await pod.exec(['sh', '-c', 'trap "" TERM; echo started; while :; do sleep 1; done'], {
+        cwd: pod.workingDir,
+        env: { PATH },
+        signal: controller.signal,
+        killGraceMs: 200,
+        onStdout: () => controller.abort(),
+      });
+      expect(result).toEqual({ exitCode: 137, aborted: true });
+      const kills = standIn.callsOf('pods/exec').filter((c) => c.name === pod.name && c.command?.includes('ars-kill'));
+      expect(kills.map((c) => c.command?.at(-1))).toEqual(['TERM', 'KILL']);
+    } finally {
+      await pod.delete();
+    }
+  });
 });

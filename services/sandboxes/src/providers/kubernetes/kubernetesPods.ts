@@ -209,8 +209,8 @@ export class KubernetesPods {
   readonly server: string;
   private readonly api: CoreV1Api;
   private readonly execer: Exec;
-  private readonly pollIntervalMs: number;
-  private readonly readyTimeoutMs: number;
+  readonly pollIntervalMs: number;
+  readonly readyTimeoutMs: number;
 
   constructor(options: KubernetesPodsOptions) {
     const config = options.config instanceof KubeConfig ? options.config : loadKubeConfig(options.config);
@@ -305,7 +305,7 @@ export class KubernetesPods {
     stdin: Readable | null,
     onStdout: ((chunk: Buffer) => void) | undefined,
     onStderr: ((chunk: Buffer) => void) | undefined,
-  ): Promise<{ protocol: string; done: Promise<V1Status | null> }> {
+  ): Promise<{ protocol: string; done: Promise<V1Status | null>; close: () => void }> {
     const stdout = sink(onStdout);
     const stderr = sink(onStderr);
     let status: V1Status | null = null;
@@ -326,7 +326,7 @@ export class KubernetesPods {
       await Promise.all([finished(stdout), finished(stderr)]).catch(() => undefined);
       return status;
     });
-    return { protocol: ws.protocol, done };
+    return { protocol: ws.protocol, done, close: () => ws.close() };
   }
 
   private execError(error: unknown, podName: string): KubernetesError {
@@ -368,7 +368,7 @@ export class SandboxPod {
    * failed or a container cannot start, `timeout` after `timeoutMs`, `aborted` on the signal.
    */
   async waitUntilRunning(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<V1Pod> {
-    const timeoutMs = options.timeoutMs ?? this.pods['readyTimeoutMs'];
+    const timeoutMs = options.timeoutMs ?? this.pods.readyTimeoutMs;
     const deadline = Date.now() + timeoutMs;
     let last = 'not yet read';
     for (;;) {
@@ -398,7 +398,7 @@ export class SandboxPod {
       last = describe(pod);
       const left = deadline - Date.now();
       if (left <= 0) throw new KubernetesError('timeout', `the pod "${this.name}" was not running within ${Math.round(timeoutMs / 1000)} s (last state: ${last})`);
-      await sleep(Math.min(this.pods['pollIntervalMs'], left), options.signal);
+      await sleep(Math.min(this.pods.pollIntervalMs, left), options.signal);
     }
   }
 
@@ -424,17 +424,22 @@ export class SandboxPod {
     const full = ['env', '-i', '/bin/sh', '-c', EXEC_SCRIPT, 'ars-exec', pidFile, options.cwd, ...command];
 
     let aborted = false;
-    let killTimer: NodeJS.Timeout | undefined;
+    let closeStream: (() => void) | null = null;
+    const timers: NodeJS.Timeout[] = [];
+    const grace = options.killGraceMs ?? 5000;
     const onAbort = (): void => {
       if (aborted) return;
       aborted = true;
       void this.kill(container, pidFile, 'TERM');
-      killTimer = setTimeout(() => void this.kill(container, pidFile, 'KILL'), options.killGraceMs ?? 5000);
+      timers.push(setTimeout(() => void this.kill(container, pidFile, 'KILL'), grace));
+      // Last resort (the pid file was not written yet, the kill exec failed): drop the stream.
+      timers.push(setTimeout(() => closeStream?.(), grace + 2000));
     };
     if (options.signal?.aborted) throw new KubernetesError('aborted', 'the command was aborted before it started');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const { protocol, done } = await this.pods.openExec(this.name, container, full, stdin, options.onStdout, options.onStderr);
+      const { protocol, done, close } = await this.pods.openExec(this.name, container, full, stdin, options.onStdout, options.onStderr);
+      closeStream = close;
       // The caller's stdin follows the environment block. Ending stdin needs the v5 protocol (with
       // older ones client-node closes the whole stream instead), so with v4 the command's stdin stays open.
       const canClose = protocol === 'v5.channel.k8s.io';
@@ -457,7 +462,7 @@ export class SandboxPod {
       throw new KubernetesError('exec_failed', `the command could not run in pod "${this.name}": ${status.message ?? status.reason ?? 'unknown failure'}`);
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
-      if (killTimer) clearTimeout(killTimer);
+      for (const timer of timers) clearTimeout(timer);
     }
   }
 

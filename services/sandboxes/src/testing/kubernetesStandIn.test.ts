@@ -120,3 +120,25 @@ describe('the stand-in answers the log rules of the API server', () => {
     }
   });
 });
+
+describe('an older API server without the v5 channel protocol still runs commands', () => {
+  it('negotiates v4: exit codes and output arrive; the command gets its environment from stdin', async () => {
+    const old = await KubernetesStandIn.start({ protocols: ['v4.channel.k8s.io'] });
+    try {
+      const handle = await client(old).create(manifests({ cloneUrl: repo.url }));
+      await handle.waitUntilRunning();
+      const out: Buffer[] = [];
+      const result = await handle.exec(['sh', '-c', 'printf "%s" "$GREETING"; exit 4'], {
+        cwd: handle.workingDir,
+        env: { PATH: process.env.PATH ?? '', GREETING: 'hello from v4' },
+        onStdout: (chunk) => out.push(chunk),
+      });
+      expect(result).toEqual({ exitCode: 4, aborted: false });
+      expect(Buffer.concat(out).toString('utf8')).toBe('hello from v4');
+      expect(old.callsOf('pods/exec').map((c) => c.protocol)).toEqual(['v4.channel.k8s.io']);
+      await handle.delete();
+    } finally {
+      await old.stop();
+    }
+  });
+});

@@ -32,6 +32,8 @@ export interface StandInOptions {
   namespaces?: string[];
   /** The path the sandbox volume is mounted at in the Pods this stand-in runs (default `/workspace`). */
   workspacePath?: string;
+  /** The exec subprotocols it accepts, preferred first (default v5, v4; `['v4.channel.k8s.io']` plays an older server). */
+  protocols?: string[];
 }
 
 export interface RecordedCall {
@@ -209,6 +211,7 @@ export class KubernetesStandIn {
   private readonly secrets = new Map<string, V1Secret>();
   private readonly wss: WebSocketServer;
   private readonly workspacePath: string;
+  private readonly protocols: string[];
   private resourceVersion = 1;
 
   private constructor(
@@ -220,9 +223,11 @@ export class KubernetesStandIn {
     for (const [token, rules] of Object.entries(options.tokens ?? {})) this.rules.set(token, rules);
     this.namespaces = new Set(options.namespaces ?? ['default', 'ars-sandboxes']);
     this.workspacePath = options.workspacePath ?? '/workspace';
+    const protocols = options.protocols ?? PROTOCOLS;
+    this.protocols = protocols;
     this.wss = new WebSocketServer({
       noServer: true,
-      handleProtocols: (offered) => PROTOCOLS.find((p) => offered.has(p)) ?? false,
+      handleProtocols: (offered) => protocols.find((p) => offered.has(p)) ?? false,
     });
   }
 
@@ -625,8 +630,8 @@ export class KubernetesStandIn {
         throw statusOf(400, 'BadRequest', `unable to upgrade connection: container not found ("${containerName}")`);
       }
       const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
-      const protocol = PROTOCOLS.find((p) => offered.includes(p));
-      if (!protocol) throw statusOf(400, 'BadRequest', 'unable to upgrade connection: no supported channel protocol was offered (v5.channel.k8s.io, v4.channel.k8s.io)');
+      const protocol = this.protocols.find((p) => offered.includes(p));
+      if (!protocol) throw statusOf(400, 'BadRequest', `unable to upgrade connection: no supported channel protocol was offered (${this.protocols.join(', ')})`);
       this.record(req, url, route, 101, { protocol, command });
       this.wss.handleUpgrade(req, socket, head, (ws) => this.exec(ws, state, container, command, url.searchParams));
     } catch (error) {

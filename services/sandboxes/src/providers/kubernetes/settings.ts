@@ -1,0 +1,111 @@
+// The Kubernetes provider's settings from the environment (pure: the caller passes the variables).
+// A bad or missing value is a SettingsError naming the variable, like @ars/config's messages.
+import type { KubeConfigSource } from './kubernetesPods.js';
+import { isDnsLabel, isDnsSubdomain, isLabelKey, isLabelValue, isQuantity, quantityValue, type SandboxResources } from './podManifest.js';
+
+export interface KubernetesSettings {
+  namespace: string;
+  image: string;
+  gitImage: string;
+  resources: SandboxResources;
+  serviceAccount?: string;
+  nodeSelector?: Record<string, string>;
+  readyTimeoutMs: number;
+  config: KubeConfigSource;
+}
+
+export class SettingsError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+  }
+}
+
+export const DEFAULT_GIT_IMAGE = 'alpine/git:2.47.2';
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function quantity(env: Env, name: string, fallback: string): string {
+  const value = text(env, name) ?? fallback;
+  if (!isQuantity(value)) throw new SettingsError(name, `must be a Kubernetes quantity (e.g. 500m, 2, 1Gi), got "${value}"`);
+  return value;
+}
+
+/** Reads `K8S_*` (see README.md, "Configuration it will take"). */
+export function kubernetesSettings(env: Env): KubernetesSettings {
+  const namespace = text(env, 'K8S_NAMESPACE') ?? 'ars-sandboxes';
+  if (!isDnsLabel(namespace)) throw new SettingsError('K8S_NAMESPACE', 'must be a DNS label (lower case letters, digits, "-")');
+  const image = text(env, 'K8S_IMAGE');
+  if (!image) throw new SettingsError('K8S_IMAGE', 'is required (the sandbox image: the harness CLIs, node, git, sh)');
+  const gitImage = text(env, 'K8S_GIT_IMAGE') ?? DEFAULT_GIT_IMAGE;
+
+  const resources: SandboxResources = {
+    requests: { cpu: quantity(env, 'K8S_CPU_REQUEST', '500m'), memory: quantity(env, 'K8S_MEMORY_REQUEST', '1Gi') },
+    limits: {
+      cpu: quantity(env, 'K8S_CPU_LIMIT', '2'),
+      memory: quantity(env, 'K8S_MEMORY_LIMIT', '4Gi'),
+      'ephemeral-storage': quantity(env, 'K8S_EPHEMERAL_STORAGE_LIMIT', '10Gi'),
+    },
+  };
+  for (const [kind, request, limit] of [['CPU', resources.requests.cpu, resources.limits.cpu], ['MEMORY', resources.requests.memory, resources.limits.memory]] as const) {
+    const r = quantityValue(request ?? '0');
+    const l = quantityValue(limit ?? '0');
+    if (r !== null && l !== null && r > l) throw new SettingsError(`K8S_${kind}_REQUEST`, `(${request}) must not exceed K8S_${kind}_LIMIT (${limit})`);
+  }
+
+  const serviceAccount = text(env, 'K8S_SERVICE_ACCOUNT');
+  if (serviceAccount !== undefined && !isDnsSubdomain(serviceAccount)) throw new SettingsError('K8S_SERVICE_ACCOUNT', 'must be a DNS subdomain');
+
+  let nodeSelector: Record<string, string> | undefined;
+  const selector = text(env, 'K8S_NODE_SELECTOR');
+  if (selector !== undefined) {
+    nodeSelector = {};
+    for (const pair of selector.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const eq = pair.indexOf('=');
+      const key = eq > 0 ? pair.slice(0, eq) : '';
+      const value = eq > 0 ? pair.slice(eq + 1) : '';
+      if (!isLabelKey(key) || !isLabelValue(value)) throw new SettingsError('K8S_NODE_SELECTOR', `must be key=value pairs separated by commas, got "${pair}"`);
+      nodeSelector[key] = value;
+    }
+  }
+
+  const timeout = text(env, 'K8S_READY_TIMEOUT_MS') ?? '300000';
+  const readyTimeoutMs = Number(timeout);
+  if (!Number.isInteger(readyTimeoutMs) || readyTimeoutMs < 1000) throw new SettingsError('K8S_READY_TIMEOUT_MS', `must be an integer ≥ 1000, got "${timeout}"`);
+
+  let config: KubeConfigSource;
+  const server = text(env, 'K8S_API_SERVER');
+  const kubeconfig = text(env, 'K8S_KUBECONFIG');
+  if (server !== undefined) {
+    if (!/^https?:\/\/[^\s]+$/.test(server)) throw new SettingsError('K8S_API_SERVER', 'must be an http(s) URL');
+    const token = text(env, 'K8S_TOKEN');
+    if (!token) throw new SettingsError('K8S_TOKEN', 'is required with K8S_API_SERVER');
+    config = { kind: 'server', server, token };
+  } else if (kubeconfig !== undefined) {
+    const context = text(env, 'K8S_CONTEXT');
+    config = { kind: 'file', path: kubeconfig, ...(context ? { context } : {}) };
+  } else {
+    if (!text(env, 'KUBERNETES_SERVICE_HOST')) {
+      throw new SettingsError('K8S_KUBECONFIG', 'or K8S_API_SERVER is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)');
+    }
+    config = { kind: 'in-cluster' };
+  }
+
+  return {
+    namespace,
+    image,
+    gitImage,
+    resources,
+    readyTimeoutMs,
+    config,
+    ...(serviceAccount !== undefined ? { serviceAccount } : {}),
+    ...(nodeSelector !== undefined ? { nodeSelector } : {}),
+  };
+}

@@ -1,0 +1,752 @@
+// A stand-in Kubernetes API server for tests (no cluster is available here). It answers the REST
+// paths and shapes @kubernetes/client-node calls for Pods and Secrets, the Pod log, and the exec
+// WebSocket (channel protocol v5/v4), checks bearer tokens and Role-like rules, rejects manifests
+// the way the API server's validation does (422 `Status` with causes), records every call, and
+// "runs" a Pod on this machine: init containers are run as local processes in a per-pod temporary
+// directory standing for the `/workspace` volume, and execs are local processes in it. It is not a
+// cluster: see services/sandboxes/src/providers/kubernetes/README.md for what it checks and what not.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { V1Container, V1ContainerStatus, V1Pod, V1Secret, V1Status, V1StatusCause } from '@kubernetes/client-node';
+import { isDnsLabel, isDnsSubdomain, isLabelKey, isLabelValue, isQuantity, quantityValue } from '../providers/kubernetes/podManifest.js';
+
+/** A Role rule: resources such as `pods`, `pods/exec`, `pods/log`, `secrets`; verbs such as `create`, `get`, `list`, `delete` (`*` for all). */
+export interface StandInRule {
+  resources: string[];
+  verbs: string[];
+}
+
+export interface StandInOptions {
+  /** The bearer token with every right (default: a random one, read back from `token`). */
+  token?: string;
+  /** More tokens, each with its Role rules (to test 403). */
+  tokens?: Record<string, StandInRule[]>;
+  /** Namespaces that exist (default `default` and `ars-sandboxes`). */
+  namespaces?: string[];
+  /** The path the sandbox volume is mounted at in the Pods this stand-in runs (default `/workspace`). */
+  workspacePath?: string;
+  /** The exec subprotocols it accepts, preferred first (default v5, v4; `['v4.channel.k8s.io']` plays an older server). */
+  protocols?: string[];
+}
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  query: Record<string, string[]>;
+  /** `pods`, `pods/log`, `pods/exec`, `secrets`, or '' for an unknown path. */
+  resource: string;
+  verb: string;
+  namespace: string | null;
+  name: string | null;
+  status: number;
+  /** The parsed request body (POST). */
+  body?: unknown;
+  /** For exec: the protocol negotiated and the command. */
+  protocol?: string;
+  command?: string[];
+}
+
+interface ContainerLog {
+  chunks: Buffer[];
+  bytes: number;
+}
+
+interface PodState {
+  pod: V1Pod;
+  dir: string;
+  logs: Map<string, ContainerLog>;
+  processes: Set<ChildProcess>;
+  deleted: boolean;
+}
+
+const LOG_CAP = 8 * 1024 * 1024;
+const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
+
+class HttpStatus extends Error {
+  constructor(readonly status: V1Status & { code: number }) {
+    super(status.message);
+  }
+}
+
+function statusOf(code: number, reason: string, message: string, details?: V1Status['details']): HttpStatus {
+  return new HttpStatus({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code });
+}
+
+function notFound(kind: string, name: string): HttpStatus {
+  return statusOf(404, 'NotFound', `${kind} "${name}" not found`, { name, kind });
+}
+
+function invalid(kind: string, name: string, causes: V1StatusCause[]): HttpStatus {
+  const text = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
+  const label = kind === 'pods' ? 'Pod' : 'Secret';
+  return statusOf(422, 'Invalid', `${label} "${name}" is invalid: ${causes.length > 1 ? `[${text}]` : text}`, { name, kind, causes });
+}
+
+function cause(field: string, reason: string, message: string): V1StatusCause {
+  return { field, reason, message };
+}
+
+const DNS_LABEL_HELP = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS_SUBDOMAIN_HELP = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+
+function validateLabels(labels: unknown, field: string, causes: V1StatusCause[]): void {
+  if (labels === undefined || labels === null) return;
+  if (typeof labels !== 'object') {
+    causes.push(cause(field, 'FieldValueInvalid', 'Invalid value: must be a map of strings'));
+    return;
+  }
+  for (const [key, value] of Object.entries(labels as Record<string, unknown>)) {
+    if (!isLabelKey(key)) causes.push(cause(field, 'FieldValueInvalid', `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.'`));
+    if (typeof value !== 'string' || !isLabelValue(value)) {
+      causes.push(cause(`${field}`, 'FieldValueInvalid', `Invalid value: "${String(value)}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`));
+    }
+  }
+}
+
+function validateName(name: unknown, causes: V1StatusCause[]): string {
+  if (typeof name !== 'string' || name === '') {
+    causes.push(cause('metadata.name', 'FieldValueRequired', 'Required value: name or generateName is required'));
+    return '';
+  }
+  if (!isDnsSubdomain(name)) causes.push(cause('metadata.name', 'FieldValueInvalid', `Invalid value: "${name}": ${DNS_SUBDOMAIN_HELP}`));
+  return name;
+}
+
+function validateContainer(container: V1Container, field: string, volumes: Set<string>, names: Set<string>, causes: V1StatusCause[]): void {
+  if (!container.name) causes.push(cause(`${field}.name`, 'FieldValueRequired', 'Required value'));
+  else if (!isDnsLabel(container.name)) causes.push(cause(`${field}.name`, 'FieldValueInvalid', `Invalid value: "${container.name}": ${DNS_LABEL_HELP}`));
+  else if (names.has(container.name)) causes.push(cause(`${field}.name`, 'FieldValueDuplicate', `Duplicate value: "${container.name}"`));
+  else names.add(container.name);
+  if (!container.image || !container.image.trim()) causes.push(cause(`${field}.image`, 'FieldValueRequired', 'Required value'));
+  const resources = container.resources ?? {};
+  const parsed: Record<'requests' | 'limits', Record<string, number>> = { requests: {}, limits: {} };
+  for (const kind of ['requests', 'limits'] as const) {
+    for (const [resource, value] of Object.entries(resources[kind] ?? {})) {
+      const text = String(value);
+      const number = isQuantity(text) ? quantityValue(text) : null;
+      if (number === null) {
+        causes.push(cause(`${field}.resources.${kind}[${resource}]`, 'FieldValueInvalid', `Invalid value: "${text}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`));
+      } else parsed[kind][resource] = number;
+    }
+  }
+  for (const [resource, request] of Object.entries(parsed.requests)) {
+    const limit = parsed.limits[resource];
+    if (limit !== undefined && request > limit) {
+      causes.push(cause(`${field}.resources.requests`, 'FieldValueInvalid', `Invalid value: "${String(resources.requests?.[resource])}": must be less than or equal to ${resource} limit of ${String(resources.limits?.[resource])}`));
+    }
+  }
+  (container.volumeMounts ?? []).forEach((mount, index) => {
+    if (!volumes.has(mount.name)) causes.push(cause(`${field}.volumeMounts[${index}].name`, 'FieldValueNotFound', `Not found: "${mount.name}"`));
+    if (!mount.mountPath) causes.push(cause(`${field}.volumeMounts[${index}].mountPath`, 'FieldValueRequired', 'Required value'));
+  });
+}
+
+function validatePod(pod: V1Pod): { name: string; causes: V1StatusCause[] } {
+  const causes: V1StatusCause[] = [];
+  const name = validateName(pod.metadata?.name, causes);
+  validateLabels(pod.metadata?.labels, 'metadata.labels', causes);
+  const spec = pod.spec;
+  if (!spec) {
+    causes.push(cause('spec', 'FieldValueRequired', 'Required value'));
+    return { name, causes };
+  }
+  const volumes = new Set<string>();
+  (spec.volumes ?? []).forEach((volume, index) => {
+    if (!volume.name || !isDnsLabel(volume.name)) causes.push(cause(`spec.volumes[${index}].name`, 'FieldValueInvalid', `Invalid value: "${volume.name}": ${DNS_LABEL_HELP}`));
+    else if (volumes.has(volume.name)) causes.push(cause(`spec.volumes[${index}].name`, 'FieldValueDuplicate', `Duplicate value: "${volume.name}"`));
+    volumes.add(volume.name);
+  });
+  if (!spec.containers || spec.containers.length === 0) causes.push(cause('spec.containers', 'FieldValueRequired', 'Required value'));
+  const names = new Set<string>();
+  (spec.initContainers ?? []).forEach((container, index) => validateContainer(container, `spec.initContainers[${index}]`, volumes, names, causes));
+  (spec.containers ?? []).forEach((container, index) => validateContainer(container, `spec.containers[${index}]`, volumes, names, causes));
+  const policy = spec.restartPolicy;
+  if (policy !== undefined && !['Always', 'OnFailure', 'Never'].includes(policy)) {
+    causes.push(cause('spec.restartPolicy', 'FieldValueNotSupported', `Unsupported value: "${policy}": supported values: "Always", "OnFailure", "Never"`));
+  }
+  validateLabels(spec.nodeSelector, 'spec.nodeSelector', causes);
+  return { name, causes };
+}
+
+function validateSecret(secret: V1Secret): { name: string; causes: V1StatusCause[] } {
+  const causes: V1StatusCause[] = [];
+  const name = validateName(secret.metadata?.name, causes);
+  validateLabels(secret.metadata?.labels, 'metadata.labels', causes);
+  for (const key of [...Object.keys(secret.data ?? {}), ...Object.keys(secret.stringData ?? {})]) {
+    if (!/^[-._a-zA-Z0-9]+$/.test(key)) causes.push(cause(`data[${key}]`, 'FieldValueInvalid', `Invalid value: "${key}": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`));
+  }
+  for (const [key, value] of Object.entries(secret.data ?? {})) {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) causes.push(cause(`data[${key}]`, 'FieldValueInvalid', 'Invalid value: not base64'));
+  }
+  return { name, causes };
+}
+
+function tailOf(text: string, lines: number): string {
+  const parts = text.split('\n');
+  const trailing = parts[parts.length - 1] === '';
+  if (trailing) parts.pop();
+  return parts.slice(-lines).join('\n') + (trailing && parts.length > 0 ? '\n' : '');
+}
+
+/** The kubelet's FallbackToLogsOnError message: the last 80 lines, at most 2048 bytes. */
+function fallbackMessage(text: string): string {
+  const tail = tailOf(text, 80);
+  const bytes = Buffer.from(tail, 'utf8');
+  return bytes.length > 2048 ? bytes.subarray(bytes.length - 2048).toString('utf8') : tail;
+}
+
+export class KubernetesStandIn {
+  readonly calls: RecordedCall[] = [];
+  readonly token: string;
+  private readonly rules = new Map<string, StandInRule[] | 'all'>();
+  private readonly namespaces: Set<string>;
+  private readonly pods = new Map<string, PodState>();
+  private readonly secrets = new Map<string, V1Secret>();
+  private readonly wss: WebSocketServer;
+  private readonly workspacePath: string;
+  private readonly protocols: string[];
+  private resourceVersion = 1;
+
+  private constructor(
+    private readonly server: Server,
+    options: StandInOptions,
+  ) {
+    this.token = options.token ?? `standin-${randomUUID()}`;
+    this.rules.set(this.token, 'all');
+    for (const [token, rules] of Object.entries(options.tokens ?? {})) this.rules.set(token, rules);
+    this.namespaces = new Set(options.namespaces ?? ['default', 'ars-sandboxes']);
+    this.workspacePath = options.workspacePath ?? '/workspace';
+    const protocols = options.protocols ?? PROTOCOLS;
+    this.protocols = protocols;
+    this.wss = new WebSocketServer({
+      noServer: true,
+      handleProtocols: (offered) => protocols.find((p) => offered.has(p)) ?? false,
+    });
+  }
+
+  static async start(options: StandInOptions = {}): Promise<KubernetesStandIn> {
+    const server = createServer();
+    const standIn = new KubernetesStandIn(server, options);
+    server.on('request', (req, res) => void standIn.handle(req, res));
+    server.on('upgrade', (req, socket, head) => void standIn.upgrade(req, socket, head));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return standIn;
+  }
+
+  get url(): string {
+    const { port } = this.server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}`;
+  }
+
+  /** The stored Pod (with the status the stand-in keeps), or undefined. */
+  pod(namespace: string, name: string): V1Pod | undefined {
+    return this.pods.get(`${namespace}/${name}`)?.pod;
+  }
+
+  secret(namespace: string, name: string): V1Secret | undefined {
+    return this.secrets.get(`${namespace}/${name}`);
+  }
+
+  /** The local directory standing for the Pod's `/workspace` volume (removed when the Pod is deleted). */
+  workspaceOf(namespace: string, name: string): string | undefined {
+    return this.pods.get(`${namespace}/${name}`)?.dir;
+  }
+
+  /** Calls matching a filter, e.g. `callsOf('pods/exec')`. */
+  callsOf(resource: string, verb?: string): RecordedCall[] {
+    return this.calls.filter((c) => c.resource === resource && (verb === undefined || c.verb === verb));
+  }
+
+  async stop(): Promise<void> {
+    for (const client of this.wss.clients) client.terminate();
+    for (const state of this.pods.values()) await this.destroy(state);
+    this.pods.clear();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  // ---- HTTP ---------------------------------------------------------------------------------
+
+  private route(method: string, url: URL): Omit<RecordedCall, 'status' | 'method' | 'path' | 'query'> {
+    const match = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|secrets)(?:\/([^/]+)(?:\/(log|exec))?)?$/.exec(url.pathname);
+    if (!match) return { resource: '', verb: '', namespace: null, name: null };
+    const [, namespace = '', kind = '', name, sub] = match;
+    const resource = sub ? `${kind}/${sub}` : kind;
+    let verb: string;
+    if (sub === 'exec') verb = 'create';
+    else if (method === 'POST') verb = 'create';
+    else if (method === 'DELETE') verb = 'delete';
+    else verb = name ? 'get' : 'list';
+    return { resource, verb, namespace: decodeURIComponent(namespace), name: name ? decodeURIComponent(name) : null };
+  }
+
+  private authorize(req: IncomingMessage, route: { resource: string; verb: string; namespace: string | null }): void {
+    const header = req.headers.authorization ?? '';
+    const token = header.startsWith('Bearer ') ? header.slice(7) : null;
+    const rules = token === null ? undefined : this.rules.get(token);
+    if (rules === undefined) throw statusOf(401, 'Unauthorized', 'Unauthorized');
+    if (rules === 'all') return;
+    const allowed = rules.some((r) => (r.resources.includes(route.resource) || r.resources.includes('*')) && (r.verbs.includes(route.verb) || r.verbs.includes('*')));
+    if (!allowed) {
+      const [kind, sub] = route.resource.split('/');
+      throw statusOf(
+        403,
+        'Forbidden',
+        `${route.resource} is forbidden: User "system:serviceaccount:${route.namespace}:ars-sandboxes" cannot ${route.verb} resource "${kind}"${sub ? ` (subresource "${sub}")` : ''} in API group "" in the namespace "${route.namespace}"`,
+        { kind },
+      );
+    }
+  }
+
+  private record(req: IncomingMessage, url: URL, route: ReturnType<KubernetesStandIn['route']>, status: number, extra: Partial<RecordedCall> = {}): void {
+    const query: Record<string, string[]> = {};
+    for (const [key, value] of url.searchParams) (query[key] ??= []).push(value);
+    this.calls.push({ method: req.method ?? 'GET', path: url.pathname, query, ...route, status, ...extra });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const route = this.route(req.method ?? 'GET', url);
+    let body: unknown;
+    try {
+      const raw = await readBody(req);
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch {
+          throw statusOf(400, 'BadRequest', 'the request body is not JSON');
+        }
+      }
+      this.authorize(req, route);
+      if (route.resource === '' || route.resource === 'pods/exec') throw statusOf(404, 'NotFound', 'the server could not find the requested resource');
+      const answer = await this.dispatch(req.method ?? 'GET', url, route, body);
+      this.record(req, url, route, answer.status, body === undefined ? {} : { body });
+      res.writeHead(answer.status, { 'content-type': answer.text !== undefined ? 'text/plain' : 'application/json' });
+      res.end(answer.text ?? JSON.stringify(answer.json));
+    } catch (error) {
+      const status = error instanceof HttpStatus ? error.status : statusOf(500, 'InternalError', String(error)).status;
+      this.record(req, url, route, status.code, body === undefined ? {} : { body });
+      res.writeHead(status.code, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(status));
+    }
+  }
+
+  private async dispatch(method: string, url: URL, route: ReturnType<KubernetesStandIn['route']>, body: unknown): Promise<{ status: number; json?: unknown; text?: string }> {
+    const namespace = route.namespace ?? '';
+    const name = route.name;
+    const key = `${namespace}/${name ?? ''}`;
+    if (route.resource === 'secrets') {
+      if (method === 'POST' && name === null) {
+        if (!this.namespaces.has(namespace)) throw notFound('namespaces', namespace);
+        const secret = (body ?? {}) as V1Secret;
+        this.checkNamespace(secret.metadata?.namespace, namespace);
+        const { name: secretName, causes } = validateSecret(secret);
+        if (causes.length > 0) throw invalid('secrets', secretName, causes);
+        if (this.secrets.has(`${namespace}/${secretName}`)) throw statusOf(409, 'AlreadyExists', `secrets "${secretName}" already exists`, { name: secretName, kind: 'secrets' });
+        const data: Record<string, string> = { ...secret.data };
+        for (const [k, v] of Object.entries(secret.stringData ?? {})) data[k] = Buffer.from(v, 'utf8').toString('base64');
+        const stored: V1Secret = { apiVersion: 'v1', kind: 'Secret', type: secret.type ?? 'Opaque', ...(secret.immutable !== undefined ? { immutable: secret.immutable } : {}), metadata: this.metadata(secret.metadata, secretName, namespace), data };
+        this.secrets.set(`${namespace}/${secretName}`, stored);
+        return { status: 201, json: stored };
+      }
+      if (name === null) throw statusOf(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      const stored = this.secrets.get(key);
+      if (!stored) throw notFound('secrets', name);
+      if (method === 'GET') return { status: 200, json: stored };
+      if (method === 'DELETE') {
+        this.secrets.delete(key);
+        return { status: 200, json: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: 'secrets', uid: stored.metadata?.uid } } };
+      }
+    }
+    if (route.resource === 'pods') {
+      if (method === 'POST' && name === null) {
+        if (!this.namespaces.has(namespace)) throw notFound('namespaces', namespace);
+        const pod = (body ?? {}) as V1Pod;
+        this.checkNamespace(pod.metadata?.namespace, namespace);
+        const { name: podName, causes } = validatePod(pod);
+        if (causes.length > 0) throw invalid('pods', podName, causes);
+        if (this.pods.has(`${namespace}/${podName}`)) throw statusOf(409, 'AlreadyExists', `pods "${podName}" already exists`, { name: podName, kind: 'pods' });
+        const state = await this.admit(pod, podName, namespace);
+        return { status: 201, json: state.pod };
+      }
+      if (name === null) throw statusOf(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      const state = this.pods.get(key);
+      if (!state) throw notFound('pods', name);
+      if (method === 'GET') return { status: 200, json: state.pod };
+      if (method === 'DELETE') {
+        const pod = state.pod;
+        pod.metadata = { ...pod.metadata, deletionTimestamp: new Date(), deletionGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30 };
+        this.pods.delete(key);
+        await this.destroy(state);
+        return { status: 200, json: pod };
+      }
+    }
+    if (route.resource === 'pods/log' && method === 'GET' && name !== null) {
+      const state = this.pods.get(key);
+      if (!state) throw notFound('pods', name);
+      const all = [...(state.pod.spec?.initContainers ?? []), ...(state.pod.spec?.containers ?? [])].map((c) => c.name);
+      let container = url.searchParams.get('container');
+      if (!container) {
+        const mains = (state.pod.spec?.containers ?? []).map((c) => c.name);
+        const inits = (state.pod.spec?.initContainers ?? []).map((c) => c.name);
+        if (mains.length + inits.length !== 1) {
+          throw statusOf(400, 'BadRequest', `a container name must be specified for pod ${name}, choose one of: [${mains.join(' ')}] or one of the init containers: [${inits.join(' ')}]`);
+        }
+        container = all[0] ?? '';
+      }
+      if (!all.includes(container)) throw statusOf(400, 'BadRequest', `container ${container} is not valid for pod ${name}`);
+      const log = state.logs.get(container);
+      if (!log) throw statusOf(400, 'BadRequest', `container "${container}" in pod "${name}" is waiting to start: PodInitializing`);
+      let text = Buffer.concat(log.chunks).toString('utf8');
+      const tailLines = url.searchParams.get('tailLines');
+      if (tailLines !== null) text = tailOf(text, Math.max(0, Number(tailLines)));
+      const limitBytes = url.searchParams.get('limitBytes');
+      if (limitBytes !== null) text = Buffer.from(text, 'utf8').subarray(0, Math.max(1, Number(limitBytes))).toString('utf8');
+      return { status: 200, text };
+    }
+    throw statusOf(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+
+  private checkNamespace(given: string | undefined, namespace: string): void {
+    if (given !== undefined && given !== namespace) {
+      throw statusOf(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  private metadata(given: V1Pod['metadata'], name: string, namespace: string): NonNullable<V1Pod['metadata']> {
+    return { ...given, name, namespace, uid: randomUUID(), resourceVersion: String(this.resourceVersion++), creationTimestamp: new Date() };
+  }
+
+  // ---- Pods ---------------------------------------------------------------------------------
+
+  private async admit(pod: V1Pod, name: string, namespace: string): Promise<PodState> {
+    const spec = pod.spec ?? { containers: [] };
+    const stored: V1Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: this.metadata(pod.metadata, name, namespace),
+      spec: { restartPolicy: 'Always', ...spec },
+      status: {
+        phase: 'Pending',
+        conditions: [{ type: 'PodScheduled', status: 'True' }],
+        initContainerStatuses: (spec.initContainers ?? []).map((c) => this.containerStatus(c, { waiting: { reason: 'PodInitializing' } })),
+        containerStatuses: spec.containers.map((c) => this.containerStatus(c, { waiting: { reason: 'PodInitializing' } })),
+      },
+    };
+    const dir = await mkdtemp(join(tmpdir(), `k8s-standin-${name}-`));
+    const state: PodState = { pod: stored, dir, logs: new Map(), processes: new Set(), deleted: false };
+    this.pods.set(`${namespace}/${name}`, state);
+    setImmediate(() => void this.run(state));
+    return state;
+  }
+
+  private containerStatus(container: V1Container, state: V1ContainerStatus['state']): V1ContainerStatus {
+    return { name: container.name, image: container.image ?? '', imageID: '', ready: false, restartCount: 0, started: false, state };
+  }
+
+  private touch(state: PodState): void {
+    state.pod.metadata = { ...state.pod.metadata, resourceVersion: String(this.resourceVersion++) };
+  }
+
+  private async run(state: PodState): Promise<void> {
+    const pod = state.pod;
+    const status = pod.status ?? {};
+    const inits = pod.spec?.initContainers ?? [];
+    for (const [index, container] of inits.entries()) {
+      if (state.deleted) return;
+      const containerStatus = status.initContainerStatuses?.[index];
+      if (!containerStatus) continue;
+      let env: Record<string, string>;
+      try {
+        env = this.environment(container, pod.metadata?.namespace ?? '');
+      } catch (error) {
+        containerStatus.state = { waiting: { reason: 'CreateContainerConfigError', message: (error as Error).message } };
+        this.touch(state);
+        return; // like the kubelet: the Pod stays Pending
+      }
+      containerStatus.state = { running: { startedAt: new Date() } };
+      containerStatus.started = true;
+      this.touch(state);
+      const log: ContainerLog = { chunks: [], bytes: 0 };
+      state.logs.set(container.name, log);
+      const exitCode = await this.runInit(state, container, env, log);
+      if (state.deleted) return;
+      const text = Buffer.concat(log.chunks).toString('utf8');
+      containerStatus.started = false;
+      containerStatus.ready = exitCode === 0;
+      containerStatus.state = {
+        terminated: {
+          exitCode,
+          reason: exitCode === 0 ? 'Completed' : 'Error',
+          startedAt: containerStatus.state.running?.startedAt ?? new Date(),
+          finishedAt: new Date(),
+          ...(exitCode !== 0 && container.terminationMessagePolicy === 'FallbackToLogsOnError' ? { message: fallbackMessage(text) } : {}),
+        },
+      };
+      if (exitCode !== 0) {
+        status.phase = 'Failed';
+        for (const main of status.containerStatuses ?? []) main.state = { terminated: { exitCode: 0, reason: 'PodInitializing', finishedAt: new Date() } };
+        status.conditions = [...(status.conditions ?? []), { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${container.name}]` }];
+        this.touch(state);
+        return;
+      }
+      this.touch(state);
+    }
+    if (state.deleted) return;
+    for (const main of status.containerStatuses ?? []) {
+      main.state = { running: { startedAt: new Date() } };
+      main.started = true;
+      main.ready = true;
+      state.logs.set(main.name, { chunks: [], bytes: 0 });
+    }
+    status.phase = 'Running';
+    status.podIP = '127.0.0.1';
+    status.startTime = new Date();
+    status.conditions = [
+      { type: 'PodScheduled', status: 'True' },
+      { type: 'Initialized', status: 'True' },
+      { type: 'ContainersReady', status: 'True' },
+      { type: 'Ready', status: 'True' },
+    ];
+    this.touch(state);
+  }
+
+  /** The container's environment as the kubelet would give it (values and Secret references), plus this machine's PATH. */
+  private environment(container: V1Container, namespace: string): Record<string, string> {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
+    for (const variable of container.env ?? []) {
+      const ref = variable.valueFrom?.secretKeyRef;
+      if (ref) {
+        const secret = this.secrets.get(`${namespace}/${ref.name}`);
+        if (!secret) {
+          if (ref.optional) continue;
+          throw new Error(`secret "${ref.name}" not found`);
+        }
+        const value = secret.data?.[ref.key];
+        if (value === undefined) {
+          if (ref.optional) continue;
+          throw new Error(`couldn't find key ${ref.key} in Secret ${namespace}/${ref.name}`);
+        }
+        env[variable.name] = Buffer.from(value, 'base64').toString('utf8');
+      } else env[variable.name] = variable.value ?? '';
+    }
+    return env;
+  }
+
+  /** `/workspace…` in a command, an argument, a directory or an environment value → the Pod's local directory. */
+  private mapPath(state: PodState, text: string): string {
+    const escaped = this.workspacePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return text.replace(new RegExp(`${escaped}(?![\\w.-])`, 'g'), state.dir);
+  }
+
+  private spawnIn(state: PodState, container: V1Container, command: string[], env: Record<string, string>): ChildProcess {
+    const [file, ...args] = command.map((part) => this.mapPath(state, part));
+    if (!file) throw new Error('no command');
+    const mappedEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, this.mapPath(state, v)]));
+    const cwd = container.workingDir ? this.mapPath(state, container.workingDir) : state.dir;
+    // Its own process group, so a Pod's deletion ends the whole tree (git's helpers included).
+    const child = spawn(file, args, { cwd, env: mappedEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    state.processes.add(child);
+    child.on('close', () => state.processes.delete(child));
+    return child;
+  }
+
+  private runInit(state: PodState, container: V1Container, env: Record<string, string>, log: ContainerLog): Promise<number> {
+    return new Promise((resolve) => {
+      const command = [...(container.command ?? []), ...(container.args ?? [])];
+      let child: ChildProcess;
+      try {
+        child = this.spawnIn(state, { ...container, workingDir: container.workingDir ?? this.workspacePath }, command, env);
+      } catch (error) {
+        appendLog(log, Buffer.from(`${(error as Error).message}\n`));
+        resolve(128);
+        return;
+      }
+      child.stdin?.end();
+      child.stdout?.on('data', (chunk: Buffer) => appendLog(log, chunk));
+      child.stderr?.on('data', (chunk: Buffer) => appendLog(log, chunk));
+      child.on('error', (error) => {
+        appendLog(log, Buffer.from(`exec: ${error.message}\n`));
+      });
+      child.on('close', (code, signal) => resolve(code ?? (signal ? 128 + signalNumber(signal) : 1)));
+    });
+  }
+
+  private async destroy(state: PodState): Promise<void> {
+    state.deleted = true;
+    const exits = [...state.processes].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            resolve();
+            return;
+          }
+          const timer = setTimeout(resolve, 5000);
+          child.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            child.kill('SIGKILL');
+          }
+        }),
+    );
+    await Promise.all(exits);
+    await rm(state.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  }
+
+  // ---- exec ---------------------------------------------------------------------------------
+
+  private refuseUpgrade(socket: Duplex, status: V1Status & { code: number }): void {
+    const body = JSON.stringify(status);
+    socket.end(`HTTP/1.1 ${status.code} ${status.reason ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  }
+
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const route = this.route(req.method ?? 'GET', url);
+    const command = url.searchParams.getAll('command');
+    try {
+      this.authorize(req, route);
+      if (route.resource !== 'pods/exec' || route.name === null) throw statusOf(404, 'NotFound', 'the server could not find the requested resource');
+      const state = this.pods.get(`${route.namespace}/${route.name}`);
+      if (!state) throw notFound('pods', route.name);
+      if (command.length === 0) throw statusOf(400, 'BadRequest', 'you must specify at least 1 command');
+      const containers = state.pod.spec?.containers ?? [];
+      const containerName = url.searchParams.get('container') ?? (containers.length === 1 ? containers[0]?.name : undefined);
+      if (!containerName) throw statusOf(400, 'BadRequest', `a container name must be specified for pod ${route.name}`);
+      const container = containers.find((c) => c.name === containerName);
+      const running = state.pod.status?.containerStatuses?.find((c) => c.name === containerName)?.state?.running;
+      if (!container || state.pod.status?.phase !== 'Running' || !running) {
+        throw statusOf(400, 'BadRequest', `unable to upgrade connection: container not found ("${containerName}")`);
+      }
+      const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+      const protocol = this.protocols.find((p) => offered.includes(p));
+      if (!protocol) throw statusOf(400, 'BadRequest', `unable to upgrade connection: no supported channel protocol was offered (${this.protocols.join(', ')})`);
+      this.record(req, url, route, 101, { protocol, command });
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.exec(ws, state, container, command, url.searchParams));
+    } catch (error) {
+      const status = error instanceof HttpStatus ? error.status : statusOf(500, 'InternalError', String(error)).status;
+      this.record(req, url, route, status.code, { command });
+      this.refuseUpgrade(socket, status);
+    }
+  }
+
+  private exec(ws: WebSocket, state: PodState, container: V1Container, command: string[], query: URLSearchParams): void {
+    const send = (channel: number, data: Buffer | string): void => {
+      if (ws.readyState !== ws.OPEN) return;
+      const payload = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      ws.send(Buffer.concat([Buffer.from([channel]), payload]));
+    };
+    const finish = (status: V1Status): void => {
+      send(3, JSON.stringify(status));
+      ws.close(1000);
+    };
+    let env: Record<string, string>;
+    try {
+      env = this.environment(container, state.pod.metadata?.namespace ?? '');
+    } catch (error) {
+      finish({ metadata: {}, status: 'Failure', message: (error as Error).message, reason: 'InternalError' });
+      return;
+    }
+    // Frames can arrive before the process exists: they wait in a queue (none may be lost).
+    const stdin = query.get('stdin') === 'true' || query.get('stdin') === '1';
+    const pending: Buffer[] = [];
+    let child: ChildProcess | null = null;
+    const deliver = (data: Buffer): void => {
+      if (!child) {
+        pending.push(data);
+        return;
+      }
+      const channel = data[0];
+      if (channel === 0 && stdin) child.stdin?.write(data.subarray(1));
+      else if (channel === 255 && data[1] === 0) child.stdin?.end();
+    };
+    let closed = false;
+    ws.on('message', (data: Buffer) => deliver(data));
+    ws.on('close', () => {
+      closed = true;
+      // A real kubelet may leave the process running when the stream goes away; here it ends with it.
+      if (child && child.exitCode === null && child.signalCode === null) killGroup(child);
+    });
+    void stat(container.workingDir ? this.mapPath(state, container.workingDir) : state.dir).catch(() => null).then((info) => {
+      const workingDir = info?.isDirectory() ? container.workingDir : this.workspacePath;
+      let spawned: ChildProcess;
+      try {
+        spawned = this.spawnIn(state, { ...container, workingDir }, command, env);
+      } catch (error) {
+        finish({ metadata: {}, status: 'Failure', message: String(error), reason: 'InternalError' });
+        return;
+      }
+      child = spawned;
+      let spawnError: Error | null = null;
+      spawned.on('error', (error) => {
+        spawnError = error;
+      });
+      if (query.get('stdout') === 'true' || query.get('stdout') === '1') spawned.stdout?.on('data', (chunk: Buffer) => send(1, chunk));
+      else spawned.stdout?.resume();
+      if (query.get('stderr') === 'true' || query.get('stderr') === '1') spawned.stderr?.on('data', (chunk: Buffer) => send(2, chunk));
+      else spawned.stderr?.resume();
+      spawned.stdin?.on('error', () => undefined);
+      if (!stdin) spawned.stdin?.end();
+      for (const data of pending.splice(0)) deliver(data);
+      if (closed) killGroup(spawned);
+      spawned.on('close', (code, signal) => {
+        if (spawnError) {
+          const error = spawnError as NodeJS.ErrnoException;
+          const reason = error.code === 'ENOENT' ? `exec: "${command[0]}": executable file not found in $PATH` : error.message;
+          finish({ metadata: {}, status: 'Failure', message: `OCI runtime exec failed: exec failed: unable to start container process: ${reason}: unknown`, reason: 'InternalError' });
+          return;
+        }
+        const exitCode = code ?? (signal ? 128 + signalNumber(signal) : 1);
+        if (exitCode === 0) finish({ metadata: {}, status: 'Success' });
+        else {
+          finish({
+            metadata: {},
+            status: 'Failure',
+            message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${exitCode}`,
+            reason: 'NonZeroExitCode',
+            details: { causes: [{ reason: 'ExitCode', message: String(exitCode) }] },
+          });
+        }
+      });
+    });
+  }
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+function appendLog(log: ContainerLog, chunk: Buffer): void {
+  if (log.bytes >= LOG_CAP) return;
+  log.chunks.push(chunk);
+  log.bytes += chunk.length;
+}
+
+function signalNumber(signal: NodeJS.Signals): number {
+  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+  return numbers[signal] ?? 1;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

@@ -1,6 +1,5 @@
 import { MongoClient } from 'mongodb';
 import { PUBLIC_ROUTES } from '@ars/gateway';
-import { startGatewayUnderTest } from './support/gatewayUnderTest.js';
 import { startSystem, type System } from '../support/system.js';
 import { bearer, call, createToken, dataOf, errorOf, tenant } from '../support/accounts.js';
 
@@ -132,24 +131,21 @@ describe('tenancy: another user\'s resources are 404, never 403', () => {
   });
 
   test('another user\'s run is 404 NOT_FOUND (the gateway asks runs as the authenticated user)', async () => {
-    // runs has no internal API yet: a gateway whose runs is a stand-in of the start/read API
-    const withRuns = await startGatewayUnderTest({ system });
-    const api = `${withRuns.baseUrl}/api/v1/svc`;
-    try {
-    const a = await tenant(withRuns.baseUrl);
-    const b = await tenant(withRuns.baseUrl);
+    const a = await tenant(gateway.baseUrl);
+    const b = await tenant(gateway.baseUrl);
     const started = await call<{ runId: string }>(`${api}/runs`, {
       method: 'POST',
       headers: { ...bearer(a.token.token), 'idempotency-key': 'tenancy' },
-      json: { repoId: a.account.repos[0]?.id, prompt: 'hello' },
+      json: { repoId: a.account.repos[0]?.id, prompt: '@say hello' },
     });
     const { runId } = dataOf(started);
     expect((await call(`${api}/runs/${runId}`, { headers: bearer(a.token.token) })).status).toBe(200);
-    const foreign = await call(`${api}/runs/${runId}`, { headers: bearer(b.token.token) });
-    expect(foreign.status).toBe(404);
-    expect(errorOf(foreign).code).toBe('NOT_FOUND');
-    } finally {
-      await withRuns.stop();
+    for (const path of [`/runs/${runId}`, `/runs/${runId}/events`]) {
+      const foreign = await call(`${api}${path}`, { headers: bearer(b.token.token) });
+      expect(foreign.status).toBe(404);
+      expect(errorOf(foreign).code).toBe('NOT_FOUND');
     }
+    const cancel = await call(`${api}/runs/${runId}/cancel`, { method: 'POST', headers: bearer(b.token.token) });
+    expect(cancel.status).toBe(404);
   });
 });

@@ -5,7 +5,11 @@ import { bearer, call, createToken, dataOf, errorOf, tenant, type Account, type 
 let system: System;
 let gateway: System['gateway'];
 let api: string;
-/** runs has no internal API yet: run starts go through a gateway whose runs is a stand-in. */
+/**
+ * Run starts here go through a gateway whose runs is a stand-in that records what the gateway sends
+ * (keys, body hashes), so the budget accounting is checked on its own and hundreds of starts cost no
+ * sandbox; the real runs behind the real gateway is tested in test/runs.
+ */
 let withRuns: GatewayUnderTest;
 let runsApi: string;
 beforeAll(async () => {

@@ -27,7 +27,7 @@ export interface GatewayOptions {
 /**
  * A second gateway, in-process on a free port, for what the stack's own cannot show: its own
  * configuration (session lifetime, trusted proxy, production, a Redis the test stops) and the run
- * starts (runs has no internal API yet: a stand-in speaks the start API the gateway calls). It
+ * starts (a stand-in of runs' start API records what the gateway sends). It
  * composes from the system's real catalog, over the suite's MongoDB (a database of its own), Kafka
  * and Redis; the other services are stand-ins without routes. Tests talk to it by HTTP only.
  */

@@ -57,13 +57,19 @@ describe('the runs service killed mid-run and restarted: the run still ends corr
 describe('the sandboxes service killed mid-run and restarted: the run ends failed, saying the sandbox was lost', () => {
   test('kill -9 of sandboxes during @sleep; the harness dies with it; after the restart the run is failed', async () => {
     const { runs, repoId } = await newRunsUser(system.baseUrl);
-    const run = await runs.started({ repoId, prompt: '@shell echo harness-pid=$PPID\n@sleep 60000\n@say never' });
+    // A command the agent left running in the background: its shell has a process group of its own.
+    const prompt = '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$!\n@shell echo harness-pid=$PPID\n@sleep 60000\n@say never';
+    const run = await runs.started({ repoId, prompt });
     const { events: before } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
     const pid = harnessPid(before) ?? 0;
+    const leftPid = Number(/left-pid=(\d+)/.exec(JSON.stringify(before))?.[1] ?? 0);
+    expect(processAlive(leftPid)).toBe(true);
     await system.stack.services.sandboxes.kill();
     await eventually(() => !processAlive(pid), 5_000, `harness process ${pid} to be gone`);
     await system.stack.services.sandboxes.start();
     const { run: done, events } = await runs.waitFor(run.runId, undefined, 30_000);
+    // The sweep that ends the lost session releases its sandbox: what the agent left running goes too.
+    await eventually(() => !processAlive(leftPid), 10_000, `the background process ${leftPid} to be gone`);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/sandbox was lost/i);
     expect(events.map((e) => e.message)).not.toContain('never');

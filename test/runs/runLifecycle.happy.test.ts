@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSystem, type System } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
-import { git, newRunsUser, type Run, RUN_FIELDS, type RunEvent, RunsClient, sourceRepositoryPath } from '../support/runs.js';
+import { eventually, git, newRunsUser, processAlive, type Run, RUN_FIELDS, type RunEvent, RunsClient, sourceRepositoryPath } from '../support/runs.js';
 
 let system: System;
 beforeAll(async () => {
@@ -109,6 +109,18 @@ describe('a @write with createBranch leaves a commit on the working branch of th
     expect((await runs.waitFor(run.runId)).run.status).toBe('success');
     const bare = await sourceRepositoryPath(system.stack.services.catalog.url, system.internalToken, account, repoId);
     expect(await git(['--git-dir', bare, 'show', 'refs/heads/feature/notes:a.txt'])).toBe('A');
+  });
+});
+
+describe('nothing the agent started outlives its run', () => {
+  test('a process left running in the background is ended when the run\'s sandbox is released', async () => {
+    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const run = await runs.started({ repoId, prompt: '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$!' });
+    const { run: done, events } = await runs.waitFor(run.runId);
+    expect(done.status).toBe('success');
+    const leftPid = Number(/left-pid=(\d+)/.exec(JSON.stringify(events))?.[1] ?? 0);
+    expect(leftPid).toBeGreaterThan(0);
+    await eventually(() => !processAlive(leftPid), 10_000, `the background process ${leftPid} to be gone`);
   });
 });
 

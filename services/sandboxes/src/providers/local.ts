@@ -6,6 +6,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { relativePathProblem } from '@ars/git-refs';
 import { withoutCredentials } from '../domain/credentials.js';
 import { GitError, git, refExists } from './git.js';
+import { killProcessesWorkingIn } from './processesInDirectory.js';
 import { AllocationError, type AllocateRequest, type AllocatedSandbox, type PushRequest, type PushResult, type SandboxProvider } from './provider.js';
 
 /** Git settings for commands this service runs inside a tree the agent controlled: no hooks, no fsmonitor. */
@@ -88,7 +89,10 @@ export class LocalProvider implements SandboxProvider {
       const rel = relative(root, target);
       return rel !== '' && !rel.startsWith('..') && !rel.includes(sep);
     });
-    if (ours) await rm(target, { recursive: true, force: true });
+    if (!ours) return;
+    // Nothing the agent started outlives its sandbox (the directory is about to go anyway).
+    await killProcessesWorkingIn(target);
+    await rm(target, { recursive: true, force: true });
   }
 
   private async rootDirectory(repoDir: string, request: AllocateRequest): Promise<string> {

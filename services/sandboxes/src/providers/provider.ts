@@ -41,7 +41,7 @@ export interface SandboxProvider {
   allocate(request: AllocateRequest): Promise<AllocatedSandbox>;
   /** Commits every change in the working tree (when there is one) and pushes it to the working branch. */
   commitAndPush(request: PushRequest): Promise<PushResult>;
-  /** Removes the sandbox's directory (by the path a session recorded; safe twice). */
+  /** Ends every process still working in the sandbox, then removes its directory (by the path a session recorded; safe twice). */
   release(dir: string): Promise<void>;
 }
 

@@ -1,29 +1,15 @@
 // POST /runs/{runId}/cancel in the form DESIGN.md fixes: {run, status, alreadyTerminal}.
-import { startSystem, type System } from '../support/system.js';
+import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
-import { eventually, newRunsUser, processAlive, type RunEvent } from '../support/runs.js';
+import { eventually, harnessPid, newRunsUser, processAlive } from '../support/runs.js';
 
-let system: System;
-beforeAll(async () => {
-  system = await startSystem();
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const system = systemForSuite();
 
 
-/** The harness process's pid, printed by `@shell echo harness-pid=$PPID` (the shell's parent is the harness CLI). */
-function harnessPid(events: RunEvent[]): number | undefined {
-  for (const event of events) {
-    const match = /harness-pid=(\d+)/.exec(JSON.stringify(event.payload));
-    if (event.type === 'tool_call' && match) return Number(match[1]);
-  }
-  return undefined;
-}
 
 describe.each(['codex', 'claude-code'] as const)('%s: cancel during @sleep 30000 reaches cancelled within seconds and the harness process is gone', (harness) => {
   test('cancellation_requested, then cancelled; the harness pid no longer exists', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID\n@sleep 30000\n@say too late' });
     const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
     const pid = harnessPid(events) ?? 0;
@@ -46,7 +32,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: cancel during @sleep 30000
 
 describe('cancel is idempotent', () => {
   test('cancelling twice while live: both requested, one cancelled run', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@sleep 30000' });
     await runs.waitFor(run.runId, (r) => r.status === 'streaming');
     const [a, b] = await Promise.all([runs.cancel(run.runId), runs.cancel(run.runId)]);
@@ -55,7 +41,7 @@ describe('cancel is idempotent', () => {
   });
 
   test('a cancel right after the start (still pending) ends the run cancelled', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@say hello\n@sleep 30000' });
     expect(dataOf(await runs.cancel(run.runId)).status).toBe('cancellation_requested');
     expect((await runs.waitFor(run.runId, undefined, 15_000)).run.status).toBe('cancelled');
@@ -67,7 +53,7 @@ describe('cancel of a terminal run changes nothing', () => {
     ['success', '@say done'],
     ['failed', '@fail broken'],
   ])('a %s run: already_terminal, alreadyTerminal true, the run and its events unchanged', async (status, prompt) => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt });
     const before = await runs.waitFor(run.runId);
     expect(before.run.status).toBe(status);
@@ -82,7 +68,7 @@ describe('cancel of a terminal run changes nothing', () => {
   });
 
   test('a cancelled run cancelled again: already_terminal', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@sleep 30000' });
     await runs.waitFor(run.runId, (r) => r.status === 'streaming');
     await runs.cancel(run.runId);
@@ -91,7 +77,7 @@ describe('cancel of a terminal run changes nothing', () => {
   });
 
   test('an unknown run is 404', async () => {
-    const { runs } = await newRunsUser(system.baseUrl);
+    const { runs } = await newRunsUser(system().baseUrl);
     const answer = await runs.cancel('no-such-run');
     expect(answer.status).toBe(404);
     expect(errorOf(answer).code).toBe('NOT_FOUND');

@@ -1,8 +1,8 @@
 // A run never stays pending or streaming forever: services killed mid-run, a sandbox service that is
 // away, a harness that runs too long. Short limits so the suite does not wait half an hour.
-import { startSystem, type System } from '../support/system.js';
+import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
-import { eventually, newRunsUser, processAlive, type RunEvent } from '../support/runs.js';
+import { eventually, harnessPid, newRunsUser, processAlive, type RunEvent } from '../support/runs.js';
 
 const LIMITS = {
   RUN_TIMEOUT_MS: '15000',
@@ -13,22 +13,9 @@ const LIMITS = {
   SESSION_LOST_AFTER_MS: '3000',
 };
 
-let system: System;
-beforeAll(async () => {
-  system = await startSystem(LIMITS);
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const system = systemForSuite(LIMITS);
 
 
-function harnessPid(events: RunEvent[]): number | undefined {
-  for (const event of events) {
-    const match = /harness-pid=(\d+)/.exec(JSON.stringify(event.payload));
-    if (event.type === 'tool_call' && match) return Number(match[1]);
-  }
-  return undefined;
-}
 
 /** Each event once: no two events with the same type, tool and message (the prompts make them unique). */
 function expectNoDuplicates(events: RunEvent[]): void {
@@ -39,12 +26,12 @@ function expectNoDuplicates(events: RunEvent[]): void {
 
 describe('the runs service killed mid-run and restarted: the run still ends correctly, no event duplicated or lost', () => {
   test('kill -9 of runs while the agent works; after the restart the run is success with every event once', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@say one\n@sleep 3000\n@say two\n@shell echo three\n@say four' });
     await runs.waitFor(run.runId, (r) => r.status === 'streaming');
-    await system.stack.services.runs.kill();
+    await system().stack.services.runs.kill();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    await system.stack.services.runs.start();
+    await system().stack.services.runs.start();
     const { run: done, events } = await runs.waitFor(run.runId);
     expect(done.status).toBe('success');
     expect(events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['one', 'two', 'four']);
@@ -56,7 +43,7 @@ describe('the runs service killed mid-run and restarted: the run still ends corr
 
 describe('the sandboxes service killed mid-run and restarted: the run ends failed, saying the sandbox was lost', () => {
   test('kill -9 of sandboxes during @sleep; the harness dies with it; after the restart the run is failed', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     // A command the agent left running in the background: its shell has a process group of its own.
     const prompt = '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$!\n@shell echo harness-pid=$PPID\n@sleep 60000\n@say never';
     const run = await runs.started({ repoId, prompt });
@@ -64,9 +51,9 @@ describe('the sandboxes service killed mid-run and restarted: the run ends faile
     const pid = harnessPid(before) ?? 0;
     const leftPid = Number(/left-pid=(\d+)/.exec(JSON.stringify(before))?.[1] ?? 0);
     expect(processAlive(leftPid)).toBe(true);
-    await system.stack.services.sandboxes.kill();
+    await system().stack.services.sandboxes.kill();
     await eventually(() => !processAlive(pid), 5_000, `harness process ${pid} to be gone`);
-    await system.stack.services.sandboxes.start();
+    await system().stack.services.sandboxes.start();
     const { run: done, events } = await runs.waitFor(run.runId, undefined, 30_000);
     // The sweep that ends the lost session releases its sandbox: what the agent left running goes too.
     await eventually(() => !processAlive(leftPid), 10_000, `the background process ${leftPid} to be gone`);
@@ -79,17 +66,17 @@ describe('the sandboxes service killed mid-run and restarted: the run ends faile
 
 describe('cancel needs the sandbox: 409 CONFLICT while the sandboxes service cannot be reached', () => {
   test('sandboxes killed: cancel is 409 and the run is unchanged; back up, the run ends and cancel is already_terminal', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@sleep 60000' });
     await runs.waitFor(run.runId, (r) => r.status === 'streaming');
-    await system.stack.services.sandboxes.kill();
+    await system().stack.services.sandboxes.kill();
     try {
       const refused = await runs.cancel(run.runId);
       expect(refused.status).toBe(409);
       expect(errorOf(refused).code).toBe('CONFLICT');
       expect(dataOf(await runs.get(run.runId)).run.status).toBe('streaming');
     } finally {
-      await system.stack.services.sandboxes.start();
+      await system().stack.services.sandboxes.start();
     }
     // The restarted sandboxes service finds the session its predecessor lost and ends it.
     const { run: after } = await runs.waitFor(run.runId, undefined, 30_000);
@@ -100,8 +87,8 @@ describe('cancel needs the sandbox: 409 CONFLICT while the sandboxes service can
 
 describe('no sandbox allocated in time: the run fails instead of staying pending', () => {
   test('sandboxes down past RUN_START_TIMEOUT_MS: failed naming the allocation; nothing starts when it is back', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
-    await system.stack.services.sandboxes.stop();
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    await system().stack.services.sandboxes.stop();
     let runId = '';
     try {
       runId = (await runs.started({ repoId, prompt: '@say should not run' })).runId;
@@ -109,7 +96,7 @@ describe('no sandbox allocated in time: the run fails instead of staying pending
       expect(run.status).toBe('failed');
       expect(run.error).toMatch(/no sandbox was allocated/i);
     } finally {
-      await system.stack.services.sandboxes.start();
+      await system().stack.services.sandboxes.start();
     }
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const { run, events } = dataOf(await runs.events(runId));
@@ -120,7 +107,7 @@ describe('no sandbox allocated in time: the run fails instead of staying pending
 
 describe('a harness that runs longer than its timeout is stopped and the run fails saying so', () => {
   test('@sleep beyond RUN_TIMEOUT_MS: failed, the error names the timeout, the harness is gone', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@shell echo harness-pid=$PPID\n@sleep 120000' });
     const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
     const { run: done } = await runs.waitFor(run.runId, undefined, 40_000);

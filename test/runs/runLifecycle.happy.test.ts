@@ -3,17 +3,11 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSystem, type System } from '../support/system.js';
+import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { eventually, git, newRunsUser, processAlive, type Run, RUN_FIELDS, type RunEvent, RunsClient, sourceRepositoryPath } from '../support/runs.js';
 
-let system: System;
-beforeAll(async () => {
-  system = await startSystem();
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const system = systemForSuite();
 
 
 const toolCalls = (events: RunEvent[]): (string | null)[] => events.filter((e) => e.type === 'tool_call').map((e) => e.toolName);
@@ -23,7 +17,7 @@ describe.each([
   ['claude-code', 'Bash'],
 ] as const)('a %s run goes pending → streaming → success, stream_started first, tool calls in order', (harness, shellTool) => {
   test('202 with the Run (pending, no sandbox yet, replayed false), then streaming, then success', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const prompt = ['Fix it.', '@say starting', '@sleep 1500', '@shell echo one', '@tool search {"q":"docs"}', '@shell echo two', '@say done'].join('\n');
     const started = await runs.start({ repoId, prompt, harness }, 'first');
     expect(started.status).toBe(202);
@@ -67,7 +61,7 @@ describe.each([
   });
 
   test('with no directive at all: one message, one ls, success', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: 'Look around.', harness });
     const { run: done, events } = await runs.waitFor(run.runId);
     expect(done.status).toBe('success');
@@ -78,7 +72,7 @@ describe.each([
   });
 
   test('@fail gives failed with the message in error', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@say trying\n@fail the tests do not compile\n@say never said', harness });
     const { run: done, events } = await runs.waitFor(run.runId);
     expect(done.status).toBe('failed');
@@ -90,31 +84,31 @@ describe.each([
 
 describe('a @write with createBranch leaves a commit on the working branch of the source repository', () => {
   test.each(['codex', 'claude-code'] as const)('%s: the generated branch holds the file, the base branch does not', async (harness) => {
-    const { runs, account, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, account, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, harness, createBranch: true, prompt: '@write notes/hello.txt Hello from the agent\\n' });
     expect(run.branch.createBranch).toBe(true);
     expect(run.branch.working).not.toBe('main');
     const { run: done } = await runs.waitFor(run.runId);
     expect(done.status).toBe('success');
-    const bare = await sourceRepositoryPath(system.stack.services.catalog.url, system.internalToken, account, repoId);
+    const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
     expect(await git(['--git-dir', bare, 'show', `refs/heads/${run.branch.working}:notes/hello.txt`])).toBe('Hello from the agent\n');
     expect(await git(['--git-dir', bare, 'log', '-1', '--format=%s', `refs/heads/${run.branch.working}`])).toContain(run.runId);
     await expect(git(['--git-dir', bare, 'show', 'refs/heads/main:notes/hello.txt'])).rejects.toThrow();
   });
 
   test('a named working branch: the commit lands there', async () => {
-    const { runs, account, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, account, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, workingBranch: 'feature/notes', prompt: '@write a.txt A' });
     expect(run.branch).toEqual({ base: 'main', working: 'feature/notes', createBranch: false });
     expect((await runs.waitFor(run.runId)).run.status).toBe('success');
-    const bare = await sourceRepositoryPath(system.stack.services.catalog.url, system.internalToken, account, repoId);
+    const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
     expect(await git(['--git-dir', bare, 'show', 'refs/heads/feature/notes:a.txt'])).toBe('A');
   });
 });
 
 describe('nothing the agent started outlives its run', () => {
   test('a process left running in the background is ended when the run\'s sandbox is released', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$!' });
     const { run: done, events } = await runs.waitFor(run.runId);
     expect(done.status).toBe('success');
@@ -126,8 +120,8 @@ describe('nothing the agent started outlives its run', () => {
 
 describe('rootDirectory: the agent works in that subfolder of the checkout', () => {
   test('a run with rootDirectory runs its shell there; a missing folder fails the run saying so', async () => {
-    const { runs, account, repoId } = await newRunsUser(system.baseUrl);
-    const bare = await sourceRepositoryPath(system.stack.services.catalog.url, system.internalToken, account, repoId);
+    const { runs, account, repoId } = await newRunsUser(system().baseUrl);
+    const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
     const work = mkdtempSync(join(tmpdir(), 'ars-root-dir-'));
     try {
       await git(['clone', '-q', bare, work]);
@@ -156,7 +150,7 @@ describe('GET /runs/{runId} and /events: the current run with each answer, oldes
   let runs: RunsClient;
   let finished: Run;
   beforeAll(async () => {
-    const c = await newRunsUser(system.baseUrl);
+    const c = await newRunsUser(system().baseUrl);
     runs = c.runs;
     const prompt = Array.from({ length: 6 }, (_, i) => `@say message ${i}`).join('\n');
     finished = (await runs.waitFor((await runs.started({ repoId: c.repoId, prompt })).runId)).run;
@@ -186,7 +180,7 @@ describe('GET /runs/{runId} and /events: the current run with each answer, oldes
   });
 
   test('another user\'s run is 404 on every route, and stays untouched', async () => {
-    const other = await newRunsUser(system.baseUrl);
+    const other = await newRunsUser(system().baseUrl);
     for (const answer of [await other.runs.get(finished.runId), await other.runs.events(finished.runId), await other.runs.cancel(finished.runId)]) {
       expect(answer.status).toBe(404);
       expect(errorOf(answer).code).toBe('NOT_FOUND');

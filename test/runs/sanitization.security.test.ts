@@ -1,21 +1,14 @@
 // CONTRACT.md, Events 4: every rule of the sanitization, each broken on purpose by a directive, and
 // checked in what GET /runs/{runId}/events returns.
-import { startSystem, type System } from '../support/system.js';
+import { systemForSuite } from '../support/system.js';
 import { dataOf } from '../support/accounts.js';
 import { newRunsUser, type RunEvent } from '../support/runs.js';
 
-let system: System;
-beforeAll(async () => {
-  system = await startSystem();
-}, 120_000);
-
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const system = systemForSuite();
 
 /** Runs the prompt to its end with each harness and returns what GET /events answers, as sent. */
 async function eventsOf(prompt: string, harness: 'codex' | 'claude-code'): Promise<{ events: RunEvent[]; raw: string }> {
-  const { runs, repoId } = await newRunsUser(system.baseUrl);
+  const { runs, repoId } = await newRunsUser(system().baseUrl);
   const run = await runs.started({ repoId, prompt, harness });
   await runs.waitFor(run.runId);
   const answer = await fetch(`${runs.api}/runs/${run.runId}/events?limit=200`, { headers: { authorization: `Bearer ${runs.token}` } });
@@ -119,7 +112,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: size limits hold for every
 
 describe('the sanitized events are what is stored: the run stays readable', () => {
   test('GET /runs/{runId} after sanitized events answers normally', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: `@tool t ${JSON.stringify({ password: 'hunter2-secret' })}` });
     const { run: done } = await runs.waitFor(run.runId);
     expect(done.status).toBe('success');

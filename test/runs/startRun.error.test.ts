@@ -1,20 +1,14 @@
 // POST /runs: the body table, Idempotency-Key rules and replays, through the gateway on the whole stack.
-import { startSystem, type System } from '../support/system.js';
+import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { newRunsUser } from '../support/runs.js';
 
-let system: System;
-beforeAll(async () => {
-  system = await startSystem();
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const system = systemForSuite();
 
 
 describe('same key and same body replays the original run; 20 identical requests racing create one run', () => {
   test('20 racing starts: all 202, one runId, exactly one with replayed false', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const body = { repoId, prompt: '@say once' };
     const answers = await Promise.all(Array.from({ length: 20 }, () => runs.start(body, 'race')));
     expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 20 }, () => 202));
@@ -28,7 +22,7 @@ describe('same key and same body replays the original run; 20 identical requests
   });
 
   test('a replay after the run finished returns it as it is now, replayed true', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const body = { repoId, prompt: '@say hi', harness: 'claude-code' };
     const first = dataOf(await runs.start(body, 'again'));
     const done = await runs.waitFor(first.runId);
@@ -37,7 +31,7 @@ describe('same key and same body replays the original run; 20 identical requests
   });
 
   test('same key with a different body is 409 IDEMPOTENCY_CONFLICT and starts nothing', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const first = dataOf(await runs.start({ repoId, prompt: '@say a' }, 'conflict'));
     const answer = await runs.start({ repoId, prompt: '@say b' }, 'conflict');
     expect(answer.status).toBe(409);
@@ -46,7 +40,7 @@ describe('same key and same body replays the original run; 20 identical requests
   });
 
   test('keys are case-sensitive: "Key" and "key" are two runs', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const upper = dataOf(await runs.start({ repoId, prompt: '@say x' }, 'Key'));
     const lower = dataOf(await runs.start({ repoId, prompt: '@say x' }, 'key'));
     expect(upper.runId).not.toBe(lower.runId);
@@ -56,7 +50,7 @@ describe('same key and same body replays the original run; 20 identical requests
 
 describe('Idempotency-Key is required, at most 200 characters', () => {
   test('missing is 400 saying it is required; 201 characters is 400; 200 is accepted', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const missing = await fetch(`${runs.api}/runs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${runs.token}`, 'content-type': 'application/json' },
@@ -84,7 +78,7 @@ describe('the body table: 400 BAD_REQUEST naming the field', () => {
     ['an absolute rootDirectory', { prompt: 'x', rootDirectory: '/abs' }, 'rootDirectory'],
     ['createBranch not a boolean', { prompt: 'x', createBranch: 'yes' }, 'createBranch'],
   ])('%s', async (_name, fields, field) => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const body: Record<string, unknown> = { repoId, ...fields };
     if (field === 'repoId') delete body.repoId;
     const answer = await runs.start(body, `bad-${field}`);
@@ -93,14 +87,14 @@ describe('the body table: 400 BAD_REQUEST naming the field', () => {
   });
 
   test('a prompt of exactly 100,000 characters is accepted', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const answer = await runs.start({ repoId, prompt: `@say long\n${'p'.repeat(100_000 - 10)}` }, 'long');
     expect(answer.status).toBe(202);
   });
 
   test('a repository that is not the caller\'s is 404 NOT_FOUND', async () => {
-    const mine = await newRunsUser(system.baseUrl);
-    const theirs = await newRunsUser(system.baseUrl);
+    const mine = await newRunsUser(system().baseUrl);
+    const theirs = await newRunsUser(system().baseUrl);
     const answer = await mine.runs.start({ repoId: theirs.repoId, prompt: 'x' }, 'foreign');
     expect(answer.status).toBe(404);
     expect(errorOf(answer).code).toBe('NOT_FOUND');
@@ -109,7 +103,7 @@ describe('the body table: 400 BAD_REQUEST naming the field', () => {
 
 describe('defaults: harness codex, base the repository\'s default branch, working the base', () => {
   test('a minimal body', async () => {
-    const { runs, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@say hi' });
     expect(run).toMatchObject({ harness: 'codex', branch: { base: 'main', working: 'main', createBranch: false }, rootDirectory: null });
   });
@@ -117,7 +111,7 @@ describe('defaults: harness codex, base the repository\'s default branch, workin
 
 describe('createBranch without workingBranch generates a deterministic name from the key and the request', () => {
   test('the replay names the same branch; another key or another body another branch', async () => {
-    const { runs, account, repoId } = await newRunsUser(system.baseUrl);
+    const { runs, account, repoId } = await newRunsUser(system().baseUrl);
     const otherRepoId = account.repos[1]?.id ?? '';
     const body = { repoId, prompt: '@say branch', createBranch: true };
     const first = await runs.started(body, 'gen-1');

@@ -146,3 +146,12 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** The harness process's pid, printed by `@shell echo harness-pid=$PPID` (the shell's parent is the harness CLI). */
+export function harnessPid(events: RunEvent[]): number | undefined {
+  for (const event of events) {
+    const match = /harness-pid=(\d+)/.exec(JSON.stringify(event.payload));
+    if (event.type === 'tool_call' && match) return Number(match[1]);
+  }
+  return undefined;
+}

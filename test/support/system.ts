@@ -51,3 +51,21 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Sys
     },
   };
 }
+
+/**
+ * The suite's system: started before its first test, stopped after its last. `env` as for
+ * startSystem. Returns a getter, since the system exists only once `beforeAll` has run.
+ */
+export function systemForSuite(env: Record<string, string> = {}): () => System {
+  let system: System | undefined;
+  beforeAll(async () => {
+    system = await startSystem(env);
+  }, 120_000);
+  afterAll(async () => {
+    await system?.stop();
+  }, 60_000);
+  return () => {
+    if (!system) throw new Error('the system is not started (use it inside tests or hooks)');
+    return system;
+  };
+}

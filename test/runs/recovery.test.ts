@@ -11,6 +11,8 @@ const LIMITS = {
   WATCHDOG_INTERVAL_MS: '500',
   SESSION_HEARTBEAT_MS: '500',
   SESSION_LOST_AFTER_MS: '3000',
+  // A Claude Code CLI that dies at once: every claude-code run here meets a harness crash.
+  CLAUDE_CODE_PATH: '/bin/false',
 };
 
 const system = systemForSuite(LIMITS);
@@ -115,4 +117,14 @@ describe('a harness that runs longer than its timeout is stopped and the run fai
     expect(done.error).toMatch(/longer than|timed out|timeout/i);
     await eventually(() => !processAlive(harnessPid(events) ?? 0), 5_000, 'the harness process to be gone');
   }, 90_000);
+});
+
+describe('a harness that crashes ends the run failed, saying the harness crashed', () => {
+  test('claude-code whose CLI exits at once: failed, the error names the crash', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness: 'claude-code', prompt: '@say hello' });
+    const { run: done } = await runs.waitFor(run.runId, undefined, 30_000);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/claude-code harness crashed/);
+  }, 60_000);
 });

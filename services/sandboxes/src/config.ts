@@ -23,6 +23,20 @@ export const sandboxesConfigSchema = {
   SESSION_LOST_AFTER_MS: env.integer({ min: 500, max: 3_600_000, default: 20_000 }),
   /** How long a session keeps retrying to publish one message before it ends failed. */
   PUBLISH_DEADLINE_MS: env.integer({ min: 100, max: 3_600_000, default: 60_000 }),
+  /** Where sandboxes live: a local directory per sandbox, or a Kubernetes Pod per sandbox (K8S_* settings). */
+  SANDBOX_PROVIDER: env.oneOf(['local', 'kubernetes'] as const, { default: 'local' }),
+  /** A ready public sandbox unused for this long is stopped (and snapshotted). */
+  SANDBOX_IDLE_TIMEOUT_MS: env.integer({ min: 1_000, max: 7 * 24 * 3_600_000, default: 1_800_000 }),
+  /** The install step's limit (a longer one fails the sandbox). */
+  SANDBOX_INSTALL_TIMEOUT_MS: env.integer({ min: 1_000, max: 24 * 3_600_000, default: 900_000 }),
+  /** How long a dev server has to answer HTTP before `preview_url` is given up on. */
+  SANDBOX_DEV_READY_TIMEOUT_MS: env.integer({ min: 500, max: 3_600_000, default: 120_000 }),
+  /** Each of install_log and dev_log keeps at most this many bytes (the start and the latest output). */
+  SANDBOX_LOG_CAP_BYTES: env.integer({ min: 4_096, max: 16 * 1024 * 1024, default: 256 * 1024 }),
+  /** How often a growing log is written to the store (readers see it grow at this pace). */
+  SANDBOX_LOG_FLUSH_MS: env.integer({ min: 50, max: 60_000, default: 500 }),
+  /** Where snapshot archives are kept; default `<SANDBOX_ROOT>/.snapshots`. */
+  SNAPSHOT_ROOT: env.string({ optional: true }),
   /** Harness limit when a request carries no `timeoutMs` (runs always sends one). */
   DEFAULT_RUN_TIMEOUT_MS: env.integer({ min: 1, default: 1_800_000 }),
 };

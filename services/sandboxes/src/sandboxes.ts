@@ -10,10 +10,16 @@ import { sandboxesConfigSchema } from './config.js';
 import { consumeRunRequested } from './consumers/runRequested.js';
 import { standInExecutable, type HarnessName } from './harness/index.js';
 import { sandboxesRoutes } from './http/routes.js';
-import { LocalProvider } from './providers/local.js';
+import { join } from 'node:path';
+import type { LifecycleDeps } from './lifecycle/deps.js';
+import { startKeeper } from './lifecycle/keeper.js';
+import { LiveSandboxes } from './lifecycle/liveSandboxes.js';
+import { createProvider } from './providers/createProvider.js';
 import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
+import { SandboxLogStore } from './store/sandboxLogs.js';
 import { SandboxStore } from './store/sandboxes.js';
 import { SessionStore } from './store/sessions.js';
+import { SnapshotStore } from './store/snapshots.js';
 import type { SessionDeps } from './sessions/deps.js';
 import { LiveSessions } from './sessions/liveSessions.js';
 import { startSupervisor } from './sessions/supervisor.js';
@@ -29,7 +35,7 @@ export interface SandboxesRuntime {
   consumerSession?: { sessionTimeoutMs?: number; rebalanceTimeoutMs?: number; heartbeatIntervalMs?: number };
 }
 
-export type RunningSandboxes = RunningService<typeof sandboxesConfigSchema> & { deps: SessionDeps };
+export type RunningSandboxes = RunningService<typeof sandboxesConfigSchema> & { deps: SessionDeps; lifecycle: LifecycleDeps };
 
 /** `CODEX_PATH` / `CLAUDE_CODE_PATH`: unset → the stand-in; `bundled` → the SDK's own CLI; else that path. */
 export function harnessExecutable(harness: HarnessName, configured: string | undefined): string | undefined {
@@ -41,6 +47,7 @@ export function harnessExecutable(harness: HarnessName, configured: string | und
 /** Starts the sandboxes service: `main.ts` with process defaults; tests in-process with `handleSignals: false`. */
 export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<RunningSandboxes> {
   let deps: SessionDeps | undefined;
+  let lifecycle: LifecycleDeps | undefined;
   const { consumerSession, ...serviceRuntime } = runtime;
   const service = await runService({
     name: 'sandboxes',
@@ -64,13 +71,18 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       });
       ctx.onShutdown(() => catalogHttp.close(), 'catalog client');
       let relay: OutboxRelay | undefined;
+      const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+      const sandboxStore = new SandboxStore(db);
+      const catalog = new CatalogClient(catalogHttp);
+      const provider = createProvider(config, serviceRuntime.env ?? process.env);
+      ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
       deps = {
-        instanceId: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+        instanceId,
         bus,
         sessions: new SessionStore(db),
-        sandboxes: new SandboxStore(db),
-        provider: new LocalProvider(config.SANDBOX_ROOT),
-        catalog: new CatalogClient(catalogHttp),
+        sandboxes: sandboxStore,
+        provider,
+        catalog,
         live: new LiveSessions(),
         kickRelay: () => relay?.kick(),
         settings: {
@@ -85,6 +97,26 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         logger: ctx.logger,
       };
       const started = deps;
+      lifecycle = {
+        instanceId,
+        sandboxes: sandboxStore,
+        logs: new SandboxLogStore(db),
+        snapshots: new SnapshotStore(db),
+        provider,
+        catalog,
+        live: new LiveSandboxes(),
+        settings: {
+          idleTimeoutMs: config.SANDBOX_IDLE_TIMEOUT_MS,
+          installTimeoutMs: config.SANDBOX_INSTALL_TIMEOUT_MS,
+          devReadyTimeoutMs: config.SANDBOX_DEV_READY_TIMEOUT_MS,
+          logCapBytes: config.SANDBOX_LOG_CAP_BYTES,
+          logFlushMs: config.SANDBOX_LOG_FLUSH_MS,
+          snapshotRoot: config.SNAPSHOT_ROOT ?? join(config.SANDBOX_ROOT, '.snapshots'),
+          secrets: [config.CODEX_API_KEY, config.ANTHROPIC_API_KEY, config.INTERNAL_TOKEN].filter((value): value is string => typeof value === 'string' && value.length > 0),
+          commandPath: process.env.PATH,
+        },
+        logger: ctx.logger,
+      };
       // Registered first, so it runs last on shutdown: the ended sessions' `run.finished` go out first.
       ctx.onShutdown(async () => {
         if (relay) {
@@ -99,14 +131,18 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       };
       startRelay();
       ctx.logger.info(
-        { sandbox_root: config.SANDBOX_ROOT, codex: config.CODEX_PATH ?? 'stand-in', claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in', instance_id: started.instanceId },
+        { provider: provider.name, sandbox_root: config.SANDBOX_ROOT, codex: config.CODEX_PATH ?? 'stand-in', claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in', instance_id: started.instanceId },
         'sandboxes configured',
       );
-      return [sandboxesRoutes(started, config.INTERNAL_TOKEN)];
+      return [sandboxesRoutes(started, lifecycle, config.INTERNAL_TOKEN)];
     },
     start: async (ctx) => {
       const db = ctx.mongo?.db;
-      if (!deps || !db || !ctx.bus) throw new Error('the sandboxes service was not configured');
+      if (!deps || !lifecycle || !db || !ctx.bus) throw new Error('the sandboxes service was not configured');
+      const keeping = lifecycle;
+      const keeper = startKeeper(keeping, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
+      // Public sandboxes are stopped (and snapshotted) at shutdown, while MongoDB is still there.
+      ctx.onShutdown(() => keeper.stop(Math.max(1_000, ctx.config.SHUTDOWN_TIMEOUT_MS - 3_000)), 'sandbox keeper');
       const supervisor = startSupervisor(deps, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Registered after the live-sessions hook, so it stops before them (hooks run in reverse).
       ctx.onShutdown(() => supervisor.stop(), 'session supervisor');
@@ -114,6 +150,6 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       ctx.onShutdown(() => consumer.stop(), 'runs.requested consumer');
     },
   });
-  if (!deps) throw new Error('the sandboxes service was not configured');
-  return Object.assign(service, { deps });
+  if (!deps || !lifecycle) throw new Error('the sandboxes service was not configured');
+  return Object.assign(service, { deps, lifecycle });
 }

@@ -1,3 +1,3 @@
 export { connectMongo, ensureIndexes, redactMongoUrl } from './connect.js';
 export type { Mongo, MongoOptions, CollectionIndexes } from './connect.js';
-export type { Db, Collection, IndexDescription, MongoClient } from 'mongodb';
+export type { Db, Collection, Filter, IndexDescription, MongoClient } from 'mongodb';

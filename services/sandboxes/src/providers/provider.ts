@@ -1,32 +1,97 @@
-// The seam between a session and where its sandbox lives (a local directory now, a pod later).
+// The seam between the service and where a sandbox lives: a local directory (`local.ts`) or a
+// Kubernetes Pod (`kubernetes/kubernetesProvider.ts`). Paths in an AllocatedSandbox are the
+// provider's own (local paths, or paths inside the Pod): only the provider interprets them.
+import type { HarnessName } from '../harness/index.js';
+
+export type ProviderName = 'local' | 'kubernetes';
 
 export interface AllocateRequest {
-  runId: string;
-  /** The clone URL as the catalog answered it (may carry a token: never logged, never stored). */
+  /** The service's record id of the sandbox (names or labels the provider's resources). */
+  sandboxRecordId: string;
+  /** The run the sandbox is for; null for a sandbox made through the public routes. */
+  runId: string | null;
+  /** The clone URL as the catalog answered it (may carry a token: never logged, never stored, never left in the sandbox). */
   cloneUrl: string;
   baseBranch: string;
+  /** Checked out from the remote when it exists there, else created from the base branch. */
   workingBranch: string;
   rootDirectory: string | null;
+  /**
+   * A snapshot (a `.tar.gz` written by `snapshot()`, on this machine) to restore instead of checking
+   * the branches out: the repository's working tree comes back as it was, uncommitted changes included.
+   */
+  restoreFrom?: string;
   signal?: AbortSignal;
 }
 
 export interface AllocatedSandbox {
-  /** The provider's id of the sandbox. */
+  /** The provider's id of the sandbox (the contract's `sandbox_id`). */
   sandboxId: string;
-  /** The sandbox's own directory (removed on release). */
-  dir: string;
-  /** The repository's working tree. */
+  /** A local directory the sandbox occupies (removed on release); null when it lives elsewhere (a Pod). */
+  dir: string | null;
+  /** The repository's working tree (provider's path). */
   repoDir: string;
-  /** Where the harness runs: the working tree, or its `rootDirectory`. */
+  /** Where commands and the harness run: the working tree, or its `rootDirectory` (provider's path). */
   cwd: string;
-  /** The harness's HOME, inside the sandbox. */
+  /** HOME inside the sandbox (provider's path). */
   home: string;
 }
 
+/** What is recorded of a sandbox, enough to release it after a restart. */
+export interface SandboxRef {
+  sandboxId: string | null;
+  dir: string | null;
+}
+
+export interface ExecRequest {
+  /** A shell command line, run as `/bin/sh -c <command>`. */
+  command: string;
+  /** Provider's path. */
+  cwd: string;
+  /** The command's whole environment (nothing of the service's is inherited). */
+  env: Record<string, string>;
+  /** Standard output and standard error, interleaved as they come. */
+  onOutput: (chunk: Buffer) => void;
+  /** Aborting ends the command (TERM, then KILL) and resolves with `aborted: true`. */
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  /** The exit code; 128 + n when a signal ended it; null when it could not be told. */
+  exitCode: number | null;
+  aborted: boolean;
+}
+
+/** Where a server listening inside the sandbox is reached from outside. */
+export interface PreviewEndpoint {
+  /** The port the dev server is told to listen on (`PORT`). */
+  port: number;
+  /** Its URL as reported in `preview_url`. */
+  url: string;
+}
+
+export interface HarnessLaunchRequest {
+  harness: HarnessName;
+  /** The configured CLI (undefined: the SDK's bundled one). */
+  executablePath: string | undefined;
+  /** The harness's scrubbed environment, with sandbox paths. */
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/** How the harness SDK is to spawn its CLI for this sandbox. */
+export interface HarnessLaunch {
+  /** The executable the SDK spawns (for a Pod: a local shim that runs the CLI in the Pod). */
+  executablePath: string | undefined;
+  env: Record<string, string>;
+  cwd: string;
+  /** Called once the harness ended. */
+  close(): Promise<void>;
+}
+
 export interface PushRequest {
-  repoDir: string;
   workingBranch: string;
-  /** A freshly fetched clone URL (may carry a token). */
+  /** A freshly fetched clone URL (may carry a token): used on this machine only. */
   pushUrl: string;
   commitMessage: string;
 }
@@ -37,15 +102,24 @@ export interface PushResult {
 }
 
 export interface SandboxProvider {
-  readonly name: 'local';
+  readonly name: ProviderName;
+  /** Makes the sandbox with the repository checked out (or restored); an AllocationError says why it could not. */
   allocate(request: AllocateRequest): Promise<AllocatedSandbox>;
+  /** Runs a shell command in the sandbox (install steps, dev servers). */
+  exec(sandbox: AllocatedSandbox, request: ExecRequest): Promise<ExecResult>;
+  /** A port for a dev server in this sandbox and the URL it answers on. */
+  previewEndpoint(sandbox: AllocatedSandbox): Promise<PreviewEndpoint>;
+  /** How the harness CLI is spawned so that it runs in the sandbox. */
+  launchHarness(sandbox: AllocatedSandbox, request: HarnessLaunchRequest): Promise<HarnessLaunch>;
   /** Commits every change in the working tree (when there is one) and pushes it to the working branch. */
-  commitAndPush(request: PushRequest): Promise<PushResult>;
-  /** Ends every process still working in the sandbox, then removes its directory (by the path a session recorded; safe twice). */
-  release(dir: string): Promise<void>;
+  commitAndPush(sandbox: AllocatedSandbox, request: PushRequest): Promise<PushResult>;
+  /** Writes the working tree (uncommitted changes included) and HOME to `file` (`.tar.gz` on this machine). */
+  snapshot(sandbox: AllocatedSandbox, file: string): Promise<{ bytes: number }>;
+  /** Ends every process of the sandbox and removes it (safe twice; by what a record holds, also after a restart). */
+  release(sandbox: SandboxRef): Promise<void>;
 }
 
-/** A failure of allocation with a message fit for the run's `error`. */
+/** A failure of allocation with a message fit for the record's `error` and a lifecycle decision code. */
 export class AllocationError extends Error {
   constructor(
     message: string,

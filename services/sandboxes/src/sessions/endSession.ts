@@ -1,3 +1,4 @@
+import type { SandboxRef } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
 import type { SessionDeps } from './deps.js';
 
@@ -9,9 +10,9 @@ import type { SessionDeps } from './deps.js';
  */
 export async function endSession(
   deps: SessionDeps,
-  input: { runId: string; sandboxRecordId: string; sandboxDir: string | null; result: SessionResult },
+  input: { runId: string; sandboxRecordId: string; sandbox: SandboxRef; result: SessionResult },
 ): Promise<void> {
-  const { runId, sandboxRecordId, sandboxDir, result } = input;
+  const { runId, sandboxRecordId, sandbox, result } = input;
   const log = deps.logger.child({ run_id: runId });
   const written = await deps.sessions.finish(runId, deps.instanceId, result);
   if (written) deps.kickRelay();
@@ -23,6 +24,6 @@ export async function endSession(
       { eventType: result.status === 'failed' ? 'failed' : 'stopped', decisionCode: result.failure ?? result.status, payload: { eventCount: result.eventCount } },
     )
     .catch((error: unknown) => log.error({ err: error }, 'sandbox record could not be updated'));
-  if (sandboxDir) await deps.provider.release(sandboxDir).catch((error: unknown) => log.error({ err: error }, 'sandbox directory could not be removed'));
+  await deps.provider.release(sandbox).catch((error: unknown) => log.error({ err: error }, 'sandbox could not be released'));
   log.info({ status: result.status, failure: result.failure, event_count: result.eventCount }, 'session ended');
 }

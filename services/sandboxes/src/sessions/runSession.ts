@@ -68,16 +68,22 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   let result: SessionResult;
   try {
     let harnessResult: HarnessResult;
+    const launch = await deps.provider.launchHarness(sandbox, {
+      harness,
+      executablePath: deps.settings.executables[harness],
+      env: harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
+      cwd: sandbox.cwd,
+    });
     try {
       harnessResult = await runHarness({
         harness,
         prompt: request.prompt,
-        cwd: sandbox.cwd,
-        env: harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
+        cwd: launch.cwd,
+        env: launch.env,
         ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
         ...(request.model ? { model: request.model } : {}),
         signal: live.controller.signal,
-        ...(deps.settings.executables[harness] ? { executablePath: deps.settings.executables[harness] } : {}),
+        ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
         onEvent,
       });
     } catch (error) {
@@ -85,6 +91,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       live.reason ??= 'publish';
       publishError ??= error instanceof Error ? error.message : String(error);
       harnessResult = { status: 'cancelled' };
+    } finally {
+      await launch.close().catch((error: unknown) => log.warn({ err: error }, 'harness launch not closed'));
     }
     clearTimeout(timer);
     const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError }, seq);
@@ -95,7 +103,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   } finally {
     clearTimeout(timer);
   }
-  await endSession(deps, { runId, sandboxRecordId: input.sandboxRecordId, sandboxDir: sandbox.dir, result });
+  await endSession(deps, { runId, sandboxRecordId: input.sandboxRecordId, sandbox: { sandboxId: sandbox.sandboxId, dir: sandbox.dir }, result });
 }
 
 /** On success with a branch of its own: commit the agent's changes and push them, with a fresh clone URL. */
@@ -105,8 +113,7 @@ async function pushIfAsked(deps: SessionDeps, input: SessionInput, eventCount: n
   const working = request.branch.working;
   try {
     const { clone_url: pushUrl } = await deps.catalog.repo(request.userId, request.repoId);
-    const pushed = await deps.provider.commitAndPush({
-      repoDir: sandbox.repoDir,
+    const pushed = await deps.provider.commitAndPush(sandbox, {
       workingBranch: working,
       pushUrl,
       commitMessage: `Agent run ${request.runId}\n\nChanges made by the ${request.harness} agent of run ${request.runId}.`,

@@ -39,7 +39,7 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
   const signal = live.controller.signal;
   let allocated: AllocatedSandbox | null = null;
   const stop = async (result: SessionResult): Promise<void> => {
-    await endSession(deps, { runId, sandboxRecordId, sandboxDir: allocated?.dir ?? null, result });
+    await endSession(deps, { runId, sandboxRecordId, sandbox: { sandboxId: allocated?.sandboxId ?? null, dir: allocated?.dir ?? null }, result });
     end();
   };
   const abortedResult = (): SessionResult => abortResult(live.reason, 0);
@@ -52,6 +52,7 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
       workingBranch: request.branch.working,
       rootDirectory: request.rootDirectory ?? null,
       runId,
+      provider: deps.provider.name,
     });
 
     let cloneUrl: string;
@@ -68,6 +69,7 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
 
     try {
       allocated = await deps.provider.allocate({
+        sandboxRecordId,
         runId,
         cloneUrl,
         baseBranch: request.branch.base,
@@ -81,6 +83,7 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
       throw error;
     }
     await deps.sessions.markRunning(runId, deps.instanceId, { sandboxId: allocated.sandboxId, sandboxDir: allocated.dir });
+    await deps.sandboxes.noteProvider(sandboxRecordId, allocated);
     await deps.sandboxes.transition(sandboxRecordId, { status: 'ready', sandboxId: allocated.sandboxId }, { eventType: 'ready', payload: { harness: request.harness } });
     if (signal.aborted) return await stop(abortedResult());
 

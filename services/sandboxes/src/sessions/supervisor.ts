@@ -60,7 +60,7 @@ export async function sweepLost(deps: SessionDeps, before: Date): Promise<number
         )
         .catch((error: unknown) => deps.logger.warn({ err: error }, 'lost sandbox record not updated'));
     }
-    if (session.sandboxDir) await deps.provider.release(session.sandboxDir).catch(() => undefined);
+    await deps.provider.release({ sandboxId: session.sandboxId, dir: session.sandboxDir }).catch(() => undefined);
   }
   if (ended > 0) deps.kickRelay();
   return ended;

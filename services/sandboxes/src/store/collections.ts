@@ -1,11 +1,14 @@
 import type { CollectionIndexes } from '@ars/mongo';
 import type { OutboxEntry, RunFailureKind } from '@ars/bus';
+import type { ProviderName } from '../providers/provider.js';
 
 /** The sandboxes service's collections (its own database only) and their documents. */
 export const COLLECTIONS = {
   sandboxes: 'sandboxes',
   lifecycleEvents: 'sandbox_lifecycle_events',
   sessions: 'sessions',
+  logs: 'sandbox_logs',
+  snapshots: 'sandbox_snapshots',
 } as const;
 
 /** Sandbox status values this service writes (the contract leaves the string open). */
@@ -27,9 +30,47 @@ export interface SandboxDoc {
   created_at: Date;
   last_active_at: Date;
   error: string | null;
-  provider: 'local';
-  /** The run this sandbox was allocated for (null for sandboxes made through the public routes later). */
+  provider: ProviderName;
+  /** The run this sandbox was allocated for; null for a sandbox made through `POST /sandboxes`. */
   runId: string | null;
+  /** The local directory it occupies (local provider), to release it after a restart; null elsewhere. */
+  dir: string | null;
+  /**
+   * Set while a public sandbox is live (`provisioning`, `ready`) and removed when it stops: a unique
+   * sparse index on it lets exactly one of two racing identical creates make the sandbox.
+   */
+  reuse_key?: string;
+  /** The process instance keeping a live public sandbox (its dev server, its idle timer) and its heartbeat. */
+  instanceId: string | null;
+  heartbeat_at: Date | null;
+  /** The snapshot it was restored from. */
+  restored_from: string | null;
+}
+
+/** The logs of a public sandbox (one document per sandbox, `_id` = the record id). */
+export interface SandboxLogsDoc {
+  _id: string;
+  userId: string;
+  install_log: string | null;
+  dev_log: string | null;
+  updated_at: Date;
+}
+
+/** A snapshot of a stopped sandbox's working tree (an archive the provider wrote, on this service's disk). */
+export interface SnapshotDoc {
+  /** `snap_…`: the `restoreSnapshotId` of a later create. */
+  _id: string;
+  userId: string;
+  repo_id: string;
+  sandbox_record_id: string;
+  base_branch: string;
+  working_branch: string;
+  root_directory: string | null;
+  provider: ProviderName;
+  /** The archive's path under SNAPSHOT_ROOT. */
+  file: string;
+  bytes: number;
+  created_at: Date;
 }
 
 /** One entry of a sandbox's lifecycle (the contract's `lifecycle_events`). */
@@ -92,8 +133,12 @@ export const SANDBOXES_INDEXES: readonly CollectionIndexes[] = [
     indexes: [
       { key: { userId: 1, created_at: -1 }, name: 'user_created' },
       { key: { userId: 1, repo_id: 1, created_at: -1 }, name: 'user_repo_created' },
+      { key: { userId: 1, status: 1, created_at: -1 }, name: 'user_status_created' },
+      { key: { reuse_key: 1 }, name: 'live_reuse_key', unique: true, sparse: true },
+      { key: { status: 1, heartbeat_at: 1 }, name: 'status_heartbeat' },
     ],
   },
+  { collection: COLLECTIONS.snapshots, indexes: [{ key: { userId: 1, created_at: -1 }, name: 'user_created' }] },
   { collection: COLLECTIONS.lifecycleEvents, indexes: [{ key: { sandboxRecordId: 1, created_at: 1 }, name: 'sandbox_created' }] },
   {
     collection: COLLECTIONS.sessions,

@@ -117,7 +117,7 @@ export class SessionStore {
     );
   }
 
-  async markRunning(runId: string, instanceId: string, sandbox: { sandboxId: string; sandboxDir: string }): Promise<void> {
+  async markRunning(runId: string, instanceId: string, sandbox: { sandboxId: string; sandboxDir: string | null }): Promise<void> {
     await this.collection.updateOne(
       { _id: runId, instanceId, state: 'allocating' },
       { $set: { state: 'running', sandboxId: sandbox.sandboxId, sandboxDir: sandbox.sandboxDir, heartbeatAt: new Date(), updatedAt: new Date() } },

@@ -1,0 +1,52 @@
+// Every SESSION_HEARTBEAT_MS: this instance's live public sandboxes are marked kept (heartbeat), those
+// unused for SANDBOX_IDLE_TIMEOUT_MS are stopped, and live sandboxes whose keeper stopped
+// heartbeating (SESSION_LOST_AFTER_MS) are failed as lost.
+import type { LifecycleDeps } from './deps.js';
+import { stopSandbox, sweepUnkeptSandboxes } from './stopSandbox.js';
+
+export interface Keeper {
+  runOnce(): Promise<void>;
+  /** Stops the timer, then every live sandbox of this instance (snapshotted), within `budgetMs`. */
+  stop(budgetMs: number): Promise<void>;
+}
+
+export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number; lostAfterMs: number }): Keeper {
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const stopping = new Set<Promise<unknown>>();
+
+  const pass = async (): Promise<void> => {
+    const ids = deps.live.ids();
+    await deps.sandboxes.heartbeat(deps.instanceId, ids);
+    const idleBefore = new Date(Date.now() - deps.settings.idleTimeoutMs);
+    for (const doc of await deps.sandboxes.idleAmong(ids, idleBefore)) {
+      const live = deps.live.get(doc._id);
+      if (!live || live.stopping) continue;
+      deps.logger.info({ sandbox_record_id: doc._id, last_active_at: doc.last_active_at }, 'sandbox idle: stopping');
+      const stop = stopSandbox(deps, live, 'idle_timeout').catch((error: unknown) => deps.logger.error({ err: error, sandbox_record_id: doc._id }, 'idle stop failed'));
+      stopping.add(stop);
+      void stop.finally(() => stopping.delete(stop));
+    }
+    await sweepUnkeptSandboxes(deps, new Date(Date.now() - options.lostAfterMs));
+  };
+  const runOnce = (): Promise<void> => {
+    running = running.then(pass).catch((error: unknown) => deps.logger.warn({ err: error }, 'sandbox keeping pass failed'));
+    return running;
+  };
+  void runOnce();
+  const timer = setInterval(() => {
+    if (!stopped) void runOnce();
+  }, options.heartbeatMs);
+  timer.unref();
+
+  return {
+    runOnce,
+    async stop(budgetMs) {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      const all = deps.live.all().map((live) => stopSandbox(deps, live, 'service_shutdown').catch((error: unknown) => deps.logger.warn({ err: error }, 'sandbox not stopped at shutdown')));
+      await Promise.race([Promise.all([...all, ...stopping]), new Promise((resolve) => setTimeout(resolve, budgetMs).unref())]);
+    },
+  };
+}

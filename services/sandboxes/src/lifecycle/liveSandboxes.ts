@@ -1,0 +1,47 @@
+// The public sandboxes this process instance keeps now: their provisioning, their dev server, their stop.
+import type { AllocatedSandbox } from '../providers/provider.js';
+
+export interface LiveSandbox {
+  recordId: string;
+  userId: string;
+  /** Aborts provisioning (clone, install) when the sandbox is stopped before it is ready. */
+  provisioning: AbortController;
+  /** Set once the provider made the sandbox. */
+  allocated: AllocatedSandbox | null;
+  /** The dev server's command, while it runs. */
+  dev: { controller: AbortController; done: Promise<void> } | null;
+  /** Set when a stop began (idle, shutdown): the first one wins. */
+  stopping: boolean;
+  /** Settles when provisioning has finished (ready, failed or aborted). */
+  provisioned: Promise<void>;
+}
+
+export class LiveSandboxes {
+  private readonly sandboxes = new Map<string, LiveSandbox>();
+
+  add(recordId: string, userId: string): { sandbox: LiveSandbox; provisioned: () => void } {
+    let settle: () => void = () => undefined;
+    const provisioned = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const sandbox: LiveSandbox = { recordId, userId, provisioning: new AbortController(), allocated: null, dev: null, stopping: false, provisioned };
+    this.sandboxes.set(recordId, sandbox);
+    return { sandbox, provisioned: settle };
+  }
+
+  get(recordId: string): LiveSandbox | undefined {
+    return this.sandboxes.get(recordId);
+  }
+
+  remove(recordId: string): void {
+    this.sandboxes.delete(recordId);
+  }
+
+  ids(): string[] {
+    return [...this.sandboxes.keys()];
+  }
+
+  all(): LiveSandbox[] {
+    return [...this.sandboxes.values()];
+  }
+}

@@ -1,0 +1,31 @@
+// The lifecycle vocabulary: every `event_type` a sandbox's `lifecycle_events` can hold, and the
+// `decision_code`s each one carries. The README's table is this one; a test checks they agree.
+
+export const LIFECYCLE_EVENTS = {
+  requested: { decisionCodes: ['new_sandbox', 'restore_snapshot'], means: 'a create was accepted and a new sandbox will be provisioned' },
+  reused: { decisionCodes: ['same_repo_and_branches'], means: 'a create matched this live sandbox (same caller, repository, base and working branch, root directory): no new one' },
+  provisioning: { decisionCodes: [], means: 'the provider is making the sandbox (clone, or restore of a snapshot)' },
+  provisioned: { decisionCodes: ['cloned', 'snapshot_restored'], means: 'the repository is checked out (or restored); payload has `sandbox_id`' },
+  install_started: { decisionCodes: ['configured', 'lockfile:npm', 'lockfile:pnpm', 'lockfile:yarn', 'lockfile:bun', 'lockfile:uv', 'lockfile:poetry', 'lockfile:pipenv', 'requirements:pip', 'lockfile:bundler', 'lockfile:go', 'lockfile:cargo', 'lockfile:composer'], means: 'the install step started; the code says where its command came from' },
+  install_finished: { decisionCodes: ['exit_0'], means: 'the install step succeeded' },
+  install_failed: { decisionCodes: ['exit_nonzero', 'timeout', 'could_not_start'], means: 'the install step failed: the sandbox goes `failed`' },
+  install_skipped: { decisionCodes: ['no_install_step'], means: 'no lock file and no configured install command' },
+  ready: { decisionCodes: [], means: 'the sandbox is ready (for a run: its harness starts)' },
+  dev_server_started: { decisionCodes: ['configured', 'package_json:dev'], means: 'the dev command started; payload has `port`' },
+  dev_server_ready: { decisionCodes: [], means: 'the dev server answered HTTP: `preview_url` is set' },
+  dev_server_unreachable: { decisionCodes: ['timeout'], means: 'the dev server did not answer HTTP in time: `preview_url` stays null' },
+  dev_server_exited: { decisionCodes: ['exit_0', 'exit_nonzero'], means: 'the dev server stopped on its own: `preview_url` is cleared' },
+  dev_server_stopped: { decisionCodes: [], means: 'the dev server was stopped with its sandbox' },
+  idle_stopped: { decisionCodes: ['idle_timeout'], means: 'unused for SANDBOX_IDLE_TIMEOUT_MS: the sandbox is `stopped`' },
+  snapshot_created: { decisionCodes: [], means: 'the stopped sandbox was snapshotted; payload has `snapshot_id` (for `restoreSnapshotId`) and `bytes`' },
+  snapshot_failed: { decisionCodes: [], means: 'the snapshot could not be taken; payload has `error`' },
+  destroyed: { decisionCodes: [], means: 'the sandbox\'s compute is gone (directory removed or Pod deleted)' },
+  stopped: { decisionCodes: ['success', 'cancelled', 'service_shutdown'], means: 'a run\'s sandbox after its run ended, or a public one when the service shut down' },
+  failed: {
+    decisionCodes: ['clone_failed', 'base_branch_missing', 'root_directory_missing', 'root_directory_invalid', 'snapshot_restore_failed', 'repo_not_found', 'catalog_unavailable', 'install_failed', 'provider_error', 'provision_timeout', 'agent', 'harness_crash', 'harness_timeout', 'sandbox_allocation', 'sandbox_lost', 'push'],
+    means: 'the sandbox is `failed` with `error` set; the code says why',
+  },
+  lost: { decisionCodes: ['sandbox_lost', 'cancelled'], means: 'the instance keeping it stopped (found by the heartbeat sweep): `failed`' },
+} as const;
+
+export type LifecycleEventType = keyof typeof LIFECYCLE_EVENTS;

@@ -56,7 +56,7 @@ describe('snapshots: a stopped sandbox is snapshotted; restoreSnapshotId brings 
     await commitFiles(system(), account, repoId, { '.ars/sandbox.json': MARKER_INSTALL });
     const original = await client.created({ repoId, workingBranch: 'snap/work' });
     const ready = await client.waitForStatus(original.id, 'ready');
-    expect(ready.sandbox.install_log).toContain('created marker');
+    expect(ready.sandbox.install_log).toMatch(/^created marker$/m);
     const first = marker(ready);
     expect(first).toBeDefined();
     const stopped = await client.waitFor(original.id, (l) => snapshotIdOf(l) !== undefined, 60_000, 'snapshot');
@@ -67,7 +67,7 @@ describe('snapshots: a stopped sandbox is snapshotted; restoreSnapshotId brings 
     expect(restored).toMatchObject({ base_branch: 'main', working_branch: 'snap/work', status: 'provisioning' });
     const back = await client.waitForStatus(restored.id, 'ready');
     expect(marker(back)).toBe(first);
-    expect(back.sandbox.install_log).not.toContain('created marker');
+    expect(back.sandbox.install_log).not.toMatch(/^created marker$/m);
     expect(back.lifecycle_events.find((e) => e.event_type === 'requested')).toMatchObject({ decision_code: 'restore_snapshot', payload: { snapshot_id: snapshotId } });
     expect(back.lifecycle_events.find((e) => e.event_type === 'provisioned')?.decision_code).toBe('snapshot_restored');
 

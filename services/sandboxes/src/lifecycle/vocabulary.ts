@@ -22,7 +22,7 @@ export const LIFECYCLE_EVENTS = {
   destroyed: { decisionCodes: [], means: 'the sandbox\'s compute is gone (directory removed or Pod deleted)' },
   stopped: { decisionCodes: ['success', 'cancelled', 'service_shutdown'], means: 'a run\'s sandbox after its run ended, or a public one when the service shut down' },
   failed: {
-    decisionCodes: ['clone_failed', 'base_branch_missing', 'root_directory_missing', 'root_directory_invalid', 'snapshot_restore_failed', 'repo_not_found', 'catalog_unavailable', 'install_failed', 'provider_error', 'provision_timeout', 'agent', 'harness_crash', 'harness_timeout', 'sandbox_allocation', 'sandbox_lost', 'push'],
+    decisionCodes: ['clone_failed', 'base_branch_missing', 'root_directory_missing', 'root_directory_invalid', 'working_branch_missing', 'snapshot_restore_failed', 'repo_not_found', 'catalog_unavailable', 'install_failed', 'provider_error', 'provision_timeout', 'kubernetes_unauthorized', 'kubernetes_forbidden', 'kubernetes_namespace_not_found', 'kubernetes_invalid', 'kubernetes_unavailable', 'kubernetes_pod_failed', 'kubernetes_conflict', 'agent', 'harness_crash', 'harness_timeout', 'sandbox_allocation', 'sandbox_lost', 'push'],
     means: 'the sandbox is `failed` with `error` set; the code says why',
   },
   lost: { decisionCodes: ['sandbox_lost', 'cancelled'], means: 'the instance keeping it stopped (found by the heartbeat sweep): `failed`' },

@@ -162,7 +162,11 @@ shift 2
 exec "$@"
 `;
 
-const KILL_SCRIPT = 'p=$(cat "$1" 2>/dev/null) && [ -n "$p" ] && kill -s "$2" "$p" 2>/dev/null; exit 0';
+/**
+ * Signals the command's process group when it leads one (so `sh -c 'npm run dev'` takes npm and node
+ * along), else the process alone: whether an exec'ed process leads a group depends on the runtime.
+ */
+const KILL_SCRIPT = 'p=$(cat "$1" 2>/dev/null) && [ -n "$p" ] && { kill -s "$2" -- "-$p" 2>/dev/null || kill -s "$2" "$p" 2>/dev/null; }; exit 0';
 
 function envBlock(env: Record<string, string>): Buffer {
   const lines = Object.entries(env).map(([name, value]) => {

@@ -1,70 +1,61 @@
-// The Kubernetes provider in the shape of the service's provider seam (allocate / commitAndPush /
-// release), built on the Pod client. Not wired into the service yet. The push leaves the Pod as a
-// git bundle streamed over exec and is made from a clean local repository, so the push URL (it may
-// carry a token) never enters the Pod.
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// The Kubernetes provider behind the service's provider seam: one Pod per sandbox (an init container
+// clones), every command and the harness CLI exec'ed into it. Paths in its sandboxes are in-Pod paths
+// (`dir` is null); a record's `sandbox_id` (the Pod's name) is enough to release it after a restart.
+import { randomBytes, randomInt } from 'node:crypto';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  AllocationError,
+  type AllocateRequest,
+  type AllocatedSandbox,
+  type ExecRequest,
+  type ExecResult,
+  type HarnessLaunch,
+  type HarnessLaunchRequest,
+  type PreviewEndpoint,
+  type PushRequest,
+  type PushResult,
+  type SandboxProvider,
+  type SandboxRef,
+} from '../provider.js';
+import { HarnessRelay } from './harnessRelay.js';
 import { KubernetesError, KubernetesPods, type SandboxPod } from './kubernetesPods.js';
-import { buildSandboxManifests, HOME_DIR, ManifestError, REPO_DIR } from './podManifest.js';
+import { restorePod, RestoreError, snapshotPod } from './podArchive.js';
+import { commitAndPushFromPod } from './podGit.js';
+import { buildSandboxManifests, HOME_DIR, ManifestError, REPO_DIR, secretName, type SandboxManifests } from './podManifest.js';
 import type { KubernetesSettings } from './settings.js';
 
-export interface KubernetesAllocateRequest {
-  runId: string;
-  /** The clone URL as the catalog answered it (may carry a token): it goes to the Pod's Secret only. */
-  cloneUrl: string;
-  baseBranch: string;
-  workingBranch: string;
-  /** Default true (the local provider always creates a missing working branch). */
-  createBranch?: boolean;
-  rootDirectory: string | null;
-  signal?: AbortSignal;
+export interface KubernetesProviderOptions {
+  /** How often a Pod's status is read while it starts (default 1000 ms). */
+  pollIntervalMs?: number;
+  /** The local executable the harness SDKs spawn (default `services/sandboxes/bin/pod-exec-shim.mjs`). */
+  shimPath?: string;
+  /** TERM → KILL grace for aborted commands in the Pod (default 5000 ms). */
+  killGraceMs?: number;
 }
 
-export interface KubernetesSandbox {
-  /** The provider's id of the sandbox: the Pod's name. */
-  sandboxId: string;
-  pod: SandboxPod;
-  /** In-Pod paths. */
-  repoDir: string;
-  cwd: string;
-  home: string;
+/** The ids this provider makes; anything else a record holds (a `local-…` id) is not its to delete. */
+const SANDBOX_ID = /^k8s-[0-9a-f]{20}$/;
+export const PREVIEW_PORTS = { min: 20_000, max: 45_000 } as const;
+const DEFAULT_CLI = { codex: 'codex', 'claude-code': 'claude' } as const;
+export const DEFAULT_SHIM = fileURLToPath(new URL('../../../bin/pod-exec-shim.mjs', import.meta.url));
+
+function labelValue(value: string): string {
+  return value.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
 }
 
-export interface KubernetesPushRequest {
-  sandbox: KubernetesSandbox;
-  workingBranch: string;
-  /** A freshly fetched clone URL (may carry a token); used on this machine only. */
-  pushUrl: string;
-  commitMessage: string;
+function sandboxLabels(request: AllocateRequest): Record<string, string> {
+  const labels: Record<string, string> = {};
+  const record = labelValue(request.sandboxRecordId);
+  if (record) labels['agent-run-service.dev/record-id'] = record;
+  const run = request.runId === null ? '' : labelValue(request.runId);
+  if (run) labels['agent-run-service.dev/run-id'] = run;
+  return labels;
 }
 
-/** A failure of allocation with a message fit for the run's `error` and a decision code for the lifecycle event. */
-export class KubernetesAllocationError extends Error {
-  constructor(
-    message: string,
-    readonly decisionCode: string,
-  ) {
-    super(message);
-  }
-}
-
-const SAFE = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
-const IDENTITY = {
-  GIT_AUTHOR_NAME: 'Agent Run Service',
-  GIT_AUTHOR_EMAIL: 'agent@ars.local',
-  GIT_COMMITTER_NAME: 'Agent Run Service',
-  GIT_COMMITTER_EMAIL: 'agent@ars.local',
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
-
-function decisionCode(error: KubernetesError): string {
+/** The decision code of a Pod that did not come up (the init container's `ars-init` line says why). */
+export function decisionCode(error: KubernetesError): string {
   if (error.reason === 'init_failed') {
-    if (error.message.includes('the repository could not be cloned')) return 'clone_failed';
     if (error.message.includes('the base branch')) return 'base_branch_missing';
     if (error.message.includes('the working branch')) return 'working_branch_missing';
     if (error.message.includes('the root directory')) return 'root_directory_missing';
@@ -74,47 +65,145 @@ function decisionCode(error: KubernetesError): string {
   return `kubernetes_${error.reason}`;
 }
 
-function localGit(args: string[], cwd: string, secrets: string[] = []): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      args,
-      { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (!error) {
-          resolve(stdout);
-          return;
-        }
-        let text = `${stderr}`.trim() || error.message;
-        for (const secret of secrets) if (secret) text = text.split(secret).join('***');
-        reject(new Error(text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, '$1***@').split('\n').slice(-3).join(' ')));
-      },
-    );
-  });
+/** An allocation failure as the seam reports it; an abort (and anything unexpected) passes through. */
+function allocationFailure(error: unknown): unknown {
+  if (error instanceof RestoreError) return new AllocationError(error.message, error.kind);
+  if (error instanceof KubernetesError && error.reason !== 'aborted') return new AllocationError(error.message, decisionCode(error));
+  return error;
 }
 
-export class KubernetesProvider {
+/** The in-Pod CLI: a script runs under node, as the Claude SDK runs a `.js`/`.mjs` path. */
+function inPodCommand(request: HarnessLaunchRequest): string[] {
+  const cli = request.executablePath ?? DEFAULT_CLI[request.harness];
+  return /\.(mjs|cjs|js)$/.test(cli) ? ['node', cli] : [cli];
+}
+
+export class KubernetesProvider implements SandboxProvider {
   readonly name = 'kubernetes' as const;
-  readonly pods: KubernetesPods;
+  readonly client: KubernetesPods;
+  private readonly pods = new Map<string, SandboxPod>();
+  private readonly relay = new HarnessRelay();
+  private readonly shimPath: string;
+  private readonly killGraceMs: number | undefined;
 
   constructor(
     private readonly settings: KubernetesSettings,
-    options: { pollIntervalMs?: number } = {},
+    options: KubernetesProviderOptions = {},
   ) {
-    this.pods = new KubernetesPods({
+    this.client = new KubernetesPods({
       config: settings.config,
       namespace: settings.namespace,
       readyTimeoutMs: settings.readyTimeoutMs,
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
+    this.shimPath = options.shimPath ?? DEFAULT_SHIM;
+    this.killGraceMs = options.killGraceMs;
   }
 
-  /** Makes the Pod and waits until the repository is ready in it; on any failure the Pod is deleted again. */
-  async allocate(request: KubernetesAllocateRequest): Promise<KubernetesSandbox> {
+  /** Makes the Pod, waits until the repository is ready in it (restores a snapshot when asked); on any failure the Pod is deleted again. */
+  async allocate(request: AllocateRequest): Promise<AllocatedSandbox> {
     const sandboxId = `k8s-${randomBytes(10).toString('hex')}`;
-    let manifests;
+    const manifests = this.manifests(sandboxId, request);
+    const pod = await this.client.create(manifests).catch((error: unknown) => {
+      throw allocationFailure(error);
+    });
     try {
-      manifests = buildSandboxManifests({
+      await pod.waitUntilRunning(request.signal ? { signal: request.signal } : {});
+      if (request.restoreFrom !== undefined) await restorePod(pod, request.restoreFrom, manifests.workingDir, request.rootDirectory);
+    } catch (error) {
+      await pod.delete().catch(() => undefined);
+      throw allocationFailure(error);
+    }
+    this.pods.set(sandboxId, pod);
+    return { sandboxId, dir: null, repoDir: REPO_DIR, cwd: manifests.workingDir, home: HOME_DIR };
+  }
+
+  /** A handle on the sandbox's Pod; for a sandbox made before a restart, attached by its id. */
+  attach(sandbox: Pick<AllocatedSandbox, 'sandboxId' | 'cwd'>): SandboxPod {
+    let pod = this.pods.get(sandbox.sandboxId);
+    if (!pod) {
+      pod = this.client.attach(sandbox.sandboxId, secretName(sandbox.sandboxId), sandbox.cwd);
+      this.pods.set(sandbox.sandboxId, pod);
+    }
+    return pod;
+  }
+
+  /** `/bin/sh -c <command>` in the Pod; a failure of the API (the Pod is gone) is reported in the output with `exitCode: null`. */
+  async exec(sandbox: AllocatedSandbox, request: ExecRequest): Promise<ExecResult> {
+    if (request.signal?.aborted) return { exitCode: null, aborted: true };
+    try {
+      return await this.attach(sandbox).exec(['/bin/sh', '-c', request.command], {
+        cwd: request.cwd,
+        env: request.env,
+        onStdout: request.onOutput,
+        onStderr: request.onOutput,
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(this.killGraceMs !== undefined ? { killGraceMs: this.killGraceMs } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof KubernetesError)) throw error;
+      request.onOutput(Buffer.from(`ars: ${error.message}\n`));
+      return { exitCode: null, aborted: request.signal?.aborted ?? false };
+    }
+  }
+
+  /**
+   * A random port and the Pod's IP. No Service or Ingress is made: in a cluster the URL answers only
+   * from inside the cluster network (this service, or a proxy in front of it).
+   */
+  async previewEndpoint(sandbox: AllocatedSandbox): Promise<PreviewEndpoint> {
+    const ip = (await this.attach(sandbox).read()).status?.podIP;
+    if (!ip) throw new Error(`the pod "${sandbox.sandboxId}" has no IP address yet`);
+    const port = randomInt(PREVIEW_PORTS.min, PREVIEW_PORTS.max + 1);
+    return { port, url: `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}` };
+  }
+
+  /** The SDK spawns the local shim; a one-time relay ticket makes it run the CLI in the Pod (see harnessRelay.ts). */
+  async launchHarness(sandbox: AllocatedSandbox, request: HarnessLaunchRequest): Promise<HarnessLaunch> {
+    // Only for the shim on this machine: `node` for its shebang (and for the Claude SDK, which runs `.mjs` under node).
+    const local = { PATH: [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':') };
+    const issued = await this.relay.issue({
+      pod: this.attach(sandbox),
+      sandboxId: sandbox.sandboxId,
+      command: inPodCommand(request),
+      cwd: request.cwd,
+      env: request.env,
+      localKeys: Object.keys(local),
+      ...(this.killGraceMs !== undefined ? { killGraceMs: this.killGraceMs } : {}),
+    });
+    return {
+      executablePath: this.shimPath,
+      env: { ...local, ARS_POD_EXEC_SOCKET: issued.socket, ARS_POD_EXEC_TICKET: issued.ticket },
+      cwd: issued.localCwd,
+      close: () => this.relay.revoke(issued.ticket),
+    };
+  }
+
+  commitAndPush(sandbox: AllocatedSandbox, request: PushRequest): Promise<PushResult> {
+    return commitAndPushFromPod(this.attach(sandbox), request);
+  }
+
+  snapshot(sandbox: AllocatedSandbox, file: string): Promise<{ bytes: number }> {
+    return snapshotPod(this.attach(sandbox), file);
+  }
+
+  /** Deletes the Pod and its Secret by id (safe twice; a null or foreign id is left alone). */
+  async release(sandbox: SandboxRef): Promise<void> {
+    const id = sandbox.sandboxId;
+    if (id === null || !SANDBOX_ID.test(id)) return;
+    await this.relay.revokeSandbox(id);
+    this.pods.delete(id);
+    await this.client.attach(id, secretName(id), REPO_DIR).delete();
+  }
+
+  /** Stops the harness relay (the service's shutdown); Pods stay until their sandboxes are released. */
+  close(): Promise<void> {
+    return this.relay.close();
+  }
+
+  private manifests(sandboxId: string, request: AllocateRequest): SandboxManifests {
+    try {
+      return buildSandboxManifests({
         sandboxId,
         namespace: this.settings.namespace,
         image: this.settings.image,
@@ -123,73 +212,17 @@ export class KubernetesProvider {
         cloneUrl: request.cloneUrl,
         baseBranch: request.baseBranch,
         workingBranch: request.workingBranch,
-        createBranch: request.createBranch ?? true,
+        // The local provider creates a missing working branch too.
+        createBranch: true,
         rootDirectory: request.rootDirectory,
-        labels: { 'agent-run-service.dev/run-id': request.runId.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') },
+        labels: sandboxLabels(request),
         ...(this.settings.serviceAccount !== undefined ? { serviceAccount: this.settings.serviceAccount } : {}),
         ...(this.settings.nodeSelector !== undefined ? { nodeSelector: this.settings.nodeSelector } : {}),
       });
     } catch (error) {
-      if (error instanceof ManifestError) throw new KubernetesAllocationError(`the sandbox could not be described: ${error.message}`, 'invalid_request');
-      throw error;
+      if (!(error instanceof ManifestError)) throw error;
+      const code = error.field === 'rootDirectory' ? 'root_directory_invalid' : 'invalid_request';
+      throw new AllocationError(`the sandbox could not be described: ${error.message}`, code);
     }
-    let pod: SandboxPod;
-    try {
-      pod = await this.pods.create(manifests);
-    } catch (error) {
-      if (error instanceof KubernetesError) throw new KubernetesAllocationError(error.message, decisionCode(error));
-      throw error;
-    }
-    try {
-      await pod.waitUntilRunning(request.signal ? { signal: request.signal } : {});
-    } catch (error) {
-      await pod.delete().catch(() => undefined);
-      if (error instanceof KubernetesError && error.reason !== 'aborted') throw new KubernetesAllocationError(error.message, decisionCode(error));
-      throw error;
-    }
-    return { sandboxId, pod, repoDir: REPO_DIR, cwd: manifests.workingDir, home: HOME_DIR };
-  }
-
-  /** Commits every change in the Pod's working tree (when there is one) and pushes it to the working branch from this machine. */
-  async commitAndPush(request: KubernetesPushRequest): Promise<{ committed: boolean; commit: string }> {
-    const { pod } = request.sandbox;
-    const run = async (args: string[], stdout?: (chunk: Buffer) => void): Promise<string> => {
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      const result = await pod.exec(['git', ...SAFE, ...args], {
-        cwd: REPO_DIR,
-        env: IDENTITY,
-        onStdout: stdout ?? ((chunk) => out.push(chunk)),
-        onStderr: (chunk) => err.push(chunk),
-      });
-      if (result.exitCode !== 0) {
-        throw new KubernetesError('exec_failed', `git ${args[0]} failed in the sandbox (exit ${result.exitCode}): ${Buffer.concat(err).toString('utf8').trim().split('\n').slice(-3).join(' ')}`);
-      }
-      return Buffer.concat(out).toString('utf8');
-    };
-    await run(['add', '-A']);
-    const committed = (await run(['status', '--porcelain'])).trim().length > 0;
-    if (committed) await run(['commit', '--quiet', '--no-verify', '-m', request.commitMessage]);
-    const commit = (await run(['rev-parse', 'HEAD'])).trim();
-
-    const local = await mkdtemp(join(tmpdir(), 'ars-k8s-push-'));
-    try {
-      const bundle = join(local, 'out.bundle');
-      const file = createWriteStream(bundle);
-      await run(['bundle', 'create', '--quiet', '-', 'HEAD'], (chunk) => file.write(chunk));
-      await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));
-      const clean = join(local, 'clean.git');
-      await localGit(['init', '--quiet', '--bare', clean], local);
-      await localGit(['fetch', '--quiet', '--no-tags', bundle, `+HEAD:refs/heads/${request.workingBranch}`], clean);
-      await localGit(['push', '--quiet', '--', request.pushUrl, `refs/heads/${request.workingBranch}:refs/heads/${request.workingBranch}`], clean, [request.pushUrl]);
-    } finally {
-      await rm(local, { recursive: true, force: true });
-    }
-    return { committed, commit };
-  }
-
-  /** Deletes the sandbox's Pod and Secret (safe twice; by the id a session recorded). */
-  async release(sandboxId: string): Promise<void> {
-    await this.pods.attach(sandboxId, `${sandboxId}-clone`, REPO_DIR).delete();
   }
 }

@@ -1,0 +1,391 @@
+// The stored text of one sandbox log (install_log, dev_log). The commands run the repository's code
+// with provider keys and a clone token around, and the text is shown to the user: secrets are
+// redacted before anything is kept, and a dev server that logs for hours must not grow a document
+// past its cap. Logs are read as JSON strings, so terminal control sequences are removed.
+import { StringDecoder } from 'node:string_decoder';
+import { redactCredentials } from './credentials.js';
+
+export const REDACTED = '[REDACTED]';
+
+/** Below this a cap cannot hold the kept beginning and the omission marker. */
+export const MIN_LOG_CAP_BYTES = 64;
+
+/** Configured secret values shorter than this would redact ordinary words. */
+export const MIN_SECRET_LENGTH = 6;
+
+export interface SandboxLogOptions {
+  /** The most UTF-8 bytes `text()` ever returns. */
+  capBytes: number;
+  /** Exact values redacted wherever they appear (provider keys, a clone URL's token); short or empty ones are ignored. */
+  secrets: readonly string[];
+}
+
+/**
+ * A log fed chunk by chunk. Lines are sanitized when their newline arrives (a secret split between
+ * two chunks is still whole when it is redacted); `text()` also shows the unfinished last line.
+ */
+export class SandboxLog {
+  readonly #decoder = new StringDecoder('utf8');
+  readonly #secrets: readonly string[];
+  readonly #stored: CappedText;
+  /** The raw text of the line that has no newline yet. */
+  #pending = '';
+  #totalBytes = 0;
+  /** Lines still to swallow of a PEM private key block whose END line has not come. */
+  #keyLinesLeft = 0;
+
+  constructor(options: SandboxLogOptions) {
+    if (!Number.isSafeInteger(options.capBytes) || options.capBytes < MIN_LOG_CAP_BYTES) {
+      throw new RangeError(`capBytes must be an integer of at least ${MIN_LOG_CAP_BYTES}, got ${options.capBytes}`);
+    }
+    this.#stored = new CappedText(options.capBytes);
+    // Longest first, so a secret that contains another is redacted whole.
+    this.#secrets = [...new Set(options.secrets.filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+  }
+
+  /** Raw bytes appended so far (before sanitization and the cap). */
+  get totalBytes(): number {
+    return this.#totalBytes;
+  }
+
+  /** Bytes of sanitized text left out of `text()` (the N of its marker line; 0 when nothing was). */
+  get droppedBytes(): number {
+    return this.#view().dropped;
+  }
+
+  append(chunk: Buffer | string): void {
+    // A string goes through the decoder too: it may follow a Buffer that ended inside a character.
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (bytes.length === 0) return;
+    this.#totalBytes += bytes.length;
+    this.#pending += this.#decoder.write(bytes);
+
+    const lastNewline = this.#pending.lastIndexOf('\n');
+    if (lastNewline >= 0) {
+      const complete = this.#pending.slice(0, lastNewline).split('\n');
+      this.#pending = this.#pending.slice(lastNewline + 1);
+      let out = '';
+      for (const raw of complete) {
+        const line = this.#completeLine(raw);
+        if (line !== null) out += `${line}\n`;
+      }
+      this.#stored.push(out);
+    }
+    // A progress bar redraws one line forever: only what follows its last \r can ever be kept.
+    this.#pending = afterLastCarriageReturn(this.#pending);
+    if (this.#pending.length > MAX_PENDING_CHARS) this.#cutLongLine();
+  }
+
+  /** The log as stored: sanitized, at most `capBytes` UTF-8 bytes, the unfinished last line included. */
+  text(): string {
+    return this.#view().text;
+  }
+
+  #view(): { text: string; dropped: number } {
+    const pending = this.#pendingText();
+    if (pending === '') return this.#stored.render();
+    // The unfinished line may still grow or be overwritten, so it is shown without being kept.
+    const view = this.#stored.clone();
+    view.push(pending);
+    return view.render();
+  }
+
+  #completeLine(raw: string): string | null {
+    const line = cleanLine(raw);
+    if (this.#keyLinesLeft > 0) {
+      this.#keyLinesLeft = PEM_END.test(line) ? 0 : this.#keyLinesLeft - 1;
+      return null;
+    }
+    if (PEM_BEGIN_WITHOUT_END.test(line)) this.#keyLinesLeft = MAX_PEM_LINES;
+    return redact(line, this.#secrets);
+  }
+
+  #pendingText(): string {
+    if (this.#pending === '' || this.#keyLinesLeft > 0) return '';
+    return redactUnfinished(redact(cleanLine(this.#pending), this.#secrets), this.#secrets);
+  }
+
+  /**
+   * A line without a newline for MAX_PENDING_CHARS (minified output, a binary on stdout) is kept in
+   * two parts so memory and the cost of `text()` stay bounded. The cut is made where sanitizing the
+   * two parts apart gives the same text as sanitizing them together, so no secret is split.
+   */
+  #cutLongLine(): void {
+    const at = safeCut(this.#pending, (text) => redact(cleanLine(text), this.#secrets));
+    const head = this.#pending.slice(0, at);
+    this.#pending = this.#pending.slice(at);
+    if (this.#keyLinesLeft === 0) this.#stored.push(redact(cleanLine(head), this.#secrets));
+  }
+}
+
+const MAX_PENDING_CHARS = 16 * 1024;
+/** What stays pending after a cut: enough that a secret starting before the cut is seen whole. */
+const KEPT_AFTER_CUT = 1024;
+/** RSA 8192 keys are about 100 lines of PEM; a block whose END never comes must not hide the rest of the log. */
+const MAX_PEM_LINES = 200;
+
+function safeCut(text: string, sanitize: (text: string) => string): number {
+  const whole = sanitize(text);
+  const latest = text.length - KEPT_AFTER_CUT;
+  // Right after a blank: secrets hold none, so a blank is where a cut is most likely safe.
+  let before = latest;
+  for (let tries = 0; tries < 8; tries += 1) {
+    const blank = Math.max(text.lastIndexOf(' ', before - 1), text.lastIndexOf('\t', before - 1));
+    if (blank < text.length / 2) break;
+    const at = blank + 1;
+    if (sanitize(text.slice(0, at)) + sanitize(text.slice(at)) === whole) return at;
+    before = blank;
+  }
+  // Dense secrets everywhere: cut anyway, but never between the halves of a surrogate pair.
+  const code = text.charCodeAt(latest - 1);
+  return code >= 0xd800 && code <= 0xdbff ? latest - 1 : latest;
+}
+
+/** The part of an unfinished line a terminal would show: after its last \r (a trailing \r may be half of \r\n). */
+function afterLastCarriageReturn(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x0d) end -= 1;
+  // A run of trailing \r means the same as one (`\r\r\n` is a line end) and must not pile up.
+  const trailing = end < text.length ? '\r' : '';
+  const body = text.slice(0, end);
+  return body.slice(body.lastIndexOf('\r') + 1) + trailing;
+}
+
+// eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
+const ANSI_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * One line as it is kept: \r\n and trailing \r are a line end, a lone \r starts the line over,
+ * terminal escape sequences (colours, cursor moves) and other control characters go; tabs stay.
+ */
+function cleanLine(raw: string): string {
+  let end = raw.length;
+  while (end > 0 && raw.charCodeAt(end - 1) === 0x0d) end -= 1;
+  const line = raw.slice(raw.lastIndexOf('\r', end - 1) + 1, end);
+  // Whole escape sequences first: removing only ESC would leave `[31m` in the text.
+  return line.replace(ANSI_ESCAPE, '').replace(CONTROL, '');
+}
+
+/** Secrets recognisable by their shape alone, wherever they appear. */
+const TOKEN_SHAPES: readonly RegExp[] = [
+  /(?<![A-Za-z0-9])tok_[0-9A-Za-z]{32}(?![0-9A-Za-z])/g, // this service's own PATs
+  /(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
+  /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{20,}/g,
+  /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}/g, // GitLab
+  /(?<![A-Za-z0-9])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g, // OpenAI, Anthropic
+  /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack
+  /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])/g, // AWS access key ids
+  /(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, // JWTs
+  // A key on one line (a JSON string with \n escapes), or the first line of a PEM block.
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+];
+
+const PEM_BEGIN_WITHOUT_END = /-----BEGIN [A-Z ]*PRIVATE KEY-----(?!.*-----END [A-Z ]*PRIVATE KEY-----)/;
+const PEM_END = /-----END [A-Z ]*PRIVATE KEY-----/;
+
+/**
+ * Where redactCredentials has something to do, found starting once per run of scheme characters:
+ * its own pattern tries again from each letter of a long run (minified code, a base64 blob), which
+ * takes seconds on one long line. redactCredentials then finds the scheme inside the match.
+ */
+const URL_WITH_CREDENTIALS = /(?<![a-z0-9+.-])[a-z0-9+.-]+:\/\/[^/\s@]+@/gi;
+
+/** `Bearer x` (an Authorization header, a curl command line): x goes. */
+const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]+/gi;
+
+/**
+ * `NAME=value`, `NAME: value`, `"name": "value"` (also with escaped quotes, as in JSON inside a
+ * log line). An auth scheme before the value (`Authorization: Basic x`) stays readable; a quoted
+ * value whose closing quote is not on this line runs to its end.
+ */
+const ASSIGNMENT =
+  /(?<![\w.-])(\\?["']?)([A-Za-z_][\w.-]*)\1(\s*(?::|=(?!=))\s*)((?:Bearer|Basic|Digest|Token)\s+)?(\\"(?:(?!\\").)*(?:\\"|$)|"(?:[^"\\]|\\.)*(?:"|$)|'[^']*(?:'|$)|[^\s"']+)/gi;
+
+/**
+ * The sanitizeEvent notion of a sensitive key (runs), for names in text: lower-cased without
+ * separators, ending in `token` (not `input_tokens`) or holding one of these words. Names of whole
+ * maps there (`env`, `headers`) are left out: here they are followed by a value, not a map.
+ */
+const SENSITIVE_NAME_PARTS = ['secret', 'password', 'passwd', 'apikey', 'accesskey', 'privatekey', 'credential', 'authorization', 'cookie'];
+/** Whole words of a name: `NPM_AUTH`, `basicAuth`, `GITHUB_PAT` — but not `author` or `path`. */
+const SENSITIVE_NAME_WORDS = new Set(['auth', 'pat']);
+
+function isSensitiveName(name: string): boolean {
+  const normalized = name.toLowerCase().replace(/[_.-]/g, '');
+  if (normalized.endsWith('token') || SENSITIVE_NAME_PARTS.some((part) => normalized.includes(part))) return true;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_.-]+/);
+  return words.some((word) => SENSITIVE_NAME_WORDS.has(word));
+}
+
+/** Text with every secret the log can recognise replaced by [REDACTED]; known values first, before a shape rule takes part of one. */
+function redact(text: string, secrets: readonly string[]): string {
+  if (text === '') return text;
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  for (const shape of TOKEN_SHAPES) out = out.replace(shape, REDACTED);
+  if (out.includes('://')) out = out.replace(URL_WITH_CREDENTIALS, (match) => redactCredentials(match));
+  out = out.replace(BEARER, `$1$2${REDACTED}`);
+  return out.replace(ASSIGNMENT, (match: string, quote: string, name: string, separator: string, scheme: string | undefined, value: string) => {
+    if (!isSensitiveName(name)) return match;
+    const open = /^(\\"|"|')/.exec(value)?.[1] ?? '';
+    const close = open !== '' && value.length > open.length && value.endsWith(open) ? open : '';
+    return `${quote}${name}${quote}${separator}${scheme ?? ''}${open}${REDACTED}${close}`;
+  });
+}
+
+/** The start of a token shape or of a URL's `user:password`, at the end of an unfinished line. */
+const UNFINISHED_SHAPE = /(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_|glpat-|sk-|xox[abprs]-|tok_|AKIA|ASIA|eyJ)[A-Za-z0-9_.-]*$/;
+/** After `scheme://`: a user name and the start of a password, no `@` yet. */
+const UNFINISHED_USER_PASSWORD = /^[^/@:]*:[^/@]*$/;
+/** A shorter start of a known secret is too common a string to mean anything. */
+const MIN_SECRET_PREFIX = 4;
+
+/**
+ * An unfinished line is shown before its end arrives, so its last characters may be the first
+ * part of a secret that no rule can recognise yet: they are shown redacted.
+ */
+function redactUnfinished(text: string, secrets: readonly string[]): string {
+  // Only the last word can still be growing into a secret; looking at it alone keeps this linear.
+  let start = text.length;
+  while (start > 0 && !/\s/.test(text.charAt(start - 1))) start -= 1;
+  let word = text.slice(start).replace(UNFINISHED_SHAPE, REDACTED);
+  const scheme = word.lastIndexOf('://');
+  if (scheme > 0 && /[a-z0-9+.-]/i.test(word.charAt(scheme - 1)) && UNFINISHED_USER_PASSWORD.test(word.slice(scheme + 3))) word = `${word.slice(0, scheme + 3)}***`;
+  let out = text.slice(0, start) + word;
+  for (const secret of secrets) {
+    for (let length = Math.min(secret.length - 1, out.length); length >= MIN_SECRET_PREFIX; length -= 1) {
+      if (out.endsWith(secret.slice(0, length))) {
+        out = out.slice(0, out.length - length) + REDACTED;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Text within a byte cap: the first quarter is kept, then the most recent rest, and between them
+ * one marker line saying how many bytes were left out. Cuts fall on UTF-8 character boundaries.
+ */
+class CappedText {
+  readonly #cap: number;
+  readonly #headCap: number;
+  #head = '';
+  #headBytes = 0;
+  #headOpen = true;
+  #tail: { text: string; bytes: number }[] = [];
+  #tailStart = 0;
+  #tailBytes = 0;
+  #dropped = 0;
+
+  constructor(cap: number) {
+    this.#cap = cap;
+    this.#headCap = Math.floor(cap / 4);
+  }
+
+  clone(): CappedText {
+    const copy = new CappedText(this.#cap);
+    copy.#head = this.#head;
+    copy.#headBytes = this.#headBytes;
+    copy.#headOpen = this.#headOpen;
+    copy.#tail = this.#tail.slice(this.#tailStart);
+    copy.#tailBytes = this.#tailBytes;
+    copy.#dropped = this.#dropped;
+    return copy;
+  }
+
+  push(text: string): void {
+    if (text === '') return;
+    let rest = text;
+    if (this.#headOpen) {
+      const bytes = Buffer.byteLength(rest, 'utf8');
+      if (this.#headBytes + bytes <= this.#headCap) {
+        this.#head += rest;
+        this.#headBytes += bytes;
+        return;
+      }
+      const [fits, over] = splitAtByte(rest, this.#headCap - this.#headBytes);
+      let head = this.#head + fits;
+      rest = over;
+      // The marker reads best after a whole line, unless that would give up most of the beginning.
+      const newline = head.lastIndexOf('\n');
+      if (newline >= 0 && newline < head.length - 1 && Buffer.byteLength(head.slice(0, newline + 1), 'utf8') > this.#headCap / 2) {
+        rest = head.slice(newline + 1) + rest;
+        head = head.slice(0, newline + 1);
+      }
+      this.#head = head;
+      this.#headBytes = Buffer.byteLength(head, 'utf8');
+      this.#headOpen = false;
+      if (rest === '') return;
+    }
+    const bytes = Buffer.byteLength(rest, 'utf8');
+    this.#tail.push({ text: rest, bytes });
+    this.#tailBytes += bytes;
+    this.#fit();
+  }
+
+  render(): { text: string; dropped: number } {
+    // One piece from now on: renders come every flush, and clones then copy a single string.
+    const tail = this.#tail.slice(this.#tailStart).map((piece) => piece.text).join('');
+    this.#tail = tail === '' ? [] : [{ text: tail, bytes: this.#tailBytes }];
+    this.#tailStart = 0;
+    if (this.#dropped === 0) return { text: this.#head + tail, dropped: 0 };
+    return { text: `${this.#head}${this.#markerLine(this.#dropped)}${tail}`, dropped: this.#dropped };
+  }
+
+  #markerLine(dropped: number): string {
+    const separator = this.#head === '' || this.#head.endsWith('\n') ? '' : '\n';
+    return `${separator}[… ${dropped} bytes omitted …]\n`;
+  }
+
+  #fit(): void {
+    for (;;) {
+      const marker = this.#dropped > 0 ? Buffer.byteLength(this.#markerLine(this.#dropped), 'utf8') : 0;
+      const over = this.#headBytes + marker + this.#tailBytes - this.#cap;
+      if (over <= 0 || this.#tailBytes === 0) return;
+      // The first drop makes the marker appear (and a longer N may need a few bytes more): loop.
+      this.#dropFront(over);
+    }
+  }
+
+  #dropFront(bytes: number): void {
+    let need = bytes;
+    while (need > 0 && this.#tailStart < this.#tail.length) {
+      const piece = this.#tail[this.#tailStart];
+      if (!piece) break;
+      if (piece.bytes <= need) {
+        need -= piece.bytes;
+        this.#dropped += piece.bytes;
+        this.#tailBytes -= piece.bytes;
+        this.#tailStart += 1;
+        continue;
+      }
+      const [, kept] = splitAtByte(piece.text, need, 'up');
+      const goneBytes = piece.bytes - Buffer.byteLength(kept, 'utf8');
+      this.#dropped += goneBytes;
+      this.#tailBytes -= goneBytes;
+      this.#tail[this.#tailStart] = { text: kept, bytes: piece.bytes - goneBytes };
+      need = 0;
+    }
+    if (this.#tailStart > 64 && this.#tailStart * 2 > this.#tail.length) {
+      this.#tail = this.#tail.slice(this.#tailStart);
+      this.#tailStart = 0;
+    }
+  }
+}
+
+/** Splits at `bytes` UTF-8 bytes, moved back (or forward) to the nearest character boundary. */
+function splitAtByte(text: string, bytes: number, round: 'down' | 'up' = 'down'): [string, string] {
+  const buffer = Buffer.from(text, 'utf8');
+  if (bytes >= buffer.length) return [text, ''];
+  let at = Math.max(0, bytes);
+  const continuation = (index: number): boolean => ((buffer[index] ?? 0) & 0xc0) === 0x80;
+  if (round === 'down') while (at > 0 && continuation(at)) at -= 1;
+  else while (at < buffer.length && continuation(at)) at += 1;
+  return [buffer.subarray(0, at).toString('utf8'), buffer.subarray(at).toString('utf8')];
+}

@@ -35,6 +35,8 @@ export const sandboxesConfigSchema = {
   SANDBOX_LOG_CAP_BYTES: env.integer({ min: 4_096, max: 16 * 1024 * 1024, default: 256 * 1024 }),
   /** How often a growing log is written to the store (readers see it grow at this pace). */
   SANDBOX_LOG_FLUSH_MS: env.integer({ min: 50, max: 60_000, default: 500 }),
+  /** PATH of the harness and of install/dev commands in a sandbox; default: the service's own (local) or the image's usual one (kubernetes). */
+  SANDBOX_COMMAND_PATH: env.string({ optional: true }),
   /** Where snapshot archives are kept; default `<SANDBOX_ROOT>/.snapshots`. */
   SNAPSHOT_ROOT: env.string({ optional: true }),
   /** Harness limit when a request carries no `timeoutMs` (runs always sends one). */

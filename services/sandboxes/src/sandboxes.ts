@@ -26,6 +26,9 @@ import { startSupervisor } from './sessions/supervisor.js';
 
 export const SANDBOXES_PORT = 8083;
 
+/** The usual PATH of a container image: a Pod's commands do not get this service's. */
+const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
 export interface SandboxesRuntime {
   env?: EnvSource;
   handleSignals?: boolean;
@@ -75,6 +78,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const sandboxStore = new SandboxStore(db);
       const catalog = new CatalogClient(catalogHttp);
       const provider = createProvider(config, serviceRuntime.env ?? process.env);
+      const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
       ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
       deps = {
         instanceId,
@@ -88,7 +92,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         settings: {
           executables: { codex: harnessExecutable('codex', config.CODEX_PATH), 'claude-code': harnessExecutable('claude-code', config.CLAUDE_CODE_PATH) },
           apiKeys: { codex: config.CODEX_API_KEY, 'claude-code': config.ANTHROPIC_API_KEY },
-          harnessPath: process.env.PATH,
+          harnessPath: commandPath,
           lang: undefined,
           tz: undefined,
           publishDeadlineMs: config.PUBLISH_DEADLINE_MS,
@@ -113,7 +117,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
           logFlushMs: config.SANDBOX_LOG_FLUSH_MS,
           snapshotRoot: config.SNAPSHOT_ROOT ?? join(config.SANDBOX_ROOT, '.snapshots'),
           secrets: [config.CODEX_API_KEY, config.ANTHROPIC_API_KEY, config.INTERNAL_TOKEN].filter((value): value is string => typeof value === 'string' && value.length > 0),
-          commandPath: process.env.PATH,
+          commandPath,
         },
         logger: ctx.logger,
       };

@@ -46,6 +46,11 @@ export interface RunHarnessOptions {
   prompt: string;
   /** The working tree the agent works in (absolute). */
   cwd: string;
+  /**
+   * The working tree as the agent sees it, when that is not `cwd` (a harness run in a Pod through a
+   * local shim): paths in events are made relative to it.
+   */
+  treeRoot?: string;
   /** The complete environment of the harness process (already scrubbed); process.env is never inherited. */
   env: Record<string, string>;
   /** The provider key, passed explicitly: `CODEX_API_KEY` for codex, `ANTHROPIC_API_KEY` for claude-code. */

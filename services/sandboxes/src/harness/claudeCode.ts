@@ -200,7 +200,7 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
   const env: Record<string, string> = { ...options.env };
   if (options.apiKey) env.ANTHROPIC_API_KEY = options.apiKey;
 
-  const mapper = new ClaudeStreamMapper(cwd);
+  const mapper = new ClaudeStreamMapper(options.treeRoot ?? cwd);
   const sink = new EventSink(options.onEvent, 'claude-code stream started');
   let crash: string | null = null;
   try {

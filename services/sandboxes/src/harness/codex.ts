@@ -203,7 +203,7 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
   try {
     const { events } = await thread.runStreamed(options.prompt, { signal });
     for await (const event of events) {
-      const mapped = mapCodexEvent(event, cwd, state);
+      const mapped = mapCodexEvent(event, options.treeRoot ?? cwd, state);
       if (mapped === 'start') {
         await sink.start(`codex thread ${thread.id ?? '(unnamed)'} started`);
         continue;

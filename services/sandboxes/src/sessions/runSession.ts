@@ -79,6 +79,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
         harness,
         prompt: request.prompt,
         cwd: launch.cwd,
+        treeRoot: sandbox.cwd,
         env: launch.env,
         ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
         ...(request.model ? { model: request.model } : {}),

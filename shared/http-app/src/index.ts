@@ -16,3 +16,4 @@ export { DEFAULT_BODY_LIMIT, readRawBody, parseByteLimit } from './body.js';
 export { Router } from '@koa/router';
 export type { RouterContext, RouterMiddleware } from '@koa/router';
 export type { Context, Middleware, Next } from 'koa';
+export { pathParam, requestBody } from './params.js';

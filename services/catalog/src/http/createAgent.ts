@@ -1,8 +1,7 @@
 import { AppError } from '@ars/errors';
-import { ok, validateBody, type Router } from '@ars/http-app';
+import { ok, validateBody, type Router, pathParam, requestBody } from '@ars/http-app';
 import { SLUG_PATTERN } from '../domain/agents.js';
 import { modelsAvailableTo, type CatalogDeps } from './deps.js';
-import { pathParam, requestBody } from './params.js';
 import { toAgent } from './agentView.js';
 
 interface CreateAgentBody {

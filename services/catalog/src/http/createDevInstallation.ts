@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@ars/errors';
-import { ok, validateBody, type Router } from '@ars/http-app';
+import { ok, validateBody, type Router, requestBody } from '@ars/http-app';
 import type { CatalogDeps } from './deps.js';
-import { requestBody } from './params.js';
 import { toRepo } from './repoView.js';
 import { syncRepositories } from '../sourceHost/syncRepositories.js';
 

@@ -1,8 +1,7 @@
 import { AppError } from '@ars/errors';
-import { ok, type Router } from '@ars/http-app';
+import { ok, type Router, pathParam } from '@ars/http-app';
 import { PRESET_PREFIX, presetAgent } from '../domain/agents.js';
 import type { CatalogDeps } from './deps.js';
-import { pathParam } from './params.js';
 import { toAgent } from './agentView.js';
 
 /** `GET /internal/users/:userId/agents/:agentId` → `{agent}`: a preset, or one of the user's own; else 404. */

@@ -1,7 +1,6 @@
 import { AppError } from '@ars/errors';
-import { ok, type Router } from '@ars/http-app';
+import { ok, type Router, pathParam } from '@ars/http-app';
 import type { CatalogDeps } from './deps.js';
-import { pathParam } from './params.js';
 
 /** `GET /internal/users/:userId/installations/:installationId` → `{installation: {id, account, provider}}`, 404 unless the user's. */
 export function getInstallation(router: Router, deps: CatalogDeps): void {

@@ -1,7 +1,6 @@
 import { AppError } from '@ars/errors';
-import { ok, type Router } from '@ars/http-app';
+import { ok, type Router, pathParam } from '@ars/http-app';
 import { sourceHostFor, type CatalogDeps } from './deps.js';
-import { pathParam } from './params.js';
 import { toRepo } from './repoView.js';
 
 /**

@@ -1,7 +1,6 @@
-import { ok, type Router } from '@ars/http-app';
+import { ok, type Router, pathParam } from '@ars/http-app';
 import { PRESET_AGENTS } from '../domain/agents.js';
 import type { CatalogDeps } from './deps.js';
-import { pathParam } from './params.js';
 import { toAgent } from './agentView.js';
 
 /** `GET /internal/users/:userId/agents` → `{agents}`: the user's own (oldest first), then the presets. */

@@ -1,8 +1,7 @@
 import { AppError } from '@ars/errors';
-import { ok, type Router } from '@ars/http-app';
+import { ok, type Router, pathParam } from '@ars/http-app';
 import { toContractModel } from '../domain/modelCatalog.js';
 import { modelsAvailableTo, type CatalogDeps } from './deps.js';
-import { pathParam } from './params.js';
 
 /**
  * `GET /internal/users/:userId/models` → `{models}`: only the models available to the user

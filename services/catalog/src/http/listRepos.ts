@@ -1,7 +1,6 @@
-import { clampLimit, ok, parseQuery, type Router } from '@ars/http-app';
+import { clampLimit, ok, parseQuery, type Router, pathParam } from '@ars/http-app';
 import { REPO_LIMIT } from '../domain/repos.js';
 import type { CatalogDeps } from './deps.js';
-import { pathParam } from './params.js';
 import { toRepo } from './repoView.js';
 
 const parseListQuery = parseQuery<{ q?: string; limit?: number }>({

@@ -1,8 +1,7 @@
 import { AppError } from '@ars/errors';
-import { ok, validateBody, type Router } from '@ars/http-app';
+import { ok, validateBody, type Router, pathParam, requestBody } from '@ars/http-app';
 import { PLANS, PROVIDERS, catalogModel, isProvider } from '../domain/modelCatalog.js';
 import type { CatalogDeps } from './deps.js';
-import { pathParam, requestBody } from './params.js';
 
 const parsePlan = validateBody<{ plan: string }>({
   type: 'object',

@@ -1,17 +1,6 @@
 import { AppError } from '@ars/errors';
-import type { RouterContext } from '@ars/http-app';
 
-/** A path parameter; an empty or over-long one cannot name anything the caller owns. */
-export function pathParam(ctx: RouterContext, name: string): string {
-  const value = ctx.params[name];
-  if (!value || value.length > 200) throw AppError.notFound();
-  return value;
-}
-
-/** The parsed JSON body (`@ars/http-app` parses it before the routes run). */
-export function requestBody(ctx: RouterContext): unknown {
-  return (ctx.request as { body?: unknown }).body;
-}
+export { pathParam, requestBody } from '@ars/http-app';
 
 export function runNotFound(): AppError {
   return AppError.notFound('Run not found');

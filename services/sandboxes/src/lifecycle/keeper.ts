@@ -1,6 +1,7 @@
 // Every SESSION_HEARTBEAT_MS: this instance's live public sandboxes are marked kept (heartbeat), those
 // unused for SANDBOX_IDLE_TIMEOUT_MS are stopped, and live sandboxes whose keeper stopped
 // heartbeating (SESSION_LOST_AFTER_MS) are failed as lost.
+import { startPeriodicPass } from '../periodic.js';
 import type { LifecycleDeps } from './deps.js';
 import { stopSandbox, sweepUnkeptSandboxes } from './stopSandbox.js';
 
@@ -11,10 +12,7 @@ export interface Keeper {
 }
 
 export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number; lostAfterMs: number }): Keeper {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
   const stopping = new Set<Promise<unknown>>();
-
   const pass = async (): Promise<void> => {
     const ids = deps.live.ids();
     await deps.sandboxes.heartbeat(deps.instanceId, ids);
@@ -29,22 +27,11 @@ export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number;
     }
     await sweepUnkeptSandboxes(deps, new Date(Date.now() - options.lostAfterMs));
   };
-  const runOnce = (): Promise<void> => {
-    running = running.then(pass).catch((error: unknown) => deps.logger.warn({ err: error }, 'sandbox keeping pass failed'));
-    return running;
-  };
-  void runOnce();
-  const timer = setInterval(() => {
-    if (!stopped) void runOnce();
-  }, options.heartbeatMs);
-  timer.unref();
-
+  const periodic = startPeriodicPass(pass, options.heartbeatMs, (error) => deps.logger.warn({ err: error }, 'sandbox keeping pass failed'));
   return {
-    runOnce,
+    runOnce: periodic.runOnce,
     async stop(budgetMs) {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+      await periodic.stop();
       const all = deps.live.all().map((live) => stopSandbox(deps, live, 'service_shutdown').catch((error: unknown) => deps.logger.warn({ err: error }, 'sandbox not stopped at shutdown')));
       await Promise.race([Promise.all([...all, ...stopping]), new Promise((resolve) => setTimeout(resolve, budgetMs).unref())]);
     },

@@ -2,6 +2,7 @@
 // active), cancels recorded through another instance reach them, and sessions whose instance
 // stopped (heartbeat older than SESSION_LOST_AFTER_MS) are ended as lost.
 import { SANDBOX_LOST_MESSAGE } from '../domain/outcome.js';
+import { startPeriodicPass } from '../periodic.js';
 import type { SessionDeps } from './deps.js';
 
 export interface Supervisor {
@@ -11,9 +12,6 @@ export interface Supervisor {
 }
 
 export function startSupervisor(deps: SessionDeps, options: { heartbeatMs: number; lostAfterMs: number }): Supervisor {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-
   const pass = async (): Promise<void> => {
     const ids = deps.live.runIds();
     await deps.sessions.heartbeat(deps.instanceId, ids);
@@ -23,23 +21,7 @@ export function startSupervisor(deps: SessionDeps, options: { heartbeatMs: numbe
     }
     await sweepLost(deps, new Date(Date.now() - options.lostAfterMs));
   };
-  const runOnce = (): Promise<void> => {
-    running = running.then(pass).catch((error: unknown) => deps.logger.warn({ err: error }, 'session supervision pass failed'));
-    return running;
-  };
-  void runOnce();
-  const timer = setInterval(() => {
-    if (!stopped) void runOnce();
-  }, options.heartbeatMs);
-  timer.unref();
-  return {
-    runOnce,
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicPass(pass, options.heartbeatMs, (error) => deps.logger.warn({ err: error }, 'session supervision pass failed'));
 }
 
 /** Ends every session whose heartbeat is older than `before`: `run.finished` failed `sandbox_lost`. */

@@ -77,6 +77,8 @@ describe('assignments whose name looks sensitive are redacted', () => {
     ['x-api-key: q1w2e3 AWS_ACCESS_KEY_ID=abc GOOGLE_CREDENTIALS=/x.json passwd=p', 'x-api-key: [REDACTED] AWS_ACCESS_KEY_ID=[REDACTED] GOOGLE_CREDENTIALS=[REDACTED] passwd=[REDACTED]'],
     ['payload {\\"secret\\": \\"v a l\\"}', 'payload {\\"secret\\": \\"[REDACTED]\\"}'],
     ['password: "no closing quote', 'password: "[REDACTED]'],
+    ['env: GITHUB_TOKEN=abc123', 'env: GITHUB_TOKEN=[REDACTED]'],
+    ['GET https://registry.example/pkg?access_token=abc123&x=1 401', 'GET https://registry.example/pkg?access_token=[REDACTED] 401'],
   ])('%s', (line, expected) => {
     expect(textOf([`${line}\n`])).toBe(`${expected}\n`);
   });
@@ -189,11 +191,22 @@ describe('the cap keeps the first part (up to 1/4) and the most recent rest, wit
 
 describe('the cap never cuts inside a UTF-8 character', () => {
   const wide = Array.from({ length: 60 }, (_, index) => `${index} €€ 😀 é\n`).join('');
+  // One line: the kept beginning cannot end at a line end, so it is cut inside the line.
+  const oneLine = `${'€😀é'.repeat(60)}\n`;
   test.each(Array.from({ length: 40 }, (_, index) => 64 + index))('cap %i', (capBytes) => {
-    const text = textOf(byteByByte(wide), { capBytes });
-    expect(text).not.toContain('\uFFFD');
-    expect(bytes(text)).toBeLessThanOrEqual(capBytes);
-    expect(text).toMatch(MARKER);
+    for (const input of [wide, oneLine]) {
+      for (const chunks of [[input], byteByByte(input)]) {
+        const text = textOf(chunks, { capBytes });
+        expect(text).not.toContain('\uFFFD');
+        expect(bytes(text)).toBeLessThanOrEqual(capBytes);
+        const marker = [...text.matchAll(MARKER)][0];
+        if (!marker || marker.index === undefined) throw new Error('no marker');
+        const first = text.slice(0, marker.index).replace(/\n$/, '');
+        const rest = text.slice(marker.index + marker[0].length + 1);
+        expect(input.startsWith(first)).toBe(true);
+        expect(input.endsWith(rest)).toBe(true);
+      }
+    }
   });
 });
 

@@ -107,8 +107,8 @@ export class SandboxLog {
 
   /**
    * A line without a newline for MAX_PENDING_CHARS (minified output, a binary on stdout) is kept in
-   * two parts so memory and the cost of `text()` stay bounded. The cut is made where sanitizing the
-   * two parts apart gives the same text as sanitizing them together, so no secret is split.
+   * two parts so memory and the cost of `text()` stay bounded. The cut is made where the text
+   * around it sanitizes the same apart as together, so no secret is split between the parts.
    */
   #cutLongLine(): void {
     const at = safeCut(this.#pending, (text) => redact(cleanLine(text), this.#secrets));
@@ -121,11 +121,11 @@ export class SandboxLog {
 const MAX_PENDING_CHARS = 16 * 1024;
 /** What stays pending after a cut: enough that a secret starting before the cut is seen whole. */
 const KEPT_AFTER_CUT = 1024;
+const CUT_WINDOW = 4096;
 /** RSA 8192 keys are about 100 lines of PEM; a block whose END never comes must not hide the rest of the log. */
 const MAX_PEM_LINES = 200;
 
 function safeCut(text: string, sanitize: (text: string) => string): number {
-  const whole = sanitize(text);
   const latest = text.length - KEPT_AFTER_CUT;
   // Right after a blank: secrets hold none, so a blank is where a cut is most likely safe.
   let before = latest;
@@ -133,7 +133,10 @@ function safeCut(text: string, sanitize: (text: string) => string): number {
     const blank = Math.max(text.lastIndexOf(' ', before - 1), text.lastIndexOf('\t', before - 1));
     if (blank < text.length / 2) break;
     const at = blank + 1;
-    if (sanitize(text.slice(0, at)) + sanitize(text.slice(at)) === whole) return at;
+    // Secrets are short: a window around the cut shows whether one spans it, at a bounded cost.
+    const from = Math.max(0, at - CUT_WINDOW);
+    const to = Math.min(text.length, at + CUT_WINDOW);
+    if (sanitize(text.slice(from, at)) + sanitize(text.slice(at, to)) === sanitize(text.slice(from, to))) return at;
     before = blank;
   }
   // Dense secrets everywhere: cut anyway, but never between the halves of a surrogate pair.
@@ -230,12 +233,26 @@ function redact(text: string, secrets: readonly string[]): string {
   for (const shape of TOKEN_SHAPES) out = out.replace(shape, REDACTED);
   if (out.includes('://')) out = out.replace(URL_WITH_CREDENTIALS, (match) => redactCredentials(match));
   out = out.replace(BEARER, `$1$2${REDACTED}`);
-  return out.replace(ASSIGNMENT, (match: string, quote: string, name: string, separator: string, scheme: string | undefined, value: string) => {
-    if (!isSensitiveName(name)) return match;
+  return redactAssignments(out);
+}
+
+function redactAssignments(text: string): string {
+  let out = '';
+  let copied = 0;
+  ASSIGNMENT.lastIndex = 0;
+  for (let match = ASSIGNMENT.exec(text); match !== null; match = ASSIGNMENT.exec(text)) {
+    const [whole, quote = '', name = '', separator = '', scheme = '', value = ''] = match;
+    if (!isSensitiveName(name)) {
+      // Its value is read again: `env: GITHUB_TOKEN=x`, `https://host/?access_token=x` hold one.
+      ASSIGNMENT.lastIndex = match.index + 1;
+      continue;
+    }
     const open = /^(\\"|"|')/.exec(value)?.[1] ?? '';
     const close = open !== '' && value.length > open.length && value.endsWith(open) ? open : '';
-    return `${quote}${name}${quote}${separator}${scheme ?? ''}${open}${REDACTED}${close}`;
-  });
+    out += `${text.slice(copied, match.index)}${quote}${name}${quote}${separator}${scheme}${open}${REDACTED}${close}`;
+    copied = match.index + whole.length;
+  }
+  return out + text.slice(copied);
 }
 
 /** The start of a token shape or of a URL's `user:password`, at the end of an unfinished line. */
@@ -278,7 +295,8 @@ class CappedText {
   #head = '';
   #headBytes = 0;
   #headOpen = true;
-  #tail: { text: string; bytes: number }[] = [];
+  /** UTF-8 bytes: dropping the oldest of a large piece is then a view, not a copy of it. */
+  #tail: Buffer[] = [];
   #tailStart = 0;
   #tailBytes = 0;
   #dropped = 0;
@@ -288,6 +306,7 @@ class CappedText {
     this.#headCap = Math.floor(cap / 4);
   }
 
+  /** Pieces are never modified in place, so a copy shares them. */
   clone(): CappedText {
     const copy = new CappedText(this.#cap);
     copy.#head = this.#head;
@@ -301,41 +320,40 @@ class CappedText {
 
   push(text: string): void {
     if (text === '') return;
-    let rest = text;
+    let rest = Buffer.from(text, 'utf8');
     if (this.#headOpen) {
-      const bytes = Buffer.byteLength(rest, 'utf8');
-      if (this.#headBytes + bytes <= this.#headCap) {
-        this.#head += rest;
-        this.#headBytes += bytes;
+      if (this.#headBytes + rest.length <= this.#headCap) {
+        this.#head += text;
+        this.#headBytes += rest.length;
         return;
       }
-      const [fits, over] = splitAtByte(rest, this.#headCap - this.#headBytes);
-      let head = this.#head + fits;
-      rest = over;
+      const at = boundaryAtOrBefore(rest, this.#headCap - this.#headBytes);
+      let head = Buffer.concat([Buffer.from(this.#head, 'utf8'), rest.subarray(0, at)]);
+      rest = rest.subarray(at);
       // The marker reads best after a whole line, unless that would give up most of the beginning.
-      const newline = head.lastIndexOf('\n');
-      if (newline >= 0 && newline < head.length - 1 && Buffer.byteLength(head.slice(0, newline + 1), 'utf8') > this.#headCap / 2) {
-        rest = head.slice(newline + 1) + rest;
-        head = head.slice(0, newline + 1);
+      const newline = head.lastIndexOf(0x0a);
+      if (newline >= 0 && newline < head.length - 1 && newline + 1 > this.#headCap / 2) {
+        rest = Buffer.concat([head.subarray(newline + 1), rest]);
+        head = head.subarray(0, newline + 1);
       }
-      this.#head = head;
-      this.#headBytes = Buffer.byteLength(head, 'utf8');
+      this.#head = head.toString('utf8');
+      this.#headBytes = head.length;
       this.#headOpen = false;
-      if (rest === '') return;
+      if (rest.length === 0) return;
     }
-    const bytes = Buffer.byteLength(rest, 'utf8');
-    this.#tail.push({ text: rest, bytes });
-    this.#tailBytes += bytes;
+    this.#tail.push(rest);
+    this.#tailBytes += rest.length;
     this.#fit();
   }
 
   render(): { text: string; dropped: number } {
-    // One piece from now on: renders come every flush, and clones then copy a single string.
-    const tail = this.#tail.slice(this.#tailStart).map((piece) => piece.text).join('');
-    this.#tail = tail === '' ? [] : [{ text: tail, bytes: this.#tailBytes }];
+    // One piece from now on: renders come every flush, and clones then copy a single reference.
+    const tail = Buffer.concat(this.#tail.slice(this.#tailStart), this.#tailBytes);
+    this.#tail = tail.length === 0 ? [] : [tail];
     this.#tailStart = 0;
-    if (this.#dropped === 0) return { text: this.#head + tail, dropped: 0 };
-    return { text: `${this.#head}${this.#markerLine(this.#dropped)}${tail}`, dropped: this.#dropped };
+    const text = tail.toString('utf8');
+    if (this.#dropped === 0) return { text: this.#head + text, dropped: 0 };
+    return { text: `${this.#head}${this.#markerLine(this.#dropped)}${text}`, dropped: this.#dropped };
   }
 
   #markerLine(dropped: number): string {
@@ -353,24 +371,18 @@ class CappedText {
     }
   }
 
+  /** Drops at least `bytes` of the oldest tail bytes (a few more to end on a character boundary). */
   #dropFront(bytes: number): void {
     let need = bytes;
     while (need > 0 && this.#tailStart < this.#tail.length) {
       const piece = this.#tail[this.#tailStart];
       if (!piece) break;
-      if (piece.bytes <= need) {
-        need -= piece.bytes;
-        this.#dropped += piece.bytes;
-        this.#tailBytes -= piece.bytes;
-        this.#tailStart += 1;
-        continue;
-      }
-      const [, kept] = splitAtByte(piece.text, need, 'up');
-      const goneBytes = piece.bytes - Buffer.byteLength(kept, 'utf8');
-      this.#dropped += goneBytes;
-      this.#tailBytes -= goneBytes;
-      this.#tail[this.#tailStart] = { text: kept, bytes: piece.bytes - goneBytes };
-      need = 0;
+      const gone = piece.length <= need ? piece.length : boundaryAtOrAfter(piece, need);
+      this.#tail[this.#tailStart] = piece.subarray(gone);
+      if (gone === piece.length) this.#tailStart += 1;
+      this.#dropped += gone;
+      this.#tailBytes -= gone;
+      need -= gone;
     }
     if (this.#tailStart > 64 && this.#tailStart * 2 > this.#tail.length) {
       this.#tail = this.#tail.slice(this.#tailStart);
@@ -379,13 +391,18 @@ class CappedText {
   }
 }
 
-/** Splits at `bytes` UTF-8 bytes, moved back (or forward) to the nearest character boundary. */
-function splitAtByte(text: string, bytes: number, round: 'down' | 'up' = 'down'): [string, string] {
-  const buffer = Buffer.from(text, 'utf8');
-  if (bytes >= buffer.length) return [text, ''];
-  let at = Math.max(0, bytes);
-  const continuation = (index: number): boolean => ((buffer[index] ?? 0) & 0xc0) === 0x80;
-  if (round === 'down') while (at > 0 && continuation(at)) at -= 1;
-  else while (at < buffer.length && continuation(at)) at += 1;
-  return [buffer.subarray(0, at).toString('utf8'), buffer.subarray(at).toString('utf8')];
+const isContinuationByte = (bytes: Buffer, index: number): boolean => ((bytes[index] ?? 0) & 0xc0) === 0x80;
+
+/** The largest character boundary at or before `index`. */
+function boundaryAtOrBefore(bytes: Buffer, index: number): number {
+  let at = Math.min(Math.max(0, index), bytes.length);
+  while (at > 0 && isContinuationByte(bytes, at)) at -= 1;
+  return at;
+}
+
+/** The smallest character boundary at or after `index`. */
+function boundaryAtOrAfter(bytes: Buffer, index: number): number {
+  let at = Math.min(Math.max(0, index), bytes.length);
+  while (at < bytes.length && isContinuationByte(bytes, at)) at += 1;
+  return at;
 }

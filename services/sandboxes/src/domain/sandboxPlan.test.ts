@@ -65,6 +65,9 @@ describe('an invalid configuration file is ignored with a problem naming it, nev
     expect(result.problems).toHaveLength(1);
     expect(result.problems[0]).toMatch(/^\.ars\/sandbox\.json is ignored: it is not valid JSON/);
     expect(result.problems[0]).not.toContain('s3cr3t');
+    // Node's message for this one quotes the text itself.
+    const unquoted = await plan({ [SANDBOX_CONFIG_FILE]: '{"install": make deps --token=s3cr3t-value}' });
+    expect(unquoted.problems).toEqual(['.ars/sandbox.json is ignored: it is not valid JSON']);
   });
   test('an empty file, an array', async () => {
     expect((await plan({ [SANDBOX_CONFIG_FILE]: '' })).problems).toEqual(['.ars/sandbox.json is ignored: it is empty, which is not valid JSON']);

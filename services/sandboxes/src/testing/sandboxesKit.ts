@@ -52,6 +52,8 @@ export interface SandboxesKit {
   waitFinished(runId: string, timeoutMs?: number): Promise<RunFinishedData>;
   waitFor<T>(what: string, check: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   cancel(runId: string, userId: string): Promise<{ status: number; body: unknown }>;
+  /** An internal route of the running service (`/internal/…`) with the `X-Internal-Token` header; `body` is the parsed JSON answer. */
+  internal<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
 }
 
@@ -187,6 +189,17 @@ export async function startSandboxesKit(): Promise<SandboxesKit> {
         body: JSON.stringify({ userId }),
       });
       return { status: response.status, body: await response.json() };
+    },
+    internal: async <T>(method: string, path: string, body?: unknown) => {
+      const service = kit.service;
+      if (!service) throw new Error('no service running');
+      const response = await fetch(`${service.url}${path}`, {
+        method,
+        headers: { 'x-internal-token': token, 'x-caller-service': 'gateway', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as T };
     },
     stop: async () => {
       await kit.stopService();

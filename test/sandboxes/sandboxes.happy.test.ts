@@ -98,7 +98,8 @@ describe('the install step: detected from the lock file or configured, its outpu
     expect(logs.sandbox.install_log).toContain('about to fail');
     expect(logs.lifecycle_events.find((e) => e.event_type === 'install_failed')).toMatchObject({ decision_code: 'exit_nonzero', payload: { exitCode: 3 } });
     expect(logs.lifecycle_events.find((e) => e.event_type === 'failed')?.decision_code).toBe('install_failed');
-    expect(eventTypes(logs)).toContain('destroyed');
+    // The compute is released after the record turned failed.
+    await client.waitFor(sandbox.id, (l) => eventTypes(l).includes('destroyed'), 30_000, 'destroyed recorded');
     // A failed sandbox is not reused: the same inputs provision a new one.
     const again = await client.created({ repoId });
     expect(again.id).not.toBe(sandbox.id);

@@ -1,5 +1,7 @@
 // The git CLI, run with an environment of its own (never the service's) and errors without credentials.
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { redactCredentials } from '../domain/credentials.js';
 
 export class GitError extends Error {
@@ -64,5 +66,22 @@ export async function refExists(cwd: string, ref: string, signal?: AbortSignal):
   } catch (error) {
     if (signal?.aborted) throw error;
     return false;
+  }
+}
+
+/**
+ * Pushes `source`'s HEAD (a repository or a bundle) to `branch` at `pushUrl` from a clean bare
+ * repository made in `scratchDir`: the sandbox's git config (hooks, url rewrites) is the agent's to
+ * change, and the URL (it may carry a token) goes nowhere else.
+ */
+export async function pushFromCleanRepository(source: string, branch: string, pushUrl: string, scratchDir: string): Promise<void> {
+  const clean = await mkdtemp(join(scratchDir, '.push-'));
+  try {
+    const ref = `refs/heads/${branch}`;
+    await git(['init', '--quiet', '--bare', clean]);
+    await git(['fetch', '--quiet', '--no-tags', source, `+HEAD:${ref}`], { cwd: clean });
+    await git(['push', '--quiet', '--', pushUrl, `${ref}:${ref}`], { cwd: clean, secrets: [pushUrl] });
+  } finally {
+    await rm(clean, { recursive: true, force: true });
   }
 }

@@ -3,12 +3,12 @@
 // push made from a clean repository outside the sandbox.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, relative, resolve, sep } from 'node:path';
 import { relativePathProblem } from '@ars/git-refs';
 import { withoutCredentials } from '../domain/credentials.js';
-import { GitError, git, refExists } from './git.js';
+import { GitError, git, pushFromCleanRepository, refExists } from './git.js';
 import { killProcessesWorkingIn } from './processesInDirectory.js';
 import {
   AllocationError,
@@ -121,19 +121,7 @@ export class LocalProvider implements SandboxProvider {
     const committed = status.trim().length > 0;
     if (committed) await git([...SAFE, 'commit', '--quiet', '--no-verify', '-m', request.commitMessage], { cwd: repoDir });
     const commit = (await git(['rev-parse', 'HEAD'], { cwd: repoDir })).trim();
-    // Push from a clean repository of our own: the sandbox's git config is the agent's to change
-    // (hooks, url rewrites) and the fresh URL may carry a token.
-    const clean = await mkdtemp(join(this.root, '.push-'));
-    try {
-      await git(['init', '--quiet', '--bare', clean]);
-      await git(['fetch', '--quiet', '--no-tags', repoDir, `+HEAD:refs/heads/${request.workingBranch}`], { cwd: clean });
-      await git(['push', '--quiet', '--', request.pushUrl, `refs/heads/${request.workingBranch}:refs/heads/${request.workingBranch}`], {
-        cwd: clean,
-        secrets: [request.pushUrl],
-      });
-    } finally {
-      await rm(clean, { recursive: true, force: true });
-    }
+    await pushFromCleanRepository(repoDir, request.workingBranch, request.pushUrl, this.root);
     return { committed, commit };
   }
 

@@ -1,11 +1,11 @@
 // Commit in the Pod, push from here: the history leaves the Pod as a `git bundle` streamed over exec
 // and is pushed from a clean local repository, so the push URL (it may carry a token) never enters
 // the Pod, and the agent's git config (hooks, url rewrites) plays no part in the push.
-import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pushFromCleanRepository } from '../git.js';
 import type { PushRequest, PushResult } from '../provider.js';
 import { KubernetesError, type SandboxPod } from './kubernetesPods.js';
 import { REPO_DIR } from './podManifest.js';
@@ -19,22 +19,6 @@ const IDENTITY = {
   GIT_TERMINAL_PROMPT: '0',
   GIT_CONFIG_NOSYSTEM: '1',
 };
-
-function redact(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join('***');
-  return out.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, '$1***@');
-}
-
-function localGit(args: string[], cwd: string, secrets: string[] = []): Promise<string> {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' };
-  return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (!error) resolve(stdout);
-      else reject(new Error(redact(`${stderr}`.trim() || error.message, secrets).split('\n').slice(-3).join(' ')));
-    });
-  });
-}
 
 /** git in the Pod's working tree, its stdout collected (or handed to `onStdout`). */
 async function podGit(pod: SandboxPod, args: string[], onStdout?: (chunk: Buffer) => void): Promise<string> {
@@ -76,11 +60,7 @@ export async function commitAndPushFromPod(pod: SandboxPod, request: PushRequest
   try {
     const bundle = join(local, 'out.bundle');
     await bundleFromPod(pod, bundle);
-    const clean = join(local, 'clean.git');
-    const branch = `refs/heads/${request.workingBranch}`;
-    await localGit(['init', '--quiet', '--bare', clean], local);
-    await localGit(['fetch', '--quiet', '--no-tags', bundle, `+HEAD:${branch}`], clean);
-    await localGit(['push', '--quiet', '--', request.pushUrl, `${branch}:${branch}`], clean, [request.pushUrl]);
+    await pushFromCleanRepository(bundle, request.workingBranch, request.pushUrl, local);
   } finally {
     await rm(local, { recursive: true, force: true });
   }

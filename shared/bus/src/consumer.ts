@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { decodeMessage, type BusMessage, type OutgoingMessage } from './envelope.js';
 import { errorFields, type BusLogger } from './logger.js';
+import { isInfrastructureError, isNonRetryable } from './infrastructureErrors.js';
 import type { ProcessedMessageStore } from './processed.js';
 import { DEAD_LETTER_TYPE, DLQ_SUFFIX, deadLetterTopic, topicSpec, type BaseTopicName, type DeadLetterTopicName } from './topics.js';
 import { withConsumerSpan } from './tracing.js';
@@ -14,7 +15,7 @@ export interface MessageContext {
   key: string | null;
   /** Kafka headers as strings (`traceparent`, ...). */
   headers: Record<string, string>;
-  /** 1 on the first try, up to `maxAttempts`. */
+  /** 1 on the first try; counts every try, those that met an infrastructure error too. */
   attempt: number;
   groupId: string;
 }
@@ -30,10 +31,20 @@ export interface ConsumeOptions {
    * handler's effect but before the message id is recorded (see README, "Idempotency").
    */
   handle: MessageHandler;
-  /** Attempts before the message goes to the dead-letter topic; default 5. */
+  /**
+   * Failures of the message's own (not infrastructure errors, see isInfrastructureError) before it
+   * goes to the dead-letter topic; default 5.
+   */
   maxAttempts?: number;
-  /** Exponential backoff between attempts (doubling from `initial`, capped at `max`); default {initial: 200, max: 5000}. */
+  /** Exponential backoff between those attempts (doubling from `initial`, capped at `max`); default {initial: 200, max: 5000}. */
   backoffMs?: { initial: number; max: number };
+  /**
+   * Backoff while the infrastructure is away (MongoDB, Kafka, a peer service): retried for as long
+   * as it lasts, holding the partition, never dead-lettered; default {initial: 1000, max: 30000}.
+   */
+  infrastructureBackoffMs?: { initial: number; max: number };
+  /** At most one warning per this many ms per held message while it waits on the infrastructure; default 30000. */
+  retryLogIntervalMs?: number;
   /** Skips messages already handled by this group; without one every delivery is handled. */
   processed?: ProcessedMessageStore;
   /** A new group starts at the oldest message (default true), or only sees messages produced after it joined. */
@@ -68,19 +79,6 @@ export interface BusConsumer {
 /** Publishes to a dead-letter topic (the bus' producer). */
 export type DeadLetterPublisher = (topic: DeadLetterTopicName, message: OutgoingMessage) => Promise<unknown>;
 
-/** Thrown by a handler to skip the remaining attempts and dead-letter the message now. */
-export class NonRetryableError extends Error {
-  readonly retryable = false;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'NonRetryableError';
-  }
-}
-
-function isNonRetryable(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false;
-}
-
 function headersOf(headers: IHeaders | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
@@ -94,6 +92,48 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
 
 class Stopping extends Error {}
 
+/**
+ * The group is rebalancing while a message waits on the infrastructure: the message is given up
+ * uncommitted (whoever gets the partition reads it again) and kafkajs rejoins with `cause`.
+ */
+class Relinquish extends Error {
+  constructor(readonly groupError: unknown) {
+    super('the partition is being reassigned');
+  }
+}
+
+/** What a handled record may ask of its batch: keep the membership alive, or learn it is lost. */
+interface BatchControl {
+  heartbeat(): Promise<void>;
+}
+
+/**
+ * Warnings of one retry loop at a bounded rate: the first at once, then at most one per
+ * `intervalMs`, each saying how many were held back. `recovered` says so once it worked.
+ */
+function boundedWarnings(logger: BusLogger, intervalMs: number) {
+  let last = Number.NEGATIVE_INFINITY;
+  let heldBack = 0;
+  let warned = false;
+  const started = Date.now();
+  return {
+    warn(fields: Record<string, unknown>, message: string): void {
+      const now = Date.now();
+      if (now - last < intervalMs) {
+        heldBack++;
+        return;
+      }
+      logger.warn({ ...fields, heldBackWarnings: heldBack, waitingMs: now - started }, message);
+      last = now;
+      heldBack = 0;
+      warned = true;
+    },
+    recovered(fields: Record<string, unknown>, message: string): void {
+      if (warned) logger.info({ ...fields, waitedMs: Date.now() - started }, message);
+    },
+  };
+}
+
 /** Starts a consumer group member; resolves once it has joined the group and runs. */
 export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterPublisher, options: ConsumeOptions, baseLogger: BusLogger): Promise<BusConsumer> {
   const { groupId, handle } = options;
@@ -104,6 +144,8 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
   }
   const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
   const backoff = options.backoffMs ?? { initial: 200, max: 5_000 };
+  const infraBackoff = options.infrastructureBackoffMs ?? { initial: 1_000, max: 30_000 };
+  const retryLogIntervalMs = options.retryLogIntervalMs ?? 30_000;
   const commitEvery = Math.max(1, options.commitEveryMessages ?? 1);
   const logger = baseLogger.child({ component: 'bus-consumer', groupId });
   const session = options.session ?? {};
@@ -200,19 +242,35 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     });
     if (stopping) throw new Stopping();
   };
-  const delayFor = (attempt: number) => Math.min(backoff.max, backoff.initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
+  const delayFor = (attempt: number, curve: { initial: number; max: number } = backoff) =>
+    Math.min(curve.max, curve.initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
 
-  /** Retries `fn` with backoff until it succeeds or the consumer stops (then throws Stopping). */
-  const untilDone = async (what: string, fn: () => Promise<void>, heartbeat: () => Promise<void>): Promise<void> => {
-    for (let attempt = 1; ; attempt++) {
+  /**
+   * Waits out one infrastructure failure: a heartbeat first (so the group keeps this member while
+   * it holds the partition), then the backoff. A heartbeat refused because the group rebalances
+   * gives the message up uncommitted (Relinquish) so kafkajs can rejoin.
+   */
+  const waitOnInfrastructure = async (retry: number, control: BatchControl): Promise<void> => {
+    try {
+      await control.heartbeat();
+    } catch (error) {
+      throw new Relinquish(error);
+    }
+    await pause(delayFor(retry, infraBackoff));
+  };
+
+  /** Retries `fn` (a MongoDB or Kafka call of the runner itself) until it succeeds or the consumer stops. */
+  const untilDone = async (what: string, fields: Record<string, unknown>, fn: () => Promise<void>, control: BatchControl): Promise<void> => {
+    const warnings = boundedWarnings(logger, retryLogIntervalMs);
+    for (let retry = 1; ; retry++) {
       try {
         await fn();
+        warnings.recovered({ ...fields, retries: retry - 1 }, `${what} worked again`);
         return;
       } catch (error) {
         if (error instanceof Stopping) throw error;
-        logger.warn({ ...errorFields(error), attempt }, `${what} failed; retrying`);
-        await heartbeat().catch(() => undefined);
-        await pause(delayFor(attempt));
+        warnings.warn({ ...fields, ...errorFields(error), retry }, `${what} failed; retrying until it works`);
+        await waitOnInfrastructure(retry, control);
       }
     }
   };
@@ -239,72 +297,108 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     });
   };
 
-  /** Handles one record; resolves when it may be committed; throws Stopping when it must not be. */
-  const processRecord = async (topic: string, partition: number, record: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> => {
+  /**
+   * Handles one record; resolves when it may be committed; throws Stopping when it must not be
+   * (the consumer stops), Relinquish when the group takes the partition away meanwhile.
+   */
+  const processRecord = async (topic: string, partition: number, record: KafkaMessage, control: BatchControl): Promise<void> => {
     const key = record.key === null || record.key === undefined ? null : record.key.toString('utf8');
     const headers = headersOf(record.headers);
     const base = topic as BaseTopicName;
+    const info = { topic, partition, offset: record.offset };
     const decoded = decodeMessage(topic, key, record.value);
     if (!decoded.ok) {
-      logger.error({ topic, partition, offset: record.offset, reason: decoded.reason }, 'malformed message: sending it to the dead-letter topic');
       if (topic.endsWith(DLQ_SUFFIX)) {
-        logger.error({ topic, partition, offset: record.offset }, 'malformed message on a dead-letter topic: skipped (no dead-letter topic of a dead-letter topic)');
+        logger.error({ ...info, reason: decoded.reason }, 'malformed message on a dead-letter topic: skipped (no dead-letter topic of a dead-letter topic)');
         return;
       }
-      await untilDone('dead-letter publish', () => deadLetter(base, partition, record, { message: decoded.reason, kind: 'malformed', attempts: 0 }), heartbeat);
+      logger.error({ ...info, reason: decoded.reason }, 'malformed message: sending it to the dead-letter topic');
+      await untilDone('dead-letter publish', info, () => deadLetter(base, partition, record, { message: decoded.reason, kind: 'malformed', attempts: 0 }), control);
       return;
     }
     const message = decoded.message;
-    const info = { topic, partition, offset: record.offset };
+    const messageFields = { ...info, messageId: message.id, type: message.type };
     if (options.processed) {
       let seen = false;
-      await untilDone('processed-message lookup', async () => {
+      await untilDone('processed-message lookup', messageFields, async () => {
         seen = await options.processed!.has(groupId, message.id);
-      }, heartbeat);
+      }, control);
       if (seen) {
-        logger.info({ ...info, messageId: message.id }, 'message already processed: skipped');
+        logger.info(messageFields, 'message already processed: skipped');
         return;
       }
     }
+    const failure = await handleUntilSettled(topic, partition, record, message, key, headers, control);
+    if (failure !== undefined) {
+      // Poison: to the dead-letter topic, and NOT recorded as processed, so that a re-drive of it
+      // (the same message id on the original topic) is handled by this group.
+      const { error, attempts } = failure;
+      const err = error instanceof Error ? error : new Error(String(error));
+      const code = (error as { code?: unknown }).code;
+      logger.error({ ...messageFields, attempts }, 'handler failed after its attempts: sending the message to the dead-letter topic');
+      await untilDone(
+        'dead-letter publish',
+        messageFields,
+        () => deadLetter(base, partition, record, { message: err.message, name: err.name, ...(typeof code === 'string' ? { code } : {}), kind: 'handler', attempts }),
+        control,
+      );
+      return;
+    }
+    if (options.processed) {
+      await untilDone('processed-message record', messageFields, () => options.processed!.record(groupId, message.id, { ...info, outcome: 'handled' }), control);
+    }
+  };
+
+  /**
+   * Runs the handler until it succeeds (resolves undefined) or the message proves poison (resolves
+   * its last error): a NonRetryableError, or `maxAttempts` failures that are not infrastructure
+   * errors. Infrastructure errors are retried for as long as they last, at their own backoff, and
+   * never count: an outage of MongoDB or Kafka dead-letters nothing.
+   */
+  const handleUntilSettled = async (
+    topic: string,
+    partition: number,
+    record: KafkaMessage,
+    message: BusMessage,
+    key: string | null,
+    headers: Record<string, string>,
+    control: BatchControl,
+  ): Promise<{ error: unknown; attempts: number } | undefined> => {
     // A dead-letter topic has no dead-letter topic: its handler is retried (at the longest backoff)
     // until it succeeds, holding that partition, with an error logged each time.
     const onDeadLetterTopic = topic.endsWith(DLQ_SUFFIX);
-    let lastError: unknown;
-    let attempts = 0;
+    const fields = { topic, partition, offset: record.offset, messageId: message.id, type: message.type, maxAttempts };
+    const infraWarnings = boundedWarnings(logger, retryLogIntervalMs);
+    let failures = 0;
+    let infraRetries = 0;
     for (let attempt = 1; ; attempt++) {
-      attempts = attempt;
       const context: MessageContext = { topic, partition, offset: record.offset, key, headers, attempt, groupId };
-      const beat = setInterval(() => void heartbeat().catch(() => undefined), 1_000);
+      const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1_000);
+      let error: unknown;
       try {
         await withConsumerSpan(topic, headers, { 'messaging.kafka.partition': partition, 'messaging.message.id': message.id, 'messaging.consumer.group.name': groupId }, () => handle(message, context));
-        lastError = undefined;
-        break;
-      } catch (error) {
-        lastError = error;
-        const exhausted = isNonRetryable(error) || attempt >= maxAttempts;
-        const fields = { ...info, messageId: message.id, type: message.type, attempt, maxAttempts, ...errorFields(error) };
-        if (onDeadLetterTopic && exhausted) logger.error(fields, 'handler of a dead-letter topic failed; retrying (it has no dead-letter topic)');
-        else logger.warn(fields, 'handler failed');
-        if (exhausted && !onDeadLetterTopic) break;
-        await pause(delayFor(exhausted ? Number.MAX_SAFE_INTEGER : attempt));
+        infraWarnings.recovered({ ...fields, attempt, infrastructureRetries: infraRetries }, 'handler succeeded once the infrastructure was back');
+        return undefined;
+      } catch (caught) {
+        error = caught;
       } finally {
         clearInterval(beat);
       }
-    }
-    let outcome: 'handled' | 'dead-lettered' = 'handled';
-    if (lastError !== undefined) {
-      const err = lastError instanceof Error ? lastError : new Error(String(lastError));
-      const code = (lastError as { code?: unknown }).code;
-      logger.error({ ...info, messageId: message.id, attempts }, 'handler failed after its attempts: sending the message to the dead-letter topic');
-      await untilDone(
-        'dead-letter publish',
-        () => deadLetter(base, partition, record, { message: err.message, name: err.name, ...(typeof code === 'string' ? { code } : {}), kind: 'handler', attempts }),
-        heartbeat,
-      );
-      outcome = 'dead-lettered';
-    }
-    if (options.processed) {
-      await untilDone('processed-message record', () => options.processed!.record(groupId, message.id, { ...info, outcome }), heartbeat);
+      if (isInfrastructureError(error)) {
+        infraRetries++;
+        infraWarnings.warn({ ...fields, attempt, infrastructureRetries: infraRetries, ...errorFields(error) }, 'handler met an infrastructure error: holding the partition and retrying until it is back');
+        await waitOnInfrastructure(infraRetries, control);
+        continue;
+      }
+      infraRetries = 0;
+      failures++;
+      const exhausted = isNonRetryable(error) || failures >= maxAttempts;
+      const failed = { ...fields, attempt, failures, ...errorFields(error) };
+      if (onDeadLetterTopic && exhausted) logger.error(failed, 'handler of a dead-letter topic failed; retrying (it has no dead-letter topic)');
+      else logger.warn(failed, 'handler failed');
+      if (exhausted && !onDeadLetterTopic) return { error, attempts: attempt };
+      await control.heartbeat().catch(() => undefined);
+      await pause(delayFor(exhausted ? Number.MAX_SAFE_INTEGER : failures));
     }
   };
 
@@ -326,9 +420,15 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
       for (const record of batch.messages) {
         if (stopping || !isRunning() || isStale()) break;
         try {
-          await processRecord(topic, partition, record, heartbeat);
+          await processRecord(topic, partition, record, { heartbeat });
         } catch (error) {
           if (error instanceof Stopping) break;
+          if (error instanceof Relinquish) {
+            // Rebalancing while the record waited: commit what was handled, let kafkajs rejoin.
+            logger.info({ topic, partition, offset: record.offset }, 'group rebalancing while a message waits on the infrastructure: the message is left for the partition\'s next owner');
+            await commit();
+            throw error.groupError;
+          }
           throw error;
         }
         resolveOffset(record.offset);

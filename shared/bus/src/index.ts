@@ -1,6 +1,6 @@
 export { createBus } from './bus.js';
 export type { Bus, BusOptions } from './bus.js';
-export { NonRetryableError } from './consumer.js';
+export { isInfrastructureError, NonRetryableError, TransientError } from './infrastructureErrors.js';
 export type { BusConsumer, ConsumeOptions, MessageContext, MessageHandler } from './consumer.js';
 export { buildEnvelope, decodeMessage, validateMessage, describeProblems } from './envelope.js';
 export type { BusMessage, OutgoingMessage, ValidationProblem, DecodeResult } from './envelope.js';
@@ -39,3 +39,5 @@ export type {
   TopicSpec,
 } from './topics.js';
 export { traceHeaders } from './tracing.js';
+export { originalValue, redriveDeadLetters, redriveGroupId } from './redrive.js';
+export type { RedriveLine, RedriveOptions, RedriveSummary } from './redrive.js';

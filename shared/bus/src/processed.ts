@@ -4,7 +4,7 @@ import type { Collection, Db } from 'mongodb';
 export interface ProcessedMessageStore {
   /** True when `messageId` was already handled by `group`. */
   has(group: string, messageId: string): Promise<boolean>;
-  /** Records `messageId` as handled by `group`. Recording the same id twice is not an error. */
+  /** Records `messageId` as handled by `group` (never a dead-lettered one). Recording the same id twice is not an error. */
   record(group: string, messageId: string, info: ProcessedInfo): Promise<void>;
 }
 
@@ -12,8 +12,11 @@ export interface ProcessedInfo {
   topic: string;
   partition: number;
   offset: string;
-  /** `handled`, or `dead-lettered` when it went to the dead-letter topic. */
-  outcome: 'handled' | 'dead-lettered';
+  /**
+   * Always `handled`: a message sent to the dead-letter topic is not recorded, so that a re-drive
+   * of it (the same id on the original topic) is handled by the group.
+   */
+  outcome: 'handled';
 }
 
 /** One document per (group, message id). */

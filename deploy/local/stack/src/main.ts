@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       void shutdown(1);
     });
   }
-  writeStackFile(stateDir, stack.baseUrl);
+  writeStackFile(stateDir, stack.baseUrl, { kafkaBrokers: stack.infrastructure.kafkaBrokers });
   process.stdout.write(`Agent Run Service is ready at ${stack.baseUrl}\n`);
 }
 

@@ -5,15 +5,17 @@ import { repoRoot } from './paths.js';
 /** What a running `npm start` tells local tools (the admin command) about itself: `.stack/stack.json`. */
 export interface StackFile {
   baseUrl: string;
+  /** The stack's Kafka bootstrap brokers (`host:port`), for tools that talk to the bus (re-drive). */
+  kafkaBrokers?: string[];
   pid: number;
   startedAt: string;
 }
 
 const FILE = 'stack.json';
 
-export function writeStackFile(dir: string, baseUrl: string): void {
+export function writeStackFile(dir: string, baseUrl: string, extra: { kafkaBrokers?: string[] } = {}): void {
   mkdirSync(dir, { recursive: true });
-  const content: StackFile = { baseUrl, pid: process.pid, startedAt: new Date().toISOString() };
+  const content: StackFile = { baseUrl, ...extra, pid: process.pid, startedAt: new Date().toISOString() };
   writeFileSync(join(dir, FILE), `${JSON.stringify(content)}\n`);
 }
 

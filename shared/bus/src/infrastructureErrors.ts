@@ -42,6 +42,7 @@ const MONGO_ERROR_NAMES = new Set([
   'MongoWaitQueueTimeoutError',
   'MongoOperationTimeoutError',
   'MongoStalePrimaryError',
+  'MongoClientClosedError',
 ]);
 
 /** Labels the MongoDB driver puts on errors an operation may simply be retried after. */
@@ -74,6 +75,8 @@ const KAFKA_ERROR_NAMES = new Set([
   'KafkaJSMetadataNotLoaded',
   'KafkaJSTimeout',
   'KafkaJSLockTimeout',
+  'KafkaJSNoBrokerAvailableError',
+  'KafkaJSGroupCoordinatorNotFound',
 ]);
 
 /** Node and undici codes of a connection refused, reset or timed out. */

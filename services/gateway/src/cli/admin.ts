@@ -1,9 +1,14 @@
 // `npm run --silent admin -- dev-account --json` (from the repository root, with the stack running).
+// `npm run --silent admin -- redrive-dlq <topic> [--group <consumer group>] [--dry-run] [--limit N] [--json]`.
 import { resolve } from 'node:path';
+import { isTopicName, redriveDeadLetters, type BaseTopicName, type RedriveLine, type RedriveSummary } from '@ars/bus';
 import { readStackFile, repoRoot } from '@ars/stack';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
-const USAGE = 'usage: npm run --silent admin -- dev-account [--json]';
+const USAGE = [
+  'usage: npm run --silent admin -- dev-account [--json]',
+  '       npm run --silent admin -- redrive-dlq <topic> [--group <consumer group>] [--dry-run] [--limit N] [--json]',
+].join('\n');
 
 /** `ARS_BASE_URL` when set, else the running stack's `.stack/stack.json`, else the default address. */
 export function findBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
@@ -53,9 +58,90 @@ export async function createDevAccount(baseUrl: string): Promise<DevAccount> {
   return { baseUrl, userId, sessionCookie, installationId, repos };
 }
 
+/** `KAFKA_BROKERS` when set, else the running stack's `.stack/stack.json`; undefined when neither says. */
+export function findKafkaBrokers(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  const given = (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0);
+  if (given.length > 0) return given;
+  const stack = readStackFile(env.STACK_STATE_DIR ? resolve(repoRoot, env.STACK_STATE_DIR) : undefined);
+  return stack?.kafkaBrokers && stack.kafkaBrokers.length > 0 ? stack.kafkaBrokers : undefined;
+}
+
+export interface RedriveArguments {
+  topic: BaseTopicName;
+  group?: string;
+  dryRun: boolean;
+  limit?: number;
+  json: boolean;
+}
+
+/** The arguments of `redrive-dlq`, or why they are wrong. */
+export function parseRedriveArguments(args: readonly string[]): RedriveArguments | string {
+  let topic: string | undefined;
+  const parsed: Omit<RedriveArguments, 'topic'> = { dryRun: false, json: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--dry-run') parsed.dryRun = true;
+    else if (arg === '--json') parsed.json = true;
+    else if (arg === '--group' || arg === '--limit') {
+      const value = args[++i];
+      if (value === undefined || value.startsWith('--')) return `${arg} needs a value`;
+      if (arg === '--group') parsed.group = value;
+      else if (!/^[1-9]\d*$/.test(value)) return '--limit must be a positive integer';
+      else parsed.limit = Number(value);
+    } else if (arg.startsWith('--') || topic !== undefined) return `unexpected argument ${arg}`;
+    else topic = arg;
+  }
+  if (topic === undefined) return 'the topic is missing';
+  if (topic.endsWith('.dlq')) topic = topic.slice(0, -'.dlq'.length);
+  if (!isTopicName(topic)) return `unknown topic ${topic}`;
+  return { ...parsed, topic: topic as BaseTopicName };
+}
+
+function describeLine(line: RedriveLine): string {
+  const where = `${line.deadLetterTopic}[${line.partition}]@${line.offset}`;
+  const original = line.original ? ` ${line.original.topic}[${line.original.partition}]@${line.original.offset} key=${line.original.key ?? '-'} id=${line.original.messageId ?? '-'}` : '';
+  const why = line.error ? ` (${line.error.kind ?? 'handler'} in ${line.error.consumerGroup}: ${line.error.message})` : '';
+  return `${line.action}${line.reason ? ` (${line.reason})` : ''} ${where}${original}${why}`;
+}
+
+function describeSummary(summary: RedriveSummary): string {
+  const did = summary.dryRun ? `${summary.wouldRedrive} would be re-driven` : `${summary.redriven} re-driven`;
+  return `${summary.deadLetterTopic}: ${did}, ${summary.skipped} skipped, ${summary.left} left (group ${summary.groupId}${summary.dryRun ? ', dry run: nothing committed' : ''})`;
+}
+
+/** `redrive-dlq`: the dead letters of a topic back onto it (logic in @ars/bus redriveDeadLetters). */
+async function redriveCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const parsed = parseRedriveArguments(args);
+  if (typeof parsed === 'string') {
+    process.stderr.write(`redrive-dlq: ${parsed}\n${USAGE}\n`);
+    return 1;
+  }
+  const brokers = findKafkaBrokers(env);
+  if (!brokers) {
+    process.stderr.write('redrive-dlq: no Kafka brokers: set KAFKA_BROKERS (host:port,...) or start the stack with npm start\n');
+    return 1;
+  }
+  try {
+    const summary = await redriveDeadLetters({
+      brokers,
+      topic: parsed.topic,
+      consumerGroup: parsed.group,
+      dryRun: parsed.dryRun,
+      limit: parsed.limit,
+      onLine: (line) => process.stdout.write(`${parsed.json ? JSON.stringify(line) : describeLine(line)}\n`),
+    });
+    process.stdout.write(`${parsed.json ? JSON.stringify({ summary }) : describeSummary(summary)}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`redrive-dlq failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
 /** Runs the command; returns the exit code. Output: one JSON object on stdout, or one line on stderr. */
 export async function main(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...flags] = args;
+  if (command === 'redrive-dlq') return redriveCommand(flags, env);
   if (command !== 'dev-account' || flags.some((flag) => flag !== '--json')) {
     process.stderr.write(`${USAGE}\n`);
     return 1;

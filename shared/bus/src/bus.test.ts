@@ -253,19 +253,19 @@ describe('graceful stop: stop fetching, let in-flight handlers finish, commit, d
   test('a handler in flight completes, its offset is committed, and the group resumes after it', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const finished: number[] = [];
+    const order: string[] = [];
     const first = await ownGroup('bus.test.stop', 'stop-group', async ({ message }) => {
       if ((message.data as { n: number }).n === 1) await gate;
-      finished.push((message.data as { n: number }).n);
+      order.push(`handler ${(message.data as { n: number }).n} finished`);
     });
     await bus.publish('bus.test.stop', { key: 'k', type: 'test.step', data: { n: 1 } });
     await waitUntil(() => first.seen.length === 1, 30_000, 'the slow handler to start');
-    const stopping = first.consumer.stop();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(finished).toEqual([]);
+    const stopping = first.consumer.stop().then(() => order.push('stopped'));
+    // The handler is released only once stop() is under way: stop must still wait for it.
+    await waitUntil(() => logger.entries.some((e) => e.msg.startsWith('consumer stopping') && e.fields.groupId === 'stop-group'), 30_000, 'stop() to begin');
     release();
     await stopping;
-    expect(finished).toEqual([1]);
+    expect(order).toEqual(['handler 1 finished', 'stopped']);
     ownConsumers.splice(ownConsumers.indexOf(first.consumer), 1);
 
     await bus.publish('bus.test.stop', { key: 'k', type: 'test.step', data: { n: 2 } });

@@ -93,18 +93,26 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
 class Stopping extends Error {}
 
 /**
- * The group is rebalancing while a message waits on the infrastructure: the message is given up
- * uncommitted (whoever gets the partition reads it again) and kafkajs rejoins with `cause`.
+ * Thrown out of a record's handling when the infrastructure is away: the batch stops there
+ * (the record stays unresolved, uncommitted), its partition is paused for `delayMs`, then resumed,
+ * and kafkajs fetches the record again. Other partitions keep flowing meanwhile.
  */
-class Relinquish extends Error {
-  constructor(readonly groupError: unknown) {
-    super('the partition is being reassigned');
+class HoldPartition extends Error {
+  constructor(readonly delayMs: number) {
+    super('waiting on the infrastructure');
   }
 }
 
-/** What a handled record may ask of its batch: keep the membership alive, or learn it is lost. */
-interface BatchControl {
-  heartbeat(): Promise<void>;
+/** Where one record's handling stands across its deliveries (it is fetched again after each hold). */
+interface RecordProgress {
+  attempt: number;
+  failures: number;
+  infraRetries: number;
+  warnings: ReturnType<typeof boundedWarnings>;
+  /** The handler succeeded: only the processed record is left. */
+  handled: boolean;
+  /** The message proved poison: only its dead-letter publish is left. */
+  poison?: { error: unknown; attempts: number };
 }
 
 /**
@@ -245,33 +253,32 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
   const delayFor = (attempt: number, curve: { initial: number; max: number } = backoff) =>
     Math.min(curve.max, curve.initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
 
-  /**
-   * Waits out one infrastructure failure: a heartbeat first (so the group keeps this member while
-   * it holds the partition), then the backoff. A heartbeat refused because the group rebalances
-   * gives the message up uncommitted (Relinquish) so kafkajs can rejoin.
-   */
-  const waitOnInfrastructure = async (retry: number, control: BatchControl): Promise<void> => {
-    try {
-      await control.heartbeat();
-    } catch (error) {
-      throw new Relinquish(error);
+  /** Each record's progress while it is held, by `topic/partition/offset`. */
+  const progress = new Map<string, RecordProgress>();
+  const progressOf = (topic: string, partition: number, offset: string): RecordProgress => {
+    const id = `${topic}/${partition}/${offset}`;
+    let entry = progress.get(id);
+    if (!entry) {
+      entry = { attempt: 0, failures: 0, infraRetries: 0, warnings: boundedWarnings(logger, retryLogIntervalMs), handled: false };
+      progress.set(id, entry);
     }
-    await pause(delayFor(retry, infraBackoff));
+    return entry;
+  };
+  const forget = (topic: string, partition: number, offset: string): void => void progress.delete(`${topic}/${partition}/${offset}`);
+
+  /** One infrastructure failure of a record: logged at a bounded rate, then the partition is held. */
+  const hold = (state: RecordProgress, fields: Record<string, unknown>, error: unknown, message: string): never => {
+    state.infraRetries++;
+    state.warnings.warn({ ...fields, infrastructureRetries: state.infraRetries, ...errorFields(error) }, message);
+    throw new HoldPartition(delayFor(state.infraRetries, infraBackoff));
   };
 
-  /** Retries `fn` (a MongoDB or Kafka call of the runner itself) until it succeeds or the consumer stops. */
-  const untilDone = async (what: string, fields: Record<string, unknown>, fn: () => Promise<void>, control: BatchControl): Promise<void> => {
-    const warnings = boundedWarnings(logger, retryLogIntervalMs);
-    for (let retry = 1; ; retry++) {
-      try {
-        await fn();
-        warnings.recovered({ ...fields, retries: retry - 1 }, `${what} worked again`);
-        return;
-      } catch (error) {
-        if (error instanceof Stopping) throw error;
-        warnings.warn({ ...fields, ...errorFields(error), retry }, `${what} failed; retrying until it works`);
-        await waitOnInfrastructure(retry, control);
-      }
+  /** A MongoDB or Kafka call of the runner itself (processed store, dead-letter publish): any failure holds the partition. */
+  const infrastructureStep = async <T,>(what: string, state: RecordProgress, fields: Record<string, unknown>, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (error) {
+      return hold(state, fields, error, `${what} failed: holding the partition and retrying until it works`);
     }
   };
 
@@ -299,61 +306,58 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
 
   /**
    * Handles one record; resolves when it may be committed; throws Stopping when it must not be
-   * (the consumer stops), Relinquish when the group takes the partition away meanwhile.
+   * (the consumer stops), HoldPartition while the infrastructure is away.
    */
-  const processRecord = async (topic: string, partition: number, record: KafkaMessage, control: BatchControl): Promise<void> => {
+  const processRecord = async (topic: string, partition: number, record: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> => {
     const key = record.key === null || record.key === undefined ? null : record.key.toString('utf8');
     const headers = headersOf(record.headers);
     const base = topic as BaseTopicName;
     const info = { topic, partition, offset: record.offset };
+    const state = progressOf(topic, partition, record.offset);
     const decoded = decodeMessage(topic, key, record.value);
     if (!decoded.ok) {
       if (topic.endsWith(DLQ_SUFFIX)) {
         logger.error({ ...info, reason: decoded.reason }, 'malformed message on a dead-letter topic: skipped (no dead-letter topic of a dead-letter topic)');
         return;
       }
-      logger.error({ ...info, reason: decoded.reason }, 'malformed message: sending it to the dead-letter topic');
-      await untilDone('dead-letter publish', info, () => deadLetter(base, partition, record, { message: decoded.reason, kind: 'malformed', attempts: 0 }), control);
+      if (state.attempt === 0) logger.error({ ...info, reason: decoded.reason }, 'malformed message: sending it to the dead-letter topic');
+      state.attempt = 1;
+      await infrastructureStep('dead-letter publish', state, info, () => deadLetter(base, partition, record, { message: decoded.reason, kind: 'malformed', attempts: 0 }));
       return;
     }
     const message = decoded.message;
     const messageFields = { ...info, messageId: message.id, type: message.type };
-    if (options.processed) {
-      let seen = false;
-      await untilDone('processed-message lookup', messageFields, async () => {
-        seen = await options.processed!.has(groupId, message.id);
-      }, control);
-      if (seen) {
-        logger.info(messageFields, 'message already processed: skipped');
-        return;
-      }
+    const started = state.handled || state.poison !== undefined;
+    if (options.processed && !started && (await infrastructureStep('processed-message lookup', state, messageFields, () => options.processed!.has(groupId, message.id)))) {
+      logger.info(messageFields, 'message already processed: skipped');
+      return;
     }
-    const failure = await handleUntilSettled(topic, partition, record, message, key, headers, control);
-    if (failure !== undefined) {
+    if (!started) {
+      state.poison = await handleUntilSettled(topic, partition, record, message, key, headers, state, heartbeat);
+      state.handled = state.poison === undefined;
+    }
+    if (state.poison) {
       // Poison: to the dead-letter topic, and NOT recorded as processed, so that a re-drive of it
       // (the same message id on the original topic) is handled by this group.
-      const { error, attempts } = failure;
+      const { error, attempts } = state.poison;
       const err = error instanceof Error ? error : new Error(String(error));
       const code = (error as { code?: unknown }).code;
       logger.error({ ...messageFields, attempts }, 'handler failed after its attempts: sending the message to the dead-letter topic');
-      await untilDone(
-        'dead-letter publish',
-        messageFields,
-        () => deadLetter(base, partition, record, { message: err.message, name: err.name, ...(typeof code === 'string' ? { code } : {}), kind: 'handler', attempts }),
-        control,
+      await infrastructureStep('dead-letter publish', state, messageFields, () =>
+        deadLetter(base, partition, record, { message: err.message, name: err.name, ...(typeof code === 'string' ? { code } : {}), kind: 'handler', attempts }),
       );
       return;
     }
     if (options.processed) {
-      await untilDone('processed-message record', messageFields, () => options.processed!.record(groupId, message.id, { ...info, outcome: 'handled' }), control);
+      await infrastructureStep('processed-message record', state, messageFields, () => options.processed!.record(groupId, message.id, { ...info, outcome: 'handled' }));
     }
   };
 
   /**
    * Runs the handler until it succeeds (resolves undefined) or the message proves poison (resolves
    * its last error): a NonRetryableError, or `maxAttempts` failures that are not infrastructure
-   * errors. Infrastructure errors are retried for as long as they last, at their own backoff, and
-   * never count: an outage of MongoDB or Kafka dead-letters nothing.
+   * errors (retried here, at `backoffMs`). An infrastructure error holds the partition instead
+   * (HoldPartition) and never counts: an outage of MongoDB or Kafka dead-letters nothing.
    */
   const handleUntilSettled = async (
     topic: string,
@@ -362,47 +366,43 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     message: BusMessage,
     key: string | null,
     headers: Record<string, string>,
-    control: BatchControl,
+    state: RecordProgress,
+    heartbeat: () => Promise<void>,
   ): Promise<{ error: unknown; attempts: number } | undefined> => {
     // A dead-letter topic has no dead-letter topic: its handler is retried (at the longest backoff)
     // until it succeeds, holding that partition, with an error logged each time.
     const onDeadLetterTopic = topic.endsWith(DLQ_SUFFIX);
     const fields = { topic, partition, offset: record.offset, messageId: message.id, type: message.type, maxAttempts };
-    const infraWarnings = boundedWarnings(logger, retryLogIntervalMs);
-    let failures = 0;
-    let infraRetries = 0;
-    for (let attempt = 1; ; attempt++) {
+    for (;;) {
+      const attempt = ++state.attempt;
       const context: MessageContext = { topic, partition, offset: record.offset, key, headers, attempt, groupId };
-      const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1_000);
+      const beat = setInterval(() => void heartbeat().catch(() => undefined), 1_000);
       let error: unknown;
       try {
         await withConsumerSpan(topic, headers, { 'messaging.kafka.partition': partition, 'messaging.message.id': message.id, 'messaging.consumer.group.name': groupId }, () => handle(message, context));
-        infraWarnings.recovered({ ...fields, attempt, infrastructureRetries: infraRetries }, 'handler succeeded once the infrastructure was back');
+        state.warnings.recovered({ ...fields, attempt, infrastructureRetries: state.infraRetries }, 'handler succeeded: the infrastructure is back');
         return undefined;
       } catch (caught) {
         error = caught;
       } finally {
         clearInterval(beat);
       }
-      if (isInfrastructureError(error)) {
-        infraRetries++;
-        infraWarnings.warn({ ...fields, attempt, infrastructureRetries: infraRetries, ...errorFields(error) }, 'handler met an infrastructure error: holding the partition and retrying until it is back');
-        await waitOnInfrastructure(infraRetries, control);
-        continue;
-      }
-      infraRetries = 0;
-      failures++;
-      const exhausted = isNonRetryable(error) || failures >= maxAttempts;
-      const failed = { ...fields, attempt, failures, ...errorFields(error) };
+      if (isInfrastructureError(error)) hold(state, { ...fields, attempt }, error, 'handler met an infrastructure error: holding the partition and retrying until it is back');
+      state.failures++;
+      const exhausted = isNonRetryable(error) || state.failures >= maxAttempts;
+      const failed = { ...fields, attempt, failures: state.failures, ...errorFields(error) };
       if (onDeadLetterTopic && exhausted) logger.error(failed, 'handler of a dead-letter topic failed; retrying (it has no dead-letter topic)');
       else logger.warn(failed, 'handler failed');
       if (exhausted && !onDeadLetterTopic) return { error, attempts: attempt };
-      await control.heartbeat().catch(() => undefined);
-      await pause(delayFor(exhausted ? Number.MAX_SAFE_INTEGER : failures));
+      await heartbeat().catch(() => undefined);
+      await pause(delayFor(exhausted ? Number.MAX_SAFE_INTEGER : state.failures));
     }
   };
 
-  const eachBatch = async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> => {
+  /** Partitions held while the infrastructure is away: resumed by these timers. */
+  const resumeTimers = new Set<NodeJS.Timeout>();
+
+  const eachBatch = async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale, pause: pausePartition }: EachBatchPayload): Promise<void> => {
     const { topic, partition } = batch;
     let pending: string | undefined; // next offset to commit
     let pendingCount = 0;
@@ -420,17 +420,23 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
       for (const record of batch.messages) {
         if (stopping || !isRunning() || isStale()) break;
         try {
-          await processRecord(topic, partition, record, { heartbeat });
+          await processRecord(topic, partition, record, heartbeat);
         } catch (error) {
           if (error instanceof Stopping) break;
-          if (error instanceof Relinquish) {
-            // Rebalancing while the record waited: commit what was handled, let kafkajs rejoin.
-            logger.info({ topic, partition, offset: record.offset }, 'group rebalancing while a message waits on the infrastructure: the message is left for the partition\'s next owner');
+          if (error instanceof HoldPartition) {
+            // This partition waits (its record unresolved, fetched again on resume); the others go on.
             await commit();
-            throw error.groupError;
+            const resume = pausePartition();
+            const timer = setTimeout(() => {
+              resumeTimers.delete(timer);
+              resume();
+            }, error.delayMs);
+            resumeTimers.add(timer);
+            return;
           }
           throw error;
         }
+        forget(topic, partition, record.offset);
         resolveOffset(record.offset);
         pending = (BigInt(record.offset) + 1n).toString();
         pendingCount++;
@@ -460,7 +466,10 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     stop(): Promise<void> {
       stopped ??= (async () => {
         stopping = true;
+        logger.info('consumer stopping: in-flight handlers finish first');
         clearTimeout(relaunchTimer);
+        for (const timer of resumeTimers) clearTimeout(timer);
+        resumeTimers.clear();
         for (const wake of [...wakeups]) wake();
         try {
           await launching?.catch(() => undefined);

@@ -34,8 +34,10 @@ export interface IsolationSpec {
   /** More host paths bound read-only at the same path (the harness CLI's files). */
   readOnly: string[];
   network: SandboxNetwork;
-  /** With network `internet`: bwrap reports the sandbox's pid on `info` and waits on `block` until slirp4netns is attached. */
-  fds?: { info: number; block: number };
+  /** bwrap reports the sandbox's PID 1 (as the host sees it) on this fd. */
+  infoFd?: number;
+  /** Required with network `internet`: bwrap waits on this fd until slirp4netns is attached. */
+  blockFd?: number;
   /** argv of the command run inside. */
   command: string[];
 }
@@ -56,17 +58,19 @@ export function bwrapArguments(spec: IsolationSpec): string[] {
     if ('symlink' in entry) args.push('--symlink', entry.symlink, entry.path);
     else args.push('--ro-bind', entry.path, entry.path);
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--dir', '/etc');
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/etc');
   for (const path of layout.etcFromHost) args.push('--ro-bind-try', path, path);
   for (const [name, file] of Object.entries(layout.etcGenerated)) args.push('--ro-bind', file, `/etc/${name}`);
+  args.push('--remount-ro', '/etc');
   if (!underSystem(layout, layout.node)) args.push('--ro-bind', layout.node, layout.node);
   for (const path of spec.readOnly) {
     if (!underSystem(layout, path)) args.push('--ro-bind', path, path);
   }
   args.push('--bind', spec.sandboxDir, spec.sandboxDir, '--chdir', spec.cwd);
+  if (spec.infoFd !== undefined) args.push('--info-fd', String(spec.infoFd));
   if (spec.network === 'internet') {
-    if (!spec.fds) throw new Error('a sandbox with network needs the info and block file descriptors');
-    args.push('--info-fd', String(spec.fds.info), '--block-fd', String(spec.fds.block));
+    if (spec.infoFd === undefined || spec.blockFd === undefined) throw new Error('a sandbox with network needs the info and block file descriptors');
+    args.push('--block-fd', String(spec.blockFd));
   }
   args.push('--', ...spec.command);
   return args;

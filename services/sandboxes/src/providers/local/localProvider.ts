@@ -100,7 +100,7 @@ export class LocalProvider implements SandboxProvider {
       }
       // A process group of its own, so an abort reaches whatever the command started (npm → node;
       // under bwrap, bwrap itself: its sandbox's PID namespace ends with it).
-      const { child, started } = this.spawnCommand(sandbox, request);
+      const { child, started, kill } = this.spawnCommand(sandbox, request);
       let setupFailed = false;
       started.catch((error: unknown) => {
         setupFailed = true;
@@ -117,6 +117,11 @@ export class LocalProvider implements SandboxProvider {
       };
       const onAbort = (): void => {
         aborted = true;
+        // In a sandbox, everything at once (nothing outside its PID namespace can TERM its processes).
+        if (kill) {
+          kill();
+          return;
+        }
         signalGroup('SIGTERM');
         killTimer = setTimeout(() => signalGroup('SIGKILL'), this.killGraceMs);
         killTimer.unref();
@@ -137,7 +142,8 @@ export class LocalProvider implements SandboxProvider {
     });
   }
 
-  private spawnCommand(sandbox: AllocatedSandbox, request: ExecRequest): { child: ChildProcess; started: Promise<void> } {
+  /** `kill`: ends a sandboxed command's whole sandbox; absent for a plain process (its group is signalled). */
+  private spawnCommand(sandbox: AllocatedSandbox, request: ExecRequest): { child: ChildProcess; started: Promise<void>; kill?: () => void } {
     if (!this.isolation) {
       const child = spawn('/bin/sh', ['-c', request.command], { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       return { child, started: Promise.resolve() };

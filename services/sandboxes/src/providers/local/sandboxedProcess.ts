@@ -38,10 +38,15 @@ const INFO_FD = 3;
 const BLOCK_FD = 4;
 
 export interface SandboxedProcess {
-  /** The bwrap process (its exit code is the command's). */
+  /** The bwrap process (its exit code is the command's; it exits once every process of the sandbox is gone). */
   child: ChildProcess;
   /** Resolves once the command runs; rejects (bwrap killed) when its network could not be set up. */
   started: Promise<void>;
+  /**
+   * Ends every process of the sandbox at once: SIGKILL to its PID 1 takes the whole PID namespace
+   * (signals from outside reach a namespace's init only as SIGKILL), and bwrap exits after it.
+   */
+  kill(): void;
 }
 
 /** Spawns bwrap for the command and, with network, attaches slirp4netns before unblocking it. */
@@ -53,25 +58,36 @@ export function startSandboxed(command: SandboxedCommand, options: SpawnOptions)
     cwd: command.cwd,
     readOnly: command.readOnly,
     network: command.network,
-    ...(withNetwork ? { fds: { info: INFO_FD, block: BLOCK_FD } } : {}),
+    infoFd: INFO_FD,
+    ...(withNetwork ? { blockFd: BLOCK_FD } : {}),
     command: command.command,
   });
-  const stdio = [...options.stdio, ...(withNetwork ? ['pipe', 'pipe'] : [])] as StdioOptions;
+  const stdio = [...options.stdio, 'pipe', ...(withNetwork ? ['pipe'] : [])] as StdioOptions;
   const child = spawn(command.bwrap, args, { cwd: command.cwd, env: options.env, detached: options.detached, stdio });
-  return { child, started: withNetwork ? connectNetwork(child, command) : Promise.resolve() };
+  const initPid = sandboxPid(child, child.stdio[INFO_FD] as Readable);
+  initPid.catch(() => undefined);
+  let init: number | undefined;
+  void initPid.then((pid) => {
+    init = pid;
+  });
+  const kill = (): void => {
+    signal(init ?? child.pid, 'SIGKILL');
+    // Not started yet (or its init already gone): bwrap itself, its sandbox dies with it (--die-with-parent).
+    if (init === undefined) signal(child.pid, 'SIGKILL');
+  };
+  return { child, started: withNetwork ? connectNetwork(child, command, initPid) : Promise.resolve(), kill };
 }
 
-async function connectNetwork(child: ChildProcess, command: SandboxedCommand): Promise<void> {
-  const info = child.stdio[INFO_FD] as Readable;
+async function connectNetwork(child: ChildProcess, command: SandboxedCommand, initPid: Promise<number>): Promise<void> {
   const block = child.stdio[BLOCK_FD] as Writable;
   block.on('error', () => undefined);
   const apiSocket = command.forwardPort === undefined ? undefined : join(command.runtimeDir, `slirp-${randomBytes(6).toString('hex')}.sock`);
   let network: SlirpNetwork;
   try {
-    const pid = await sandboxPid(child, info);
+    const pid = await initPid;
     network = await attachSlirp({ program: command.slirp, pid, ...(apiSocket ? { apiSocket, forwardPort: command.forwardPort } : {}) });
   } catch (error) {
-    kill(child);
+    signal(child.pid, 'SIGKILL');
     if (apiSocket) await rm(apiSocket, { force: true });
     throw error;
   }
@@ -95,7 +111,8 @@ function sandboxPid(child: ChildProcess, info: Readable): Promise<number> {
       child.off('exit', onExit);
       child.off('error', onError);
       info.removeAllListeners('data');
-      info.destroy();
+      // Drained, not closed: bwrap may still be writing to it.
+      info.resume();
       if (error) reject(error);
       else resolve(pid ?? 0);
     };
@@ -109,9 +126,9 @@ function sandboxPid(child: ChildProcess, info: Readable): Promise<number> {
   });
 }
 
-function kill(child: ChildProcess): void {
+function signal(pid: number | undefined, name: NodeJS.Signals): void {
   try {
-    if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+    if (pid !== undefined) process.kill(pid, name);
   } catch {
     // already gone
   }

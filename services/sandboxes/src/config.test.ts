@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, serviceConfig } from '@ars/config';
-import { sandboxesConfigSchema } from './config.js';
+import { checkSandboxesConfig, sandboxesConfigSchema } from './config.js';
 import { harnessExecutable } from './sandboxes.js';
 import { standInExecutable } from './harness/index.js';
 
@@ -21,5 +21,23 @@ describe('configuration comes through the config loader', () => {
     expect(harnessExecutable('codex', undefined)).toBe(standInExecutable('codex'));
     expect(harnessExecutable('claude-code', 'bundled')).toBeUndefined();
     expect(harnessExecutable('codex', '/opt/codex/bin/codex')).toBe('/opt/codex/bin/codex');
+  });
+});
+
+describe('SANDBOX_ISOLATION: bwrap by default; none only outside production', () => {
+  const base = { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16) };
+  test('the default is bwrap; none and bwrap are the only values', () => {
+    expect(loadConfig(schema, base).SANDBOX_ISOLATION).toBe('bwrap');
+    expect(loadConfig(schema, { ...base, SANDBOX_ISOLATION: 'none' }).SANDBOX_ISOLATION).toBe('none');
+    expect(() => loadConfig(schema, { ...base, SANDBOX_ISOLATION: 'docker' })).toThrow(/SANDBOX_ISOLATION/);
+  });
+  test('ARS_ENV=production refuses SANDBOX_ISOLATION=none with one line naming it', () => {
+    const production = loadConfig(schema, { ...base, ARS_ENV: 'production', SANDBOX_ISOLATION: 'none' });
+    expect(() => checkSandboxesConfig(production)).toThrow(ConfigError);
+    expect(() => checkSandboxesConfig(production)).toThrow(/^Invalid configuration: SANDBOX_ISOLATION=none is refused in production[^\n]*$/);
+  });
+  test('none in development, and bwrap in production, are accepted', () => {
+    expect(() => checkSandboxesConfig(loadConfig(schema, { ...base, ARS_ENV: 'development', SANDBOX_ISOLATION: 'none' }))).not.toThrow();
+    expect(() => checkSandboxesConfig(loadConfig(schema, { ...base, ARS_ENV: 'production' }))).not.toThrow();
   });
 });

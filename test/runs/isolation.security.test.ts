@@ -32,7 +32,8 @@ describe.each(['codex', 'claude-code'] as const)('%s: from inside a run, no serv
   test('/proc lists only the sandbox’s own processes; every /proc/*/environ holds the agent’s environment alone', async () => {
     const [processes, environments] = await shellOutputs(
       [
-        '@shell for p in /proc/[0-9]*; do echo "${p#/proc/} $(tr "\\0" " " < $p/cmdline)"; done',
+        // Each command line cut short: bwrap's own (PID 1) is long, and event strings are capped.
+        '@shell for p in /proc/[0-9]*; do echo "${p#/proc/} $(tr "\\0" " " < $p/cmdline | cut -c1-60)"; done',
         '@shell for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < $f; done',
       ].join('\n'),
       harness,
@@ -82,8 +83,8 @@ describe('from inside a run, another user’s sandbox files are invisible', () =
       // SANDBOX_ROOT shows this run's own sandbox and nothing else: not the owner's, no snapshots.
       expect(entries).toEqual([own.split('/').slice(-2)[0]]);
       expect(reading).not.toContain("owner's private content");
-      expect(reading).not.toContain(marker);
-      expect(reading).toMatch(/No such file or directory/);
+      expect(reading).toContain(`cat: ${ownerTree}/${marker}.txt: No such file or directory`);
+      expect(reading).toContain(`ls: cannot access '${ownerTree}': No such file or directory`);
     } finally {
       await owner.runs.cancel(live.runId);
     }
@@ -91,9 +92,21 @@ describe('from inside a run, another user’s sandbox files are invisible', () =
 });
 
 describe('from inside a run, the project’s directory and the source host’s repositories are not visible', () => {
-  test('the repository checkout the services run from, SOURCE_HOST_DIR, /root and /home do not exist inside', async () => {
-    const hidden = [process.cwd(), system().sourceHostDir, '/root', '/home'];
+  test('SOURCE_HOST_DIR, /root and /home do not exist inside', async () => {
+    const hidden = [system().sourceHostDir, '/root', '/home'];
     const [answer] = await shellOutputs(`@shell ${hidden.map((path) => `[ -e ${path} ] && echo "visible ${path}" || echo "absent ${path}"`).join('; ')}`);
     for (const path of hidden) expect(answer).toContain(`absent ${path}`);
+  });
+
+  test('of the project’s directory only the stand-in harness’s own files exist inside (read-only): no source, no configuration, no .git', async () => {
+    const project = process.cwd();
+    const [files, writing] = await shellOutputs(`@shell find ${project} -type f | sort\n@shell touch ${project}/services/sandboxes/package.json 2>/dev/null && echo writable || echo read-only`);
+    const listed = (files ?? '').trim().split('\n').map((file) => file.slice(project.length + 1));
+    expect(listed.length).toBeGreaterThan(0);
+    for (const file of listed) {
+      expect(file).toMatch(/^services\/sandboxes\/(package\.json|bin\/(codex|claude-code)-standin\.mjs|dist\/harness\/standins\/[^/]+)$/);
+    }
+    expect(listed).not.toContain('package.json');
+    expect(writing?.trim()).toBe('read-only');
   });
 });

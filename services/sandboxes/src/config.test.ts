@@ -50,7 +50,8 @@ describe('the service refuses to start, with one line, when sandboxes cannot be 
     const answer = spawnSync(process.execPath, [main], {
       env: { CATALOG_URL: 'http://127.0.0.1:9', INTERNAL_TOKEN: 'x'.repeat(16), MONGO_URL: 'mongodb://127.0.0.1:9', KAFKA_BROKERS: '127.0.0.1:9', ...env },
       encoding: 'utf8',
-      timeout: 30_000,
+      // Loading the service's modules alone can take half a minute on a loaded machine.
+      timeout: 150_000,
     });
     return { status: answer.status, stderr: answer.stderr.trim() };
   };
@@ -59,11 +60,11 @@ describe('the service refuses to start, with one line, when sandboxes cannot be 
     expect(status).toBe(1);
     expect(stderr.split('\n')).toHaveLength(1);
     expect(stderr).toContain('SANDBOX_ISOLATION=none is refused in production');
-  });
+  }, 180_000);
   test('bwrap not installed (not on PATH): exit 1, one line naming SANDBOX_ISOLATION and bwrap', () => {
     const { status, stderr } = start({ PATH: '/nonexistent' });
     expect(status).toBe(1);
     expect(stderr.split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/SANDBOX_ISOLATION=bwrap cannot isolate sandboxes here: bwrap is not installed/);
-  });
+  }, 180_000);
 });

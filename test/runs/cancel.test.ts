@@ -10,7 +10,7 @@ const system = systemForSuite();
 describe.each(['codex', 'claude-code'] as const)('%s: cancel during @sleep 30000 reaches cancelled within seconds and the harness process is gone', (harness) => {
   test('cancellation_requested, then cancelled; the harness pid no longer exists', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID\n@sleep 30000\n@say too late' });
+    const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 30000\n@say too late' });
     const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
     const pid = harnessPid(events) ?? 0;
     expect(processAlive(pid)).toBe(true);

@@ -2,7 +2,7 @@
 // away, a harness that runs too long. Short limits so the suite does not wait half an hour.
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
-import { eventually, harnessPid, newRunsUser, processAlive, type RunEvent } from '../support/runs.js';
+import { eventually, harnessPid, newRunsUser, processAlive, reportedPid, type RunEvent } from '../support/runs.js';
 
 const LIMITS = {
   RUN_TIMEOUT_MS: '15000',
@@ -47,11 +47,11 @@ describe('the sandboxes service killed mid-run and restarted: the run ends faile
   test('kill -9 of sandboxes during @sleep; the harness dies with it; after the restart the run is failed', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
     // A command the agent left running in the background: its shell has a process group of its own.
-    const prompt = '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$!\n@shell echo harness-pid=$PPID\n@sleep 60000\n@say never';
+    const prompt = '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$! cwd=$PWD\n@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 60000\n@say never';
     const run = await runs.started({ repoId, prompt });
     const { events: before } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
     const pid = harnessPid(before) ?? 0;
-    const leftPid = Number(/left-pid=(\d+)/.exec(JSON.stringify(before))?.[1] ?? 0);
+    const leftPid = reportedPid(before, 'left-pid') ?? 0;
     expect(processAlive(leftPid)).toBe(true);
     await system().stack.services.sandboxes.kill();
     await eventually(() => !processAlive(pid), 5_000, `harness process ${pid} to be gone`);
@@ -110,12 +110,13 @@ describe('no sandbox allocated in time: the run fails instead of staying pending
 describe('a harness that runs longer than its timeout is stopped and the run fails saying so', () => {
   test('@sleep beyond RUN_TIMEOUT_MS: failed, the error names the timeout, the harness is gone', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, prompt: '@shell echo harness-pid=$PPID\n@sleep 120000' });
+    const run = await runs.started({ repoId, prompt: '@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 120000' });
     const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
+    const pid = harnessPid(events) ?? 0;
     const { run: done } = await runs.waitFor(run.runId, undefined, 40_000);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/longer than|timed out|timeout/i);
-    await eventually(() => !processAlive(harnessPid(events) ?? 0), 5_000, 'the harness process to be gone');
+    await eventually(() => !processAlive(pid), 5_000, 'the harness process to be gone');
   }, 90_000);
 });
 

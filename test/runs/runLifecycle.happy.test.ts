@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
-import { eventually, git, newRunsUser, processAlive, type Run, RUN_FIELDS, type RunEvent, RunsClient, sourceRepositoryPath } from '../support/runs.js';
+import { eventually, git, newRunsUser, processAlive, reportedPid, type Run, RUN_FIELDS, type RunEvent, RunsClient, sourceRepositoryPath } from '../support/runs.js';
 
 const system = systemForSuite();
 
@@ -109,10 +109,12 @@ describe('a @write with createBranch leaves a commit on the working branch of th
 describe('nothing the agent started outlives its run', () => {
   test('a process left running in the background is ended when the run\'s sandbox is released', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, prompt: '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$!' });
-    const { run: done, events } = await runs.waitFor(run.runId);
+    const run = await runs.started({ repoId, prompt: '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$! cwd=$PWD\n@sleep 1500' });
+    // Read while the run still lives (inside its sandbox the pid is the namespace's own).
+    const { events: seen } = await runs.waitFor(run.runId, (_r, so) => reportedPid(so, 'left-pid') !== undefined);
+    const leftPid = reportedPid(seen, 'left-pid') ?? 0;
+    const { run: done } = await runs.waitFor(run.runId);
     expect(done.status).toBe('success');
-    const leftPid = Number(/left-pid=(\d+)/.exec(JSON.stringify(events))?.[1] ?? 0);
     expect(leftPid).toBeGreaterThan(0);
     await eventually(() => !processAlive(leftPid), 10_000, `the background process ${leftPid} to be gone`);
   });

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { bearer, call, createAccount, createToken, dataOf, type Account, type Answer } from './accounts.js';
+import { hostPid } from './processTree.js';
 
 const exec = promisify(execFile);
 
@@ -147,11 +148,19 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
   }
 }
 
-/** The harness process's pid, printed by `@shell echo harness-pid=$PPID` (the shell's parent is the harness CLI). */
-export function harnessPid(events: RunEvent[]): number | undefined {
+/**
+ * The pid (as the host sees it) a shell printed as `<name>=$PID cwd=$PWD`: `@shell echo harness-pid=$PPID cwd=$PWD`
+ * (the shell's parent is the harness CLI), `@shell sleep 60 & echo left-pid=$! cwd=$PWD`. Read it while the process lives.
+ */
+export function reportedPid(events: RunEvent[], name: string): number | undefined {
   for (const event of events) {
-    const match = /harness-pid=(\d+)/.exec(JSON.stringify(event.payload));
-    if (event.type === 'tool_call' && match) return Number(match[1]);
+    const match = new RegExp(`${name}=(\\d+) cwd=([^\\s"\\\\]+)`).exec(JSON.stringify(event.payload));
+    if (event.type === 'tool_call' && match) return hostPid(Number(match[1]), match[2] ?? '');
   }
   return undefined;
+}
+
+/** The harness process's pid, printed by `@shell echo harness-pid=$PPID cwd=$PWD`. */
+export function harnessPid(events: RunEvent[]): number | undefined {
+  return reportedPid(events, 'harness-pid');
 }

@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, serviceConfig } from '@ars/config';
-import { sandboxesConfigSchema } from './config.js';
+import { checkSandboxesConfig, sandboxesConfigSchema } from './config.js';
 import { harnessExecutable } from './sandboxes.js';
 import { standInExecutable } from './harness/index.js';
 
@@ -22,4 +24,47 @@ describe('configuration comes through the config loader', () => {
     expect(harnessExecutable('claude-code', 'bundled')).toBeUndefined();
     expect(harnessExecutable('codex', '/opt/codex/bin/codex')).toBe('/opt/codex/bin/codex');
   });
+});
+
+describe('SANDBOX_ISOLATION: bwrap by default; none only outside production', () => {
+  const base = { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16) };
+  test('the default is bwrap; none and bwrap are the only values', () => {
+    expect(loadConfig(schema, base).SANDBOX_ISOLATION).toBe('bwrap');
+    expect(loadConfig(schema, { ...base, SANDBOX_ISOLATION: 'none' }).SANDBOX_ISOLATION).toBe('none');
+    expect(() => loadConfig(schema, { ...base, SANDBOX_ISOLATION: 'docker' })).toThrow(/SANDBOX_ISOLATION/);
+  });
+  test('ARS_ENV=production refuses SANDBOX_ISOLATION=none with one line naming it', () => {
+    const production = loadConfig(schema, { ...base, ARS_ENV: 'production', SANDBOX_ISOLATION: 'none' });
+    expect(() => checkSandboxesConfig(production)).toThrow(ConfigError);
+    expect(() => checkSandboxesConfig(production)).toThrow(/^Invalid configuration: SANDBOX_ISOLATION=none is refused in production[^\n]*$/);
+  });
+  test('none in development, and bwrap in production, are accepted', () => {
+    expect(() => checkSandboxesConfig(loadConfig(schema, { ...base, ARS_ENV: 'development', SANDBOX_ISOLATION: 'none' }))).not.toThrow();
+    expect(() => checkSandboxesConfig(loadConfig(schema, { ...base, ARS_ENV: 'production' }))).not.toThrow();
+  });
+});
+
+describe('the service refuses to start, with one line, when sandboxes cannot be isolated as configured', () => {
+  const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+  const start = (env: Record<string, string>): { status: number | null; stderr: string } => {
+    const answer = spawnSync(process.execPath, [main], {
+      env: { CATALOG_URL: 'http://127.0.0.1:9', INTERNAL_TOKEN: 'x'.repeat(16), MONGO_URL: 'mongodb://127.0.0.1:9', KAFKA_BROKERS: '127.0.0.1:9', ...env },
+      encoding: 'utf8',
+      // Loading the service's modules alone can take half a minute on a loaded machine.
+      timeout: 150_000,
+    });
+    return { status: answer.status, stderr: answer.stderr.trim() };
+  };
+  test('ARS_ENV=production with SANDBOX_ISOLATION=none: exit 1, one line naming it', () => {
+    const { status, stderr } = start({ ARS_ENV: 'production', SANDBOX_ISOLATION: 'none', PATH: process.env.PATH ?? '' });
+    expect(status).toBe(1);
+    expect(stderr.split('\n')).toHaveLength(1);
+    expect(stderr).toContain('SANDBOX_ISOLATION=none is refused in production');
+  }, 180_000);
+  test('bwrap not installed (not on PATH): exit 1, one line naming SANDBOX_ISOLATION and bwrap', () => {
+    const { status, stderr } = start({ PATH: '/nonexistent' });
+    expect(status).toBe(1);
+    expect(stderr.split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/SANDBOX_ISOLATION=bwrap cannot isolate sandboxes here: bwrap is not installed/);
+  }, 180_000);
 });

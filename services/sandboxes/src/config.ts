@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env } from '@ars/config';
+import { ConfigError, env, environmentOf, type Environment } from '@ars/config';
 
 /** The sandboxes service's own variables, beside the common ones of every service. */
 export const sandboxesConfigSchema = {
@@ -23,6 +23,12 @@ export const sandboxesConfigSchema = {
   SESSION_LOST_AFTER_MS: env.integer({ min: 500, max: 3_600_000, default: 20_000 }),
   /** How long a session keeps retrying to publish one message before it ends failed. */
   PUBLISH_DEADLINE_MS: env.integer({ min: 100, max: 3_600_000, default: 60_000 }),
+  /**
+   * How the local provider locks commands and harnesses in: `bwrap` (bubblewrap namespaces, slirp4netns
+   * for network; the service refuses to start where they are unavailable) or `none` (plain local
+   * processes that see and reach everything the service does: development only, refused in production).
+   */
+  SANDBOX_ISOLATION: env.oneOf(['bwrap', 'none'] as const, { default: 'bwrap' }),
   /** Where sandboxes live: a local directory per sandbox, or a Kubernetes Pod per sandbox (K8S_* settings). */
   SANDBOX_PROVIDER: env.oneOf(['local', 'kubernetes'] as const, { default: 'local' }),
   /** A ready public sandbox unused for this long is stopped (and snapshotted). */
@@ -42,3 +48,10 @@ export const sandboxesConfigSchema = {
   /** Harness limit when a request carries no `timeoutMs` (runs always sends one). */
   DEFAULT_RUN_TIMEOUT_MS: env.integer({ min: 1, default: 1_800_000 }),
 };
+
+/** The rules one variable alone cannot state: production never runs agents unisolated. Throws one ConfigError. */
+export function checkSandboxesConfig(config: { NODE_ENV: Environment; ARS_ENV?: Environment | undefined; SANDBOX_ISOLATION: 'bwrap' | 'none' }): void {
+  if (environmentOf(config) === 'production' && config.SANDBOX_ISOLATION === 'none') {
+    throw new ConfigError(['SANDBOX_ISOLATION=none is refused in production (agents would run unisolated, with the services\' files and network in reach)']);
+  }
+}

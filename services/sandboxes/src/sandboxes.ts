@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { startOutboxRelay, type OutboxRelay } from '@ars/bus';
-import type { EnvSource } from '@ars/config';
+import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
 import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { runService, type RunningService } from '@ars/service';
 import { CatalogClient } from './clients/catalog.js';
-import { sandboxesConfigSchema } from './config.js';
+import { checkSandboxesConfig, sandboxesConfigSchema } from './config.js';
 import { consumeRunRequested } from './consumers/runRequested.js';
 import { standInExecutable, type HarnessName } from './harness/index.js';
 import { sandboxesRoutes } from './http/routes.js';
@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import type { LifecycleDeps } from './lifecycle/deps.js';
 import { startKeeper } from './lifecycle/keeper.js';
 import { LiveSandboxes } from './lifecycle/liveSandboxes.js';
-import { createProvider } from './providers/createProvider.js';
+import { createProvider, localIsolation } from './providers/createProvider.js';
+import type { LocalIsolation } from './providers/local/localIsolation.js';
 import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
 import { SandboxLogStore } from './store/sandboxLogs.js';
 import { SandboxStore } from './store/sandboxes.js';
@@ -52,6 +53,16 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
   let deps: SessionDeps | undefined;
   let lifecycle: LifecycleDeps | undefined;
   const { consumerSession, ...serviceRuntime } = runtime;
+  // Before anything starts: a refused configuration, or isolation unavailable here, is one line and exit 1.
+  let isolation: LocalIsolation | null;
+  try {
+    const config = loadConfig({ ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema }, serviceRuntime.env ?? process.env);
+    checkSandboxesConfig(config);
+    isolation = await localIsolation(config);
+  } catch (error) {
+    if (runtime.handleSignals === false) throw error;
+    return exitOnConfigError(error);
+  }
   const service = await runService({
     name: 'sandboxes',
     port: SANDBOXES_PORT,
@@ -77,7 +88,13 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
       const sandboxStore = new SandboxStore(db);
       const catalog = new CatalogClient(catalogHttp);
-      const provider = createProvider(config, serviceRuntime.env ?? process.env);
+      const provider = createProvider(config, serviceRuntime.env ?? process.env, isolation);
+      if (provider.name === 'local' && isolation === null) {
+        ctx.logger.warn(
+          { sandbox_isolation: 'none' },
+          'SANDBOX_ISOLATION=none: agents and sandbox commands run UNISOLATED, as plain processes of this service: they can read every service\'s environment and files and reach MongoDB, Redis and the internal APIs (development only)',
+        );
+      }
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
       ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
       deps = {
@@ -135,7 +152,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       };
       startRelay();
       ctx.logger.info(
-        { provider: provider.name, sandbox_root: config.SANDBOX_ROOT, codex: config.CODEX_PATH ?? 'stand-in', claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in', instance_id: started.instanceId },
+        { provider: provider.name, isolation: provider.name === 'local' ? config.SANDBOX_ISOLATION : 'pod', sandbox_root: config.SANDBOX_ROOT, codex: config.CODEX_PATH ?? 'stand-in', claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in', instance_id: started.instanceId },
         'sandboxes configured',
       );
       return [sandboxesRoutes(started, lifecycle, config.INTERNAL_TOKEN)];

@@ -4,7 +4,7 @@ import { runClaudeCode } from './claudeCode.js';
 import { runCodex } from './codex.js';
 
 export * from './adapter.js';
-export { standInExecutable } from './standins/paths.js';
+export { isStandIn, standInExecutable, standInFiles } from './standins/paths.js';
 
 export function runHarness(options: RunHarnessOptions): Promise<HarnessResult> {
   return options.harness === 'codex' ? runCodex(options) : runClaudeCode(options);

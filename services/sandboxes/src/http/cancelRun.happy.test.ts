@@ -2,7 +2,7 @@ import { assertStandInsBuilt } from '../harness/testing.js';
 import { createLogger } from '@ars/logger';
 import { freePort } from '../../../catalog/src/testing/catalogHarness.js';
 import { startSandboxes } from '../sandboxes.js';
-import { fastSession, isAlive, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
+import { fastSession, isAlive, reportedHostPid, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
 
 let kit: SandboxesKit;
 beforeAll(async () => {
@@ -16,13 +16,13 @@ afterAll(async () => {
 
 async function harnessPid(runId: string): Promise<number> {
   const shell = await kit.waitFor('the @shell event', () => kit.messages(runId).events.find((e) => e.eventType === 'tool_call'));
-  return Number(String(shell.payload.output).trim());
+  return reportedHostPid(shell.payload.output);
 }
 
 describe('cancel during a run signals the live session: the harness is gone and the run ends cancelled', () => {
   test.each(['codex', 'claude-code'] as const)('%s: cancel during @sleep 30000 → signalled, cancelled, harness process gone', async (harness) => {
     const repo = await kit.newRepo();
-    const request = await kit.requestRun(repo, '@shell echo $PPID\n@sleep 30000', { harness });
+    const request = await kit.requestRun(repo, '@shell echo $PPID $PWD\n@sleep 30000', { harness });
     const pid = await harnessPid(request.runId);
     expect(isAlive(pid)).toBe(true);
     const answer = await kit.cancel(request.runId, repo.userId);
@@ -69,7 +69,7 @@ describe('the cancel route is internal and scoped to the run’s user', () => {
 describe('a cancel that reaches another instance is recorded and the instance running the session aborts it', () => {
   test('cancel through instance B of a session instance A runs: signalled, then cancelled', async () => {
     const repo = await kit.newRepo();
-    const request = await kit.requestRun(repo, '@shell echo $PPID\n@sleep 30000', { harness: 'codex' });
+    const request = await kit.requestRun(repo, '@shell echo $PPID $PWD\n@sleep 30000', { harness: 'codex' });
     const pid = await harnessPid(request.runId);
     const other = await startSandboxes({
       handleSignals: false,

@@ -126,6 +126,7 @@ async function install(deps: LifecycleDeps, live: LiveSandbox, sandbox: Allocate
       env: commandEnvironment(deps, sandbox),
       onOutput: (chunk) => sink.append(chunk),
       signal: AbortSignal.any([live.provisioning.signal, timeout]),
+      network: 'internet',
     });
     const durationMs = Date.now() - started;
     if (live.provisioning.signal.aborted) return;
@@ -164,6 +165,7 @@ async function startDevServer(deps: LifecycleDeps, live: LiveSandbox, sandbox: A
     env: commandEnvironment(deps, sandbox, { PORT: String(endpoint.port), HOST: '0.0.0.0' }),
     onOutput: (chunk) => sink.append(chunk),
     signal: controller.signal,
+    forwardPort: endpoint.port,
   });
   let exited = false;
   const done = running

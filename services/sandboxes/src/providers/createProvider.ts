@@ -1,14 +1,35 @@
-import type { EnvSource } from '@ars/config';
+import { ConfigError, type EnvSource } from '@ars/config';
 import { KubernetesProvider } from './kubernetes/kubernetesProvider.js';
 import { kubernetesSettings, SettingsError } from './kubernetes/settings.js';
-import { LocalProvider } from './local.js';
+import { IsolationUnavailable, prepareIsolation, type LocalIsolation } from './local/localIsolation.js';
+import { LocalProvider } from './local/localProvider.js';
 import type { SandboxProvider } from './provider.js';
 
 export type ConfiguredProvider = SandboxProvider & { close?: () => Promise<void> };
 
+interface ProviderConfig {
+  SANDBOX_PROVIDER: 'local' | 'kubernetes';
+  SANDBOX_ROOT: string;
+  SANDBOX_ISOLATION: 'bwrap' | 'none';
+}
+
+/**
+ * The local provider's isolation (`SANDBOX_ISOLATION=bwrap`), tried for real; null without one (the
+ * Kubernetes provider, or `none`). Unavailable, it is a configuration error: one line, the service does not start.
+ */
+export async function localIsolation(config: ProviderConfig): Promise<LocalIsolation | null> {
+  if (config.SANDBOX_PROVIDER !== 'local' || config.SANDBOX_ISOLATION === 'none') return null;
+  try {
+    return await prepareIsolation();
+  } catch (error) {
+    if (!(error instanceof IsolationUnavailable)) throw error;
+    throw new ConfigError([`SANDBOX_ISOLATION=bwrap cannot isolate sandboxes here: ${error.message} (install it, or set SANDBOX_ISOLATION=none for development only)`]);
+  }
+}
+
 /** `SANDBOX_PROVIDER`: `local` (a directory per sandbox under SANDBOX_ROOT) or `kubernetes` (a Pod per sandbox, K8S_*). */
-export function createProvider(config: { SANDBOX_PROVIDER: 'local' | 'kubernetes'; SANDBOX_ROOT: string }, env: EnvSource): ConfiguredProvider {
-  if (config.SANDBOX_PROVIDER === 'local') return new LocalProvider(config.SANDBOX_ROOT);
+export function createProvider(config: ProviderConfig, env: EnvSource, isolation: LocalIsolation | null): ConfiguredProvider {
+  if (config.SANDBOX_PROVIDER === 'local') return new LocalProvider(config.SANDBOX_ROOT, { isolation });
   try {
     return new KubernetesProvider(kubernetesSettings(env));
   } catch (error) {

@@ -5,6 +5,13 @@ import type { HarnessName } from '../harness/index.js';
 
 export type ProviderName = 'local' | 'kubernetes';
 
+/**
+ * What a command in a sandbox may reach. `none`: nothing (loopback inside only): reading files, the
+ * stand-in harnesses. `internet`: the internet but none of the host's or the cluster's own services:
+ * install steps, dev servers, real agents (they call their provider's API).
+ */
+export type SandboxNetwork = 'none' | 'internet';
+
 export interface AllocateRequest {
   /** The service's record id of the sandbox (names or labels the provider's resources). */
   sandboxRecordId: string;
@@ -54,6 +61,10 @@ export interface ExecRequest {
   onOutput: (chunk: Buffer) => void;
   /** Aborting ends the command (TERM, then KILL) and resolves with `aborted: true`. */
   signal?: AbortSignal;
+  /** Default `none`. */
+  network?: SandboxNetwork;
+  /** A port the command listens on (a dev server's, from previewEndpoint()): reachable from outside as the endpoint says; implies `internet`. */
+  forwardPort?: number;
 }
 
 export interface ExecResult {
@@ -77,6 +88,8 @@ export interface HarnessLaunchRequest {
   /** The harness's scrubbed environment, with sandbox paths. */
   env: Record<string, string>;
   cwd: string;
+  /** Default `none` (a stand-in); a real agent needs `internet` to reach its provider's API. */
+  network?: SandboxNetwork;
 }
 
 /** How the harness SDK is to spawn its CLI for this sandbox. */

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { assertStandInsBuilt } from '../harness/testing.js';
 import { freePort } from '../../../catalog/src/testing/catalogHarness.js';
-import { fastSession, isAlive, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
+import { fastSession, isAlive, reportedHostPid, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
 
 const distEntry = fileURLToPath(new URL('../../dist/sandboxes.js', import.meta.url));
 const SECRET = `s3cr3t-${Date.now()}`;
@@ -62,9 +62,9 @@ describe('a session whose service stopped (killed) is ended after restart: faile
   test('kill -9 of the service’s process group mid-run; the harness dies with it; the restarted service sweeps the session', async () => {
     if (!child) ({ child } = await startChild());
     const repo = await kit.newRepo();
-    const request = await kit.requestRun(repo, '@say working\n@shell echo $PPID\n@sleep 30000', { harness: 'codex' });
+    const request = await kit.requestRun(repo, '@say working\n@shell echo $PPID $PWD\n@sleep 30000', { harness: 'codex' });
     const shell = await kit.waitFor('the @shell event', () => kit.messages(request.runId).events.find((e) => e.eventType === 'tool_call'));
-    const harnessPid = Number(String(shell.payload.output).trim());
+    const harnessPid = reportedHostPid(shell.payload.output);
     expect(isAlive(harnessPid)).toBe(true);
 
     const exited = new Promise((resolve) => child!.once('exit', resolve));
@@ -98,9 +98,9 @@ describe('graceful shutdown aborts live sessions and reports them failed sandbox
   test('stopping the service during @sleep 30000', async () => {
     if (!kit.service) await kit.startService();
     const repo = await kit.newRepo();
-    const request = await kit.requestRun(repo, '@shell echo $PPID\n@sleep 30000', { harness: 'claude-code' });
+    const request = await kit.requestRun(repo, '@shell echo $PPID $PWD\n@sleep 30000', { harness: 'claude-code' });
     const shell = await kit.waitFor('the @shell event', () => kit.messages(request.runId).events.find((e) => e.eventType === 'tool_call'));
-    const harnessPid = Number(String(shell.payload.output).trim());
+    const harnessPid = reportedHostPid(shell.payload.output);
     await kit.stopService();
     const finished = await kit.waitFinished(request.runId);
     expect(finished).toMatchObject({ status: 'failed', failure: 'sandbox_lost', error: 'the sandbox was lost: the sandboxes service stopped during the run' });

@@ -3,7 +3,7 @@ import type { RunRequestedData } from '@ars/bus';
 import { harnessEnvironment } from '../domain/environment.js';
 import { boundedPayload } from '../domain/eventPayload.js';
 import { failed, harnessOutcome, succeeded } from '../domain/outcome.js';
-import { runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
+import { isStandIn, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
 import type { SessionDeps } from './deps.js';
@@ -73,6 +73,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       executablePath: deps.settings.executables[harness],
       env: harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
       cwd: sandbox.cwd,
+      // A stand-in is a script: no network. A real agent calls its provider's API.
+      network: isStandIn(harness, deps.settings.executables[harness]) ? 'none' : 'internet',
     });
     try {
       harnessResult = await runHarness({

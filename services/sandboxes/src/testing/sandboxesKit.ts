@@ -3,7 +3,7 @@
 // real in-process catalog with real bare git repositories, and the sandboxes service in-process.
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -235,6 +235,30 @@ export function commitToBare(barePath: string, branch: string, files: Record<str
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The host's pid of a process a sandbox reported by its own pid (`$PPID`, `$!`): inside the sandbox's
+ * PID namespace (SANDBOX_ISOLATION=bwrap) they differ. `cwd` (the reporting shell's `$PWD`, the
+ * process's working directory) tells sandboxes apart. Outside a namespace, the pid itself.
+ */
+export function hostPid(pid: number, cwd: string): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const levels = /^NSpid:\s*(.+)$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]?.trim().split(/\s+/).map(Number) ?? [];
+      if (levels.length > 1 && levels[levels.length - 1] === pid && readlinkSync(`/proc/${entry}/cwd`) === cwd) return Number(entry);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pid;
+}
+
+/** `$PPID $PWD` as printed by `@shell echo $PPID $PWD`: the harness's pid as the host sees it. */
+export function reportedHostPid(output: unknown): number {
+  const [pid, cwd] = String(output).trim().split(' ');
+  return hostPid(Number(pid), cwd ?? '');
 }
 
 export function isAlive(pid: number): boolean {

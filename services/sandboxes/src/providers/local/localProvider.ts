@@ -1,15 +1,19 @@
 // The local provider: one directory per sandbox under SANDBOX_ROOT, the repository cloned with the
-// git CLI, branches checked out, commands run as local processes in their own process groups, the
-// push made from a clean repository outside the sandbox.
-import { spawn } from 'node:child_process';
+// git CLI, branches checked out, commands and the harness run inside bubblewrap (isolation.ts: the
+// sandbox's directory and nothing else of the host's files, no host network) in their own process
+// groups, the push made from a clean repository outside the sandbox. Without isolation
+// (SANDBOX_ISOLATION=none, development only) they run as plain local processes.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { constants } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { relativePathProblem } from '@ars/git-refs';
-import { withoutCredentials } from '../domain/credentials.js';
-import { GitError, git, pushFromCleanRepository, refExists } from './git.js';
-import { killProcessesWorkingIn } from './processesInDirectory.js';
+import { withoutCredentials } from '../../domain/credentials.js';
+import { GitError, git, pushFromCleanRepository, refExists } from '../git.js';
+import { killProcessesWorkingIn } from '../processesInDirectory.js';
 import {
   AllocationError,
   type AllocateRequest,
@@ -23,26 +27,49 @@ import {
   type PushResult,
   type SandboxProvider,
   type SandboxRef,
-} from './provider.js';
-import { archive, extract } from './tar.js';
+} from '../provider.js';
+import { archive, extract } from '../tar.js';
+import { harnessCli } from './harnessCli.js';
+import { LAUNCH_VARIABLE } from './harnessShim.js';
+import { isolatedCommand, type LocalIsolation } from './localIsolation.js';
+import { startSandboxed } from './sandboxedProcess.js';
 
 /** Git settings for commands this service runs inside a tree the agent controlled: no hooks, no fsmonitor. */
 const SAFE = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
 const GITCONFIG = '[user]\n\tname = Agent Run Service\n\temail = agent@ars.local\n';
 
+/** What the harness SDKs spawn when sandboxes are isolated: it runs the CLI inside bwrap. */
+const SANDBOX_SHIM = fileURLToPath(new URL('../../../bin/sandbox-shim.mjs', import.meta.url));
+
+/** Exit code of a command whose sandbox could not be set up (nothing ran). */
+const UNSTARTED = 125;
+
 export interface LocalProviderOptions {
   /** How long an aborted command has between TERM and KILL. */
   killGraceMs?: number;
+  /** bubblewrap and slirp4netns, prepared (prepareIsolation()); null: plain local processes (SANDBOX_ISOLATION=none). */
+  isolation: LocalIsolation | null;
 }
 
 export class LocalProvider implements SandboxProvider {
   readonly name = 'local' as const;
   private readonly root: string;
   private readonly killGraceMs: number;
+  private readonly isolation: LocalIsolation | null;
 
-  constructor(root: string, options: LocalProviderOptions = {}) {
+  constructor(root: string, options: LocalProviderOptions) {
     this.root = resolve(root);
     this.killGraceMs = options.killGraceMs ?? 5_000;
+    this.isolation = options.isolation;
+  }
+
+  /** True when commands and harnesses run inside bubblewrap. */
+  get isolated(): boolean {
+    return this.isolation !== null;
+  }
+
+  async close(): Promise<void> {
+    await this.isolation?.close();
   }
 
   async allocate(request: AllocateRequest): Promise<AllocatedSandbox> {
@@ -65,14 +92,20 @@ export class LocalProvider implements SandboxProvider {
     }
   }
 
-  exec(_sandbox: AllocatedSandbox, request: ExecRequest): Promise<ExecResult> {
+  exec(sandbox: AllocatedSandbox, request: ExecRequest): Promise<ExecResult> {
     return new Promise((resolvePromise) => {
       if (request.signal?.aborted) {
         resolvePromise({ exitCode: null, aborted: true });
         return;
       }
-      // A process group of its own, so an abort reaches whatever the command started (npm → node).
-      const child = spawn('/bin/sh', ['-c', request.command], { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      // A process group of its own, so an abort reaches whatever the command started (npm → node;
+      // under bwrap, bwrap itself: its sandbox's PID namespace ends with it).
+      const { child, started, kill } = this.spawnCommand(sandbox, request);
+      let setupFailed = false;
+      started.catch((error: unknown) => {
+        setupFailed = true;
+        request.onOutput(Buffer.from(`ars: the sandbox could not be started: ${error instanceof Error ? error.message : String(error)}\n`));
+      });
       let aborted = false;
       let killTimer: NodeJS.Timeout | undefined;
       const signalGroup = (signal: NodeJS.Signals): void => {
@@ -84,13 +117,18 @@ export class LocalProvider implements SandboxProvider {
       };
       const onAbort = (): void => {
         aborted = true;
+        // In a sandbox, everything at once (nothing outside its PID namespace can TERM its processes).
+        if (kill) {
+          kill();
+          return;
+        }
         signalGroup('SIGTERM');
         killTimer = setTimeout(() => signalGroup('SIGKILL'), this.killGraceMs);
         killTimer.unref();
       };
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      child.stdout.on('data', (chunk: Buffer) => request.onOutput(chunk));
-      child.stderr.on('data', (chunk: Buffer) => request.onOutput(chunk));
+      child.stdout?.on('data', (chunk: Buffer) => request.onOutput(chunk));
+      child.stderr?.on('data', (chunk: Buffer) => request.onOutput(chunk));
       const done = (exitCode: number | null): void => {
         request.signal?.removeEventListener('abort', onAbort);
         if (killTimer) clearTimeout(killTimer);
@@ -100,8 +138,31 @@ export class LocalProvider implements SandboxProvider {
         request.onOutput(Buffer.from(`${error.message}\n`));
         done(127);
       });
-      child.on('close', (code, signal) => done(code ?? (signal ? 128 + signalNumber(signal) : null)));
+      child.on('close', (code, signal) => done(setupFailed ? UNSTARTED : (code ?? (signal ? 128 + constants.signals[signal] : null))));
     });
+  }
+
+  /** `kill`: ends a sandboxed command's whole sandbox; absent for a plain process (its group is signalled). */
+  private spawnCommand(sandbox: AllocatedSandbox, request: ExecRequest): { child: ChildProcess; started: Promise<void>; kill?: () => void } {
+    if (!this.isolation) {
+      const child = spawn('/bin/sh', ['-c', request.command], { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      return { child, started: Promise.resolve() };
+    }
+    const network = request.forwardPort !== undefined ? 'internet' : (request.network ?? 'none');
+    const command = isolatedCommand(this.isolation, {
+      sandboxDir: this.sandboxDir(sandbox),
+      cwd: request.cwd,
+      readOnly: [],
+      network,
+      ...(request.forwardPort !== undefined ? { forwardPort: request.forwardPort } : {}),
+      command: ['/bin/sh', '-c', request.command],
+    });
+    return startSandboxed(command, { env: request.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  }
+
+  private sandboxDir(sandbox: AllocatedSandbox): string {
+    if (!sandbox.dir) throw new Error('a local sandbox without a directory cannot run commands');
+    return sandbox.dir;
   }
 
   async previewEndpoint(): Promise<PreviewEndpoint> {
@@ -109,9 +170,21 @@ export class LocalProvider implements SandboxProvider {
     return { port, url: `http://127.0.0.1:${port}` };
   }
 
-  launchHarness(_sandbox: AllocatedSandbox, request: HarnessLaunchRequest): Promise<HarnessLaunch> {
-    // The sandbox is a directory on this machine: the SDK spawns the CLI right here.
-    return Promise.resolve({ executablePath: request.executablePath, env: request.env, cwd: request.cwd, close: () => Promise.resolve() });
+  async launchHarness(sandbox: AllocatedSandbox, request: HarnessLaunchRequest): Promise<HarnessLaunch> {
+    const close = (): Promise<void> => Promise.resolve();
+    // Without isolation the SDK spawns the CLI right here, a plain child of this service.
+    if (!this.isolation) return { executablePath: request.executablePath, env: request.env, cwd: request.cwd, close };
+    // The SDK spawns the shim with the harness's environment (plus the key it adds); the shim runs
+    // the CLI in bwrap with that environment and nothing else.
+    const cli = await harnessCli(request.harness, request.executablePath);
+    const launch = isolatedCommand(this.isolation, {
+      sandboxDir: this.sandboxDir(sandbox),
+      cwd: request.cwd,
+      readOnly: cli.files,
+      network: request.network ?? 'none',
+      command: cli.command,
+    });
+    return { executablePath: SANDBOX_SHIM, env: { ...request.env, [LAUNCH_VARIABLE]: JSON.stringify(launch) }, cwd: request.cwd, close };
   }
 
   async commitAndPush(sandbox: AllocatedSandbox, request: PushRequest): Promise<PushResult> {
@@ -197,11 +270,6 @@ export class LocalProvider implements SandboxProvider {
     if (!info?.isDirectory()) throw missing;
     return real;
   }
-}
-
-function signalNumber(signal: NodeJS.Signals): number {
-  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
-  return numbers[signal] ?? 0;
 }
 
 /** A port nothing listens on right now (the OS picks it). */

@@ -1,0 +1,82 @@
+// How a local sandbox's command is locked in: the bubblewrap argument list, built from a plain
+// description (a pure function), so what is visible inside is stated in one place and unit-tested.
+// Own user (capabilities dropped), PID, IPC, UTS, mount and network namespaces. Read-only: the
+// system directories, a few /etc files, node and the harness's own files. Writable: the sandbox's
+// directory (at the same path as outside, so cwd and event paths need no translation) and a
+// private /tmp. Nothing else of the host (the project, SANDBOX_ROOT's other sandboxes, snapshots,
+// the source host, /root, /home) exists inside.
+
+import type { SandboxNetwork } from '../provider.js';
+
+export type { SandboxNetwork };
+
+/** How the host's top-level system directories exist: a symlink (usr-merged Debian: `/bin -> usr/bin`) or a directory. */
+export type SystemEntry = { path: string; symlink: string } | { path: string; directory: true };
+
+/** The host as a sandbox sees it, found once (see hostLayout.ts). */
+export interface HostLayout {
+  /** `/usr` and the `/bin`, `/sbin`, `/lib*` entries that exist. */
+  system: SystemEntry[];
+  /** `/etc` entries copied from the host when they exist (certificates, name service, alternatives...). */
+  etcFromHost: string[];
+  /** Files written for the sandbox (`hosts`, `resolv.conf`, `passwd`, `group`): name in /etc → host path. */
+  etcGenerated: Record<string, string>;
+  /** node itself (its real path), bound when it is not under a system directory. */
+  node: string;
+}
+
+export interface IsolationSpec {
+  layout: HostLayout;
+  /** The sandbox's own directory: the only writable host path, bound at the same path. */
+  sandboxDir: string;
+  /** Where the command starts (inside sandboxDir). */
+  cwd: string;
+  /** More host paths bound read-only at the same path (the harness CLI's files). */
+  readOnly: string[];
+  network: SandboxNetwork;
+  /** bwrap reports the sandbox's PID 1 (as the host sees it) on this fd. */
+  infoFd?: number;
+  /** Required with network `internet`: bwrap waits on this fd until slirp4netns is attached. */
+  blockFd?: number;
+  /** argv of the command run inside. */
+  command: string[];
+}
+
+/** bwrap's arguments (without `bwrap` itself) for the spec. */
+export function bwrapArguments(spec: IsolationSpec): string[] {
+  const { layout } = spec;
+  const args = [
+    '--unshare-all',
+    // A user namespace is required (not `-try`): without one the command would be the host's root.
+    '--unshare-user',
+    '--cap-drop', 'ALL',
+    '--die-with-parent',
+    '--new-session',
+    '--hostname', 'sandbox',
+  ];
+  for (const entry of layout.system) {
+    if ('symlink' in entry) args.push('--symlink', entry.symlink, entry.path);
+    else args.push('--ro-bind', entry.path, entry.path);
+  }
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/etc');
+  for (const path of layout.etcFromHost) args.push('--ro-bind-try', path, path);
+  for (const [name, file] of Object.entries(layout.etcGenerated)) args.push('--ro-bind', file, `/etc/${name}`);
+  args.push('--remount-ro', '/etc');
+  if (!underSystem(layout, layout.node)) args.push('--ro-bind', layout.node, layout.node);
+  for (const path of spec.readOnly) {
+    if (!underSystem(layout, path)) args.push('--ro-bind', path, path);
+  }
+  args.push('--bind', spec.sandboxDir, spec.sandboxDir, '--chdir', spec.cwd);
+  if (spec.infoFd !== undefined) args.push('--info-fd', String(spec.infoFd));
+  if (spec.network === 'internet') {
+    if (spec.infoFd === undefined || spec.blockFd === undefined) throw new Error('a sandbox with network needs the info and block file descriptors');
+    args.push('--block-fd', String(spec.blockFd));
+  }
+  args.push('--', ...spec.command);
+  return args;
+}
+
+/** True when `path` lies under a system directory already bound read-only. */
+function underSystem(layout: HostLayout, path: string): boolean {
+  return layout.system.some((entry) => 'directory' in entry && (path === entry.path || path.startsWith(`${entry.path}/`)));
+}

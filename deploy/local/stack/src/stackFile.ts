@@ -1,19 +1,24 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
+import { SERVICE_NAMES, type ServiceName } from './services.js';
+import type { Stack } from './stack.js';
 
 /** What a running `npm start` tells local tools (the admin command) about itself: `.stack/stack.json`. */
 export interface StackFile {
   baseUrl: string;
+  /** Each service's URL (a restarted service keeps its own). */
+  services: Record<ServiceName, string>;
   pid: number;
   startedAt: string;
 }
 
 const FILE = 'stack.json';
 
-export function writeStackFile(dir: string, baseUrl: string): void {
+export function writeStackFile(dir: string, stack: Pick<Stack, 'baseUrl' | 'services'>): void {
   mkdirSync(dir, { recursive: true });
-  const content: StackFile = { baseUrl, pid: process.pid, startedAt: new Date().toISOString() };
+  const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, stack.services[name].url])) as Record<ServiceName, string>;
+  const content: StackFile = { baseUrl: stack.baseUrl, services, pid: process.pid, startedAt: new Date().toISOString() };
   writeFileSync(join(dir, FILE), `${JSON.stringify(content)}\n`);
 }
 

@@ -1,6 +1,6 @@
 import { startChild, jsonLine, type ManagedChild } from '../childProcess.js';
 import { fromRoot } from '../paths.js';
-import { freePort } from '../ports.js';
+import { reservePort } from '../ports.js';
 
 export interface LocalMongo {
   url: string;
@@ -10,7 +10,9 @@ export interface LocalMongo {
 
 /** The project's MongoDB-wire development server as its own process; `dbpath` keeps data across restarts. */
 export async function startLocalMongo(options: { dbpath?: string; output?: (line: string) => void } = {}): Promise<LocalMongo> {
-  const port = await freePort();
+  // Reserved while it runs (see ports.ts), released once it has stopped.
+  const reservation = await reservePort();
+  const port = reservation.port;
   const args = [fromRoot('deploy/local/mongo-dev/dist/main.js'), '--port', String(port)];
   if (options.dbpath) args.push('--dbpath', options.dbpath);
   const child = startChild({
@@ -24,5 +26,5 @@ export async function startLocalMongo(options: { dbpath?: string; output?: (line
     const message = jsonLine(line);
     return message?.mongoDev === 'listening' && typeof message.url === 'string' ? message.url : undefined;
   }, 30_000);
-  return { url, child, stop: () => child.stop(10_000) };
+  return { url, child, stop: () => child.stop(10_000).finally(() => reservation.release()) };
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '@ars/stack';
+import { freePort } from '@ars/testenv';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
 import { startSystem, type System } from '../support/system.js';
 import { bearer, call, errorOf, tenant } from '../support/accounts.js';

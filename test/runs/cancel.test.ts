@@ -1,11 +1,21 @@
 // POST /runs/{runId}/cancel in the form DESIGN.md fixes: {run, status, alreadyTerminal}.
+import { MongoClient } from 'mongodb';
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { eventually, harnessPid, newRunsUser, processAlive } from '../support/runs.js';
 
 const system = systemForSuite();
 
-
+/** The runs service's own record of a cancel request (`cancelRequestedAt`) in the stack's MongoDB. */
+async function storedCancelRequest(runId: string): Promise<Date | null | undefined> {
+  const client = await MongoClient.connect(system().mongoUrl);
+  try {
+    const run = await client.db('ars_runs').collection<{ _id: string; cancelRequestedAt: Date | null }>('runs').findOne({ _id: runId });
+    return run?.cancelRequestedAt;
+  } finally {
+    await client.close();
+  }
+}
 
 describe.each(['codex', 'claude-code'] as const)('%s: cancel during @sleep 30000 reaches cancelled within seconds and the harness process is gone', (harness) => {
   test('cancellation_requested, then cancelled; the harness pid no longer exists', async () => {
@@ -61,10 +71,12 @@ describe('cancel of a terminal run changes nothing', () => {
     expect(answer).toEqual({ run: before.run, status: 'already_terminal', alreadyTerminal: true });
     const again = dataOf(await runs.cancel(run.runId));
     expect(again).toEqual(answer);
-    await new Promise((resolve) => setTimeout(resolve, 500));
     const after = dataOf(await runs.events(run.runId, 200));
     expect(after.run).toEqual(before.run);
     expect(after.events).toEqual(before.events);
+    // Nothing was set going that could change the run later (no wait-and-see): a cancel that got past
+    // the terminal check asks sandboxes and then records cancelRequestedAt, which is still unset.
+    expect(await storedCancelRequest(run.runId)).toBeNull();
   });
 
   test('a cancelled run cancelled again: already_terminal', async () => {

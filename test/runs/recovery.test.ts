@@ -1,12 +1,14 @@
 // A run never stays pending or streaming forever: services killed mid-run, a sandbox service that is
 // away, a harness that runs too long. Short limits so the suite does not wait half an hour.
+import { MongoClient } from 'mongodb';
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { eventually, harnessPid, newRunsUser, processAlive, reportedPid, type RunEvent } from '../support/runs.js';
 
 const LIMITS = {
   RUN_TIMEOUT_MS: '15000',
-  RUN_START_TIMEOUT_MS: '6000',
+  // Long enough for a sandbox to be allocated on a machine shared by several suites.
+  RUN_START_TIMEOUT_MS: '20000',
   RUN_LOST_GRACE_MS: '5000',
   WATCHDOG_INTERVAL_MS: '500',
   SESSION_HEARTBEAT_MS: '500',
@@ -17,7 +19,36 @@ const LIMITS = {
 
 const system = systemForSuite(LIMITS);
 
+/** Sandboxes' session of a run (its own record of what it did), read from the stack's MongoDB. */
+interface Session {
+  state: 'cancel_requested' | 'allocating' | 'running' | 'finished';
+  sandboxRecordId: string | null;
+  result: { status: string; failure: string | null } | null;
+  _outbox?: unknown[];
+}
 
+/**
+ * Waits until the run's session in sandboxes is finished and its `run.finished` has left the outbox:
+ * sandboxes has decided and published everything it will for the run (a definite signal, not a time).
+ */
+async function sessionPublishedItsEnd(runId: string, timeoutMs: number): Promise<Session> {
+  const client = await MongoClient.connect(system().mongoUrl);
+  try {
+    const sessions = client.db('ars_sandboxes').collection<Session & { _id: string }>('sessions');
+    let session: Session | null = null;
+    await eventually(
+      async () => {
+        session = await sessions.findOne({ _id: runId });
+        return session?.state === 'finished' && (session._outbox ?? []).length === 0;
+      },
+      timeoutMs,
+      `the sandboxes session of ${runId} to publish its end`,
+    );
+    return session as unknown as Session;
+  } finally {
+    await client.close();
+  }
+}
 
 /** Each event once: no two events with the same type, tool and message (the prompts make them unique). */
 function expectNoDuplicates(events: RunEvent[]): void {
@@ -32,7 +63,10 @@ describe('the runs service killed mid-run and restarted: the run still ends corr
     const run = await runs.started({ repoId, prompt: '@say one\n@sleep 3000\n@say two\n@shell echo three\n@say four' });
     await runs.waitFor(run.runId, (r) => r.status === 'streaming');
     await system().stack.services.runs.kill();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The sandbox carries on without runs: every remaining event and the finish are published while
+    // runs is down, and the restarted runs must take each exactly once.
+    const session = await sessionPublishedItsEnd(run.runId, 30_000);
+    expect(session.result?.status).toBe('success');
     await system().stack.services.runs.start();
     const { run: done, events } = await runs.waitFor(run.runId);
     expect(done.status).toBe('success');
@@ -94,17 +128,20 @@ describe('no sandbox allocated in time: the run fails instead of staying pending
     let runId = '';
     try {
       runId = (await runs.started({ repoId, prompt: '@say should not run' })).runId;
-      const { run } = await runs.waitFor(runId, undefined, 20_000);
+      const { run } = await runs.waitFor(runId, undefined, 60_000);
       expect(run.status).toBe('failed');
       expect(run.error).toMatch(/no sandbox was allocated/i);
     } finally {
       await system().stack.services.sandboxes.start();
     }
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // Back, sandboxes reads the request, finds its start deadline passed and records the run as not
+    // started, publishing that end: past this point nothing can start it any more.
+    const session = await sessionPublishedItsEnd(runId, 30_000);
+    expect(session).toMatchObject({ sandboxRecordId: null, result: { status: 'failed', failure: 'sandbox_allocation' } });
     const { run, events } = dataOf(await runs.events(runId));
     expect(run.status).toBe('failed');
     expect(events).toEqual([]);
-  }, 90_000);
+  }, 120_000);
 });
 
 describe('a harness that runs longer than its timeout is stopped and the run fails saying so', () => {

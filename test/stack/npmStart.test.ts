@@ -1,14 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { freePort, repoRoot } from '@ars/stack';
+import { INSTANCE_HEADER, repoRoot, type StackFile } from '@ars/stack';
+import { freePort } from '@ars/testenv';
 import { commandLineOf, descendantsOf, isAlive } from '../support/processTree.js';
+import { newRunsUser } from '../support/runs.js';
 
 interface RunningStack {
   process: ChildProcess;
   baseUrl: string;
+  /** What the stack wrote to `.stack/stack.json` (its services' URLs). */
+  stackFile(): StackFile;
+  /** Resolves with the first stderr line (the stack's own and its children's) matching `pattern`. */
+  stderrLine(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
   exited: Promise<number | null>;
 }
 
@@ -24,9 +30,29 @@ async function startWholeStack(): Promise<RunningStack> {
   const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
+  const stderrLines: string[] = [];
+  const stderrWaiters = new Set<(line: string) => void>();
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    stderr = `${stderr}${line}\n`.slice(-4000);
+    stderrLines.push(line);
+    for (const waiter of stderrWaiters) waiter(line);
   });
+  const stderrLine = (pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => finish(new Error(`no stderr line matching ${pattern} within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+      const waiter = (line: string): void => {
+        const match = pattern.exec(line);
+        if (match) finish(undefined, match);
+      };
+      function finish(error?: Error, match?: RegExpExecArray): void {
+        clearTimeout(timer);
+        stderrWaiters.delete(waiter);
+        if (error) reject(error);
+        else resolve(match as RegExpExecArray);
+      }
+      stderrWaiters.add(waiter);
+      for (const line of stderrLines) waiter(line);
+    });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
@@ -35,7 +61,8 @@ async function startWholeStack(): Promise<RunningStack> {
     });
     void exited.then((code) => reject(new Error(`the stack exited (${code}) before it was ready:\n${stderr}`)));
   });
-  return { process: child, baseUrl, exited };
+  const stackFile = (): StackFile => JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
+  return { process: child, baseUrl, stackFile, stderrLine, exited };
 }
 
 async function stopsCleanlyOn(signal: NodeJS.Signals): Promise<void> {
@@ -78,3 +105,46 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<v
   const deadline = Date.now() + timeoutMs;
   while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
 }
+
+/** The pid of the service's node process under the stack (`services/<name>/dist/main.js`). */
+function servicePid(stack: RunningStack, name: string): number | undefined {
+  return descendantsOf(stack.process.pid!).find((pid) => commandLineOf(pid).includes(`services/${name}/dist/main.js`));
+}
+
+describe('npm start restarts a service that crashed, on its port, instead of stopping everything', () => {
+  test('kill -9 of runs: the restart line, /readyz answered by the NEW runs, then a run through the gateway succeeds', async () => {
+    const stack = await startWholeStack();
+    try {
+      const runsUrl = stack.stackFile().services.runs;
+      const before = await fetch(`${runsUrl}/readyz`);
+      expect(before.status).toBe(200);
+      const oldInstance = before.headers.get(INSTANCE_HEADER);
+      expect(oldInstance).toEqual(expect.any(String));
+      const oldPid = servicePid(stack, 'runs');
+      expect(oldPid).toBeDefined();
+
+      process.kill(oldPid!, 'SIGKILL');
+      await stack.stderrLine(/^\[stack\] runs exited \(signal SIGKILL\); restarting in 1 s \(attempt 1\)$/, 10_000);
+      const [, newPid, readyAt] = await stack.stderrLine(/^\[stack\] runs restarted \(attempt 1\): pid (\d+), ready at (\S+)$/, 60_000);
+      // Same URL (peers were given it), a new process, and it is that process that answers.
+      expect(readyAt).toBe(runsUrl);
+      expect(Number(newPid)).not.toBe(oldPid);
+      expect(isAlive(Number(newPid))).toBe(true);
+      expect(isAlive(oldPid!)).toBe(false);
+      const after = await fetch(`${runsUrl}/readyz`);
+      expect(after.status).toBe(200);
+      expect(after.headers.get(INSTANCE_HEADER)).toEqual(expect.any(String));
+      expect(after.headers.get(INSTANCE_HEADER)).not.toBe(oldInstance);
+
+      // The stack never stopped: through the gateway, a run (which needs runs) is started and ends.
+      expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(200);
+      const { runs, repoId } = await newRunsUser(stack.baseUrl, 2);
+      const run = await runs.started({ repoId, prompt: '@say back again' });
+      const { run: done } = await runs.waitFor(run.runId, undefined, 60_000);
+      expect(done.status).toBe('success');
+    } finally {
+      stack.process.kill('SIGTERM');
+      expect(await stack.exited).toBe(0);
+    }
+  }, 180_000);
+});

@@ -234,6 +234,30 @@ describe('/healthz answers 200 while alive; /readyz 200 only when every check pa
   });
 });
 
+describe('/healthz and /readyz answer the instance id the process was started with in X-Ars-Instance', () => {
+  test('every answer of both carries it, a failed readiness too', async () => {
+    let ready = true;
+    const url = await start([], { instance: 'inst-1', readiness: () => runReadinessChecks({ mongo: async () => ready }) });
+    for (const path of ['/healthz', '/readyz']) {
+      const response = await fetch(`${url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ars-instance')).toBe('inst-1');
+    }
+    ready = false;
+    const notReady = await fetch(`${url}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.headers.get('x-ars-instance')).toBe('inst-1');
+  });
+
+  test('without an instance id no such header is sent, and other routes never carry it', async () => {
+    const bare = await start([]);
+    expect((await fetch(`${bare}/healthz`)).headers.get('x-ars-instance')).toBeNull();
+    await server?.close();
+    const url = await start([routes()], { instance: 'inst-2' });
+    expect((await fetch(`${url}/things/1`)).headers.get('x-ars-instance')).toBeNull();
+  });
+});
+
 describe('unknown routes are 404 NOT_FOUND naming the method and path; so is a wrong method, with Allow', () => {
   test('404 envelope', async () => {
     const url = await start([routes()]);

@@ -19,6 +19,8 @@ export interface HttpAppOptions {
   bodyLimit?: string;
   /** Dependency checks behind `/readyz`; without it the app is ready while it serves. */
   readiness?: () => Promise<ReadinessReport>;
+  /** Answered in `X-Ars-Instance` on `/healthz` and `/readyz` (the process's `ARS_INSTANCE_ID`). */
+  instance?: string;
   /**
    * Requests the JSON body parser leaves alone (no parsing, no content-type check): the route reads
    * the body itself with `readRawBody`, e.g. a JSON-RPC endpoint answering malformed JSON in its own envelope.
@@ -37,7 +39,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.on('error', (error: unknown) => options.logger.error({ err: error }, 'koa error'));
   app.use(requestIdAndAccessLog(options.logger));
   app.use(errorEnvelope());
-  app.use(healthRoutes(options.service, options.readiness));
+  app.use(healthRoutes(options.service, options.readiness, options.instance));
   app.use(jsonBody(options.bodyLimit ?? DEFAULT_BODY_LIMIT, options.skipBodyParsing));
   return app;
 }

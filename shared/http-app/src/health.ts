@@ -43,10 +43,19 @@ export async function runReadinessChecks(
   return { ready: entries.every(([, result]) => result.ok), checks: report };
 }
 
-/** `/healthz` (alive: 200 while the process serves HTTP) and `/readyz` (200 only when every check passes). */
-export function healthRoutes(service: string, readiness?: () => Promise<ReadinessReport>): Middleware {
+/** The header in which `/healthz` and `/readyz` answer the instance id the process was started with. */
+export const INSTANCE_HEADER = 'X-Ars-Instance';
+
+/**
+ * `/healthz` (alive: 200 while the process serves HTTP) and `/readyz` (200 only when every check
+ * passes). With `instance`, every answer of both carries it in `X-Ars-Instance`: whoever started the
+ * process (the local stack) tells its own child from another process listening on the same port.
+ */
+export function healthRoutes(service: string, readiness?: () => Promise<ReadinessReport>, instance?: string): Middleware {
+  const identity: Record<string, string> = instance ? { [INSTANCE_HEADER]: instance } : {};
   return async (ctx, next) => {
     if (ctx.path !== '/healthz' && ctx.path !== '/readyz') return next();
+    ctx.set(identity);
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
       ctx.status = 405;
@@ -62,7 +71,8 @@ export function healthRoutes(service: string, readiness?: () => Promise<Readines
         .filter(([, result]) => !result.ok)
         .map(([name, result]) => `${name} (${result.error ?? 'not ready'})`);
       ctx.state.logger.warn({ checks: report.checks }, 'not ready');
-      throw AppError.unavailable(`Not ready: ${failed.join(', ') || 'unknown'}`);
+      // The error envelope drops headers set before the throw: the identity travels with the error.
+      throw new AppError('SERVICE_UNAVAILABLE', `Not ready: ${failed.join(', ') || 'unknown'}`, { headers: identity });
     }
     ctx.body = successEnvelope({ status: 'ready', service, checks: report.checks });
   };

@@ -1,3 +1,3 @@
-export { runService } from './runService.js';
+export { PortInUseError, runService } from './runService.js';
 export type { RunningService, ServiceContext, ServiceDefinition, ServiceConfig, ShutdownHook } from './runService.js';
 export { env } from '@ars/config';

@@ -1,22 +1,10 @@
-import { createServer } from 'node:net';
 import { ConfigError } from '@ars/config';
 import { createLogger } from '@ars/logger';
 import { Router, ok } from '@ars/http-app';
 import { env, runService, type RunningService } from '@ars/service';
+import { freePort } from '@ars/testenv';
 
 const logger = createLogger({ service: 'service-test', level: 'silent' });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const running: RunningService[] = [];
 afterEach(async () => {

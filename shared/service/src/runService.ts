@@ -92,11 +92,13 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
   const handleSignals = runtime.handleSignals ?? true;
 
   let config: ServiceConfig<S>;
+  let instance: string | undefined;
   try {
     const schema = { ...serviceConfig({ service: definition.name, ...(definition.port === undefined ? {} : { port: definition.port }) }), ...definition.configSchema };
     config = loadConfig(schema, runtime.env ?? process.env) as ServiceConfig<S>;
     if (definition.requireMongo && !config.MONGO_URL) throw missing('MONGO_URL', 'a mongodb:// URL');
     if (definition.requireBus && !config.KAFKA_BROKERS) throw missing('KAFKA_BROKERS', 'a comma-separated list of host:port');
+    instance = instanceId(runtime.env ?? process.env);
   } catch (error) {
     if (!handleSignals) throw error;
     return exitOnConfigError(error);
@@ -197,6 +199,7 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
       logger,
       ...(definition.bodyLimit ? { bodyLimit: definition.bodyLimit } : {}),
       ...(definition.skipBodyParsing ? { skipBodyParsing: definition.skipBodyParsing } : {}),
+      ...(instance ? { instance } : {}),
       readiness: async () => {
         if (stopping) return { ready: false, checks: { shutdown: { ok: false, error: 'shutting down' } } };
         return runReadinessChecks(checks);
@@ -221,15 +224,45 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
     await definition.start?.(context);
 
     if (stopping) throw new Error('shut down during start-up');
-    server = await startHttpServer(context.http, { host: config.HOST, port: config.PORT });
+    server = await startHttpServer(context.http, { host: config.HOST, port: config.PORT }).catch((error: unknown) => {
+      throw portInUse(error) ? new PortInUseError(definition.name, config.HOST, config.PORT) : error;
+    });
     logger.info({ address: server.url, host: server.host, port: server.port, mongo: Boolean(mongo), bus: Boolean(bus), telemetry: telemetry.enabled }, 'ready');
     return { context, server, url: server.url, shutdown };
   } catch (error) {
-    logger.fatal({ err: error }, 'start-up failed');
+    if (error instanceof PortInUseError) {
+      // One line a person (or the local stack, which reports it) reads; the structured log has it too.
+      if (handleSignals) process.stderr.write(`${error.message}\n`);
+      logger.fatal({ host: config.HOST, port: config.PORT }, 'port in use');
+    } else {
+      logger.fatal({ err: error }, 'start-up failed');
+    }
     await shutdown('start-up failed', 1);
     if (handleSignals) exit(1);
     throw error;
   }
+}
+
+/** The service cannot listen: another process has its port. */
+export class PortInUseError extends Error {
+  constructor(service: string, host: string, port: number) {
+    super(`${service}: cannot listen on ${host}:${port}: the port is in use by another process (EADDRINUSE)`);
+    this.name = 'PortInUseError';
+  }
+}
+
+function portInUse(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+}
+
+const INSTANCE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** `ARS_INSTANCE_ID`: given by whoever started the process, answered on /healthz and /readyz. */
+function instanceId(env: EnvSource): string | undefined {
+  const value = env.ARS_INSTANCE_ID;
+  if (value === undefined || value === '') return undefined;
+  if (!INSTANCE_ID.test(value)) throw new ConfigError([`ARS_INSTANCE_ID must be 1 to 128 letters, digits, _ or - (got ${JSON.stringify(value.slice(0, 40))})`]);
+  return value;
 }
 
 function missing(name: string, expectation: string): ConfigError {

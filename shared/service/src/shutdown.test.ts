@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@ars/testenv';
 
 // These tests run a service as a child process on the built packages: `npx tsc -b tsconfig.build.json` first.
 const serviceDist = new URL('../dist/index.js', import.meta.url).href;
@@ -36,18 +37,6 @@ await runService({
   },
 });
 `;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Child {
   process: ChildProcessWithoutNullStreams;
@@ -193,5 +182,49 @@ describe('an unreachable MongoDB at start-up is logged and the process exits 1',
       .find((record) => record.msg === 'start-up failed');
     expect(failure?.level).toBe('fatal');
     expect(failure?.err?.message).toContain(`MongoDB unreachable at mongodb://127.0.0.1:${closedPort}`);
+  });
+});
+
+describe('a port another process holds stops the service at start with one line on stderr and exit 1', () => {
+  test('EADDRINUSE: the line names the service, the address and the cause', async () => {
+    const port = await freePort();
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    try {
+      const child = spawn(process.execPath, [join(dir, 'fixture.mjs')], { env: { PATH: process.env.PATH ?? '', PORT: String(port) } });
+      children.push(child);
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toBe(`fixture: cannot listen on 127.0.0.1:${port}: the port is in use by another process (EADDRINUSE)\n`);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+});
+
+describe('ARS_INSTANCE_ID, given by whoever started the process, is answered in X-Ars-Instance on /healthz and /readyz', () => {
+  test('both health routes carry it', async () => {
+    const service = await startFixture({ ARS_INSTANCE_ID: 'stack-child-7' });
+    for (const path of ['/healthz', '/readyz']) {
+      const response = await fetch(`${service.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ars-instance')).toBe('stack-child-7');
+    }
+    service.process.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+  });
+
+  test('a malformed one is a configuration error: one line on stderr, exit 1', async () => {
+    const child = spawn(process.execPath, [join(dir, 'fixture.mjs')], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(await freePort()), ARS_INSTANCE_ID: 'no spaces\r\nX-Injected: 1' },
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(1);
+    expect(stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(stderr).toMatch(/^Invalid configuration: ARS_INSTANCE_ID must be 1 to 128 letters, digits, _ or -/);
   });
 });

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@ars/testenv';
 
 // Runs a service on the built packages with the telemetry preload: `npx tsc -b tsconfig.build.json` first.
 const serviceDist = new URL('../dist/index.js', import.meta.url).href;
@@ -35,15 +36,6 @@ service.context.logger.info({ hop: hop.data }, 'hop result');
 await self.close();
 await service.shutdown();
 `;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("with OTEL_EXPORTER_OTLP_ENDPOINT and the preload, requests are traced across HTTP hops and log lines carry the trace id", () => {
   let dir: string;

@@ -3,3 +3,5 @@ export type { TestInfrastructure, InfrastructureSource } from './infrastructure.
 export { dockerEngineReachable } from './dockerEngine.js';
 export { testInfrastructure } from './current.js';
 export type { CurrentInfrastructure } from './current.js';
+export { freePort, reservePort } from './ports.js';
+export type { PortReservation } from './ports.js';

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startGateway } from '@ars/gateway';
 import { createLogger } from '@ars/logger';
-import { freePort } from '@ars/stack';
-import { testInfrastructure } from '@ars/testenv';
+import { freePort, testInfrastructure } from '@ars/testenv';
 import { startEmptyPeer, startRunsStandIn, type EmptyPeer, type RunsStandIn } from './peerStandIns.js';
 import type { System } from '../../support/system.js';
 

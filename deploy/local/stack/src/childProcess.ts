@@ -25,6 +25,11 @@ export interface ManagedChild {
   /** SIGKILL to the whole process group (the child and what it spawned): a crash, for tests. */
   kill(): Promise<void>;
   isRunning(): boolean;
+  /**
+   * The last line the child wrote on stderr (where a service says in one line why it cannot start),
+   * once its stderr has ended (or `waitMs` passed: a grandchild may hold the pipe open).
+   */
+  lastErrorLine(waitMs?: number): Promise<string | undefined>;
 }
 
 const COLORS = [36, 33, 35, 32, 34, 91, 92, 93, 94, 95, 96];
@@ -53,13 +58,23 @@ export function startChild(spec: ChildSpec): ManagedChild {
   const prefix = useColor ? `\x1b[${color}m${spec.name.padEnd(18)}|\x1b[0m ` : `${spec.name.padEnd(18)}| `;
   const write = spec.output ?? ((line: string) => process.stderr.write(`${line}\n`));
   const lineListeners = new Set<(line: string) => void>();
+  let lastErrorLine: string | undefined;
+  let stderrEnded = false;
+  const stderrEnd = new Set<() => void>();
 
   for (const stream of [child.stdout, child.stderr]) {
     const lines = createInterface({ input: stream });
     lines.on('line', (line) => {
       write(prefix + line);
       if (stream === child.stdout) for (const listener of lineListeners) listener(line);
+      else if (line.trim() !== '') lastErrorLine = line;
     });
+    if (stream === child.stderr) {
+      lines.once('close', () => {
+        stderrEnded = true;
+        for (const resolve of stderrEnd) resolve();
+      });
+    }
   }
 
   let running = true;
@@ -78,6 +93,20 @@ export function startChild(spec: ChildSpec): ManagedChild {
     process: child,
     exited,
     isRunning: () => running,
+    async lastErrorLine(waitMs = 1_000): Promise<string | undefined> {
+      if (!stderrEnded) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, waitMs);
+          function done(): void {
+            clearTimeout(timer);
+            stderrEnd.delete(done);
+            resolve();
+          }
+          stderrEnd.add(done);
+        });
+      }
+      return lastErrorLine;
+    },
     waitForLine<T>(parse: (line: string) => T | undefined, timeoutMs: number): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => finish(new Error(`${spec.name} did not become ready within ${timeoutMs} ms`)), timeoutMs);

@@ -1,9 +1,9 @@
-// `npm start`: the whole system in the foreground. Ctrl-C (SIGINT) or SIGTERM stops everything.
+// `npm start`: the whole system in the foreground. A service that exits unasked (a crash, `kill -9`)
+// is restarted on its port after a backoff, said on stderr; Ctrl-C (SIGINT) or SIGTERM stops everything.
 import { join } from 'node:path';
 import { removeStackFile, writeStackFile } from './stackFile.js';
 import { startStack, type Stack } from './stack.js';
 import { repoRoot } from './paths.js';
-import { SERVICE_NAMES } from './services.js';
 
 function gatewayPortFromEnv(): number {
   const raw = process.env.PORT ?? '8080';
@@ -46,15 +46,7 @@ async function main(): Promise<void> {
   });
   const stack = await state.starting;
   if (stopping) return;
-  for (const name of SERVICE_NAMES) {
-    const child = stack.services[name].child();
-    void child?.exited.then((code) => {
-      if (stopping) return;
-      console.error(`[stack] ${name} exited unexpectedly (${String(code)}); stopping the stack`);
-      void shutdown(1);
-    });
-  }
-  writeStackFile(stateDir, stack.baseUrl, { kafkaBrokers: stack.infrastructure.kafkaBrokers });
+  writeStackFile(stateDir, stack);
   process.stdout.write(`Agent Run Service is ready at ${stack.baseUrl}\n`);
 }
 

@@ -3,11 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startInfrastructure, type Infrastructure, type InfrastructureOptions } from './infra/index.js';
-import { freePort } from './ports.js';
+import { reservePort, type PortReservation } from './ports.js';
+import type { RestartPolicy } from './restartPolicy.js';
 import { SERVICE_NAMES, serviceProcess, serviceUrlVariable, type ServiceName, type ServiceProcess } from './services.js';
 
 export interface StackOptions extends InfrastructureOptions {
-  /** The gateway's port; 0 picks a free one. */
+  /** The gateway's port; 0 reserves one like the other services' (see ports.ts). */
   gatewayPort: number;
   logLevel?: string;
   /** Where the local source host keeps its git repositories; a temporary folder (removed on stop) when absent. */
@@ -16,7 +17,12 @@ export interface StackOptions extends InfrastructureOptions {
   sandboxRoot?: string;
   /** Extra environment for every service. */
   env?: NodeJS.ProcessEnv;
+  /** Every output line of the processes started; default this process's stderr. */
   output?: (line: string) => void;
+  /** The stack's own messages (a service restarted after a crash); default this process's stderr. */
+  log?: (line: string) => void;
+  /** How a service that exits unasked is restarted; `false`: it stays down. */
+  restart?: Partial<RestartPolicy> | false;
 }
 
 export interface Stack {
@@ -30,12 +36,30 @@ export interface Stack {
 /** Infrastructure, then every service as its own process, each waited on until ready. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const infrastructure = await startInfrastructure(options);
+  // Each service's port is reserved for the stack's whole life (see ports.ts): a restarted service
+  // comes back on the same port, and no other stack on this machine is handed it meanwhile.
+  const reservations: PortReservation[] = [];
+  const releasePorts = async (): Promise<void> => {
+    await Promise.all(reservations.map((reservation) => reservation.release()));
+  };
+  const ports = new Map<ServiceName, number>();
+  try {
+    for (const name of SERVICE_NAMES) {
+      if (name === 'gateway' && options.gatewayPort !== 0) {
+        ports.set(name, options.gatewayPort);
+        continue;
+      }
+      const reservation = await reservePort();
+      reservations.push(reservation);
+      ports.set(name, reservation.port);
+    }
+  } catch (error) {
+    await releasePorts();
+    await infrastructure.stop();
+    throw error;
+  }
   const temporarySourceHost = options.sourceHostDir ? undefined : mkdtempSync(join(tmpdir(), 'ars-source-host-'));
   const temporarySandboxRoot = options.sandboxRoot ? undefined : mkdtempSync(join(tmpdir(), 'ars-sandboxes-'));
-  const ports = new Map<ServiceName, number>();
-  for (const name of SERVICE_NAMES) {
-    ports.set(name, name === 'gateway' && options.gatewayPort !== 0 ? options.gatewayPort : await freePort());
-  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...options.env,
@@ -53,7 +77,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const services = {} as Record<ServiceName, ServiceProcess>;
   for (const name of SERVICE_NAMES) {
-    services[name] = serviceProcess({ name, port: ports.get(name) ?? 0, env, output: options.output });
+    services[name] = serviceProcess({ name, port: ports.get(name) ?? 0, env, output: options.output, log: options.log, restart: options.restart });
   }
   const started: ServiceProcess[] = [];
   const stop = async (): Promise<void> => {
@@ -61,6 +85,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const gatewayStarted = started.includes(services.gateway);
     if (gatewayStarted) await services.gateway.stop();
     await Promise.all(started.filter((service) => service !== services.gateway).map((service) => service.stop()));
+    await releasePorts();
     await infrastructure.stop();
     if (temporarySourceHost) rmSync(temporarySourceHost, { recursive: true, force: true });
     if (temporarySandboxRoot) rmSync(temporarySandboxRoot, { recursive: true, force: true });

@@ -1,21 +1,32 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
+import { SERVICE_NAMES, type ServiceName } from './services.js';
+import type { Stack } from './stack.js';
 
 /** What a running `npm start` tells local tools (the admin command) about itself: `.stack/stack.json`. */
 export interface StackFile {
   baseUrl: string;
+  /** Each service's URL (a restarted service keeps its own). */
+  services: Record<ServiceName, string>;
   /** The stack's Kafka bootstrap brokers (`host:port`), for tools that talk to the bus (re-drive). */
-  kafkaBrokers?: string[];
+  kafkaBrokers: string[];
   pid: number;
   startedAt: string;
 }
 
 const FILE = 'stack.json';
 
-export function writeStackFile(dir: string, baseUrl: string, extra: { kafkaBrokers?: string[] } = {}): void {
+export function writeStackFile(dir: string, stack: Pick<Stack, 'baseUrl' | 'services' | 'infrastructure'>): void {
   mkdirSync(dir, { recursive: true });
-  const content: StackFile = { baseUrl, ...extra, pid: process.pid, startedAt: new Date().toISOString() };
+  const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, stack.services[name].url])) as Record<ServiceName, string>;
+  const content: StackFile = {
+    baseUrl: stack.baseUrl,
+    services,
+    kafkaBrokers: stack.infrastructure.kafkaBrokers,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+  };
   writeFileSync(join(dir, FILE), `${JSON.stringify(content)}\n`);
 }
 

@@ -2,11 +2,10 @@
 // Kafka, its own database per harness, a temp dir for the local source host, and its log lines kept.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@ars/logger';
-import { testInfrastructure } from '@ars/testenv';
+import { freePort, testInfrastructure } from '@ars/testenv';
 import { startCatalog, type RunningCatalog } from '../catalog.js';
 
 export interface Answer<T = Record<string, unknown>> {
@@ -101,15 +100,5 @@ export async function startCatalogHarness(extraEnv: Record<string, string> = {})
   };
 }
 
-/** A port nobody listens on now (the kit's PORT must be 1–65535, so not 0). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** The kit's PORT must be 1–65535 (not 0): a port reserved for this test process (`@ars/testenv`). */
+export { freePort };

@@ -2,8 +2,9 @@ import type { RunSandboxAllocatedData } from '@ars/bus';
 import type { ConsumerDeps } from './deps.js';
 
 /**
- * `runs.sandbox-allocated`: the run's `sandboxRecordId`, `sandboxId` and `runtime` are set, once.
- * A redelivery, or a run the watchdog already ended, changes nothing.
+ * `runs.sandbox-allocated`: the run's `sandboxRecordId`, `sandboxId` and `runtime` are set, once,
+ * while the run is live. A redelivery, or an allocation read after the run ended (the watchdog
+ * failed it, or its finish was read first), changes nothing.
  */
 export async function applySandboxAllocated(deps: ConsumerDeps, data: RunSandboxAllocatedData): Promise<void> {
   const changed = await deps.runs.setAllocation(data.runId, {
@@ -12,5 +13,5 @@ export async function applySandboxAllocated(deps: ConsumerDeps, data: RunSandbox
     runtime: { provider: data.runtime.provider, runId: data.runtime.runId },
   });
   if (changed) deps.logger.info({ run_id: data.runId, sandbox_record_id: data.sandboxRecordId }, 'run sandbox allocated');
-  else deps.logger.debug({ run_id: data.runId }, 'sandbox allocation changed nothing (unknown, already set or ended by the watchdog)');
+  else deps.logger.debug({ run_id: data.runId }, 'sandbox allocation changed nothing (unknown, already set or ended)');
 }

@@ -50,13 +50,14 @@ export class RunStore {
   }
 
   /**
-   * Sets the sandbox of a run once: while it is live, or when its sandbox already reported the end
-   * (the allocation message was only read later; topics are consumed independently). A run the
-   * watchdog ended keeps what it has. True when the run changed.
+   * Sets the sandbox of a run once, and only while it is live: a terminal run never changes again,
+   * whoever ended it (the allocation message may be read after the finish: topics are consumed
+   * independently; it then changes nothing). The status is in the filter, so the check and the
+   * write are one atomic step: an end written in between wins. True when the run changed.
    */
   async setAllocation(runId: string, allocation: Pick<RunDoc, 'sandboxRecordId' | 'sandboxId' | 'runtime'>): Promise<boolean> {
     const result = await this.runs.updateOne(
-      { _id: runId, sandboxRecordId: null, $or: [{ status: { $in: LIVE } }, { finishedBy: 'sandbox' }] },
+      { _id: runId, sandboxRecordId: null, status: { $in: LIVE } },
       { $set: { ...allocation, updatedAt: new Date() } },
     );
     return result.modifiedCount === 1;

@@ -88,8 +88,37 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
     await h.event(runId, 0);
     await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1 });
     const done = await untilStatus(userId, runId, 'success');
-    // Past lostBy (createdAt + 6 s) and a few watchdog passes.
-    await h.waitFor('the deadline passed', async () => Date.now() > Date.parse(done.createdAt) + 7_000, 15_000);
+    // A later run left silent is failed as lost once a watchdog pass is past its lostBy, hence past
+    // this run's too (created earlier, same limits): the pass that would have failed this run ran.
+    const marker = await newRun();
+    await h.allocate(marker.runId);
+    await untilStatus(marker.userId, marker.runId, 'failed');
     expect(await h.getRun(userId, runId)).toEqual(done);
+  });
+});
+
+describe('a terminal run never changes again: a runs.sandbox-allocated read after its end changes nothing', () => {
+  test('ended by its sandbox before the allocation was read: the run stays as it ended', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'failed', error: 'could not clone the repository', failure: 'sandbox_allocation', eventCount: 0 });
+    const ended = await untilStatus(userId, runId, 'failed');
+    expect(ended.sandboxRecordId).toBeNull();
+    await h.allocate(runId, 'after-the-end');
+    await h.waitFor('the late allocation read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')));
+    expect(await h.getRun(userId, runId)).toEqual(ended);
+  });
+
+  test('ended by the watchdog: the same, and the allocation is not stored in the database either', async () => {
+    const { userId, runId } = await newRun();
+    const failed = await untilStatus(userId, runId, 'failed');
+    await h.allocate(runId, 'after-the-watchdog');
+    await h.waitFor('the late allocation read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')));
+    expect(await h.getRun(userId, runId)).toEqual(failed);
+    expect(await h.db.collection('runs').findOne({ _id: runId as never }, { projection: { sandboxRecordId: 1, sandboxId: 1, runtime: 1 } })).toEqual({
+      _id: runId,
+      sandboxRecordId: null,
+      sandboxId: null,
+      runtime: { provider: null, runId: null },
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { startChild, jsonLine, type ManagedChild } from '../childProcess.js';
 import { fromRoot } from '../paths.js';
-import { freePort } from '../ports.js';
+import { claimPort, reservePort, type PortReservation } from '../ports.js';
 
 export interface LocalMongo {
   url: string;
@@ -17,7 +17,9 @@ export interface LocalMongo {
 
 /** The project's MongoDB-wire development server as its own process; `dbpath` keeps data across restarts. */
 export async function startLocalMongo(options: { dbpath?: string; output?: (line: string) => void } = {}): Promise<LocalMongo> {
-  const port = await freePort();
+  // Reserved while it runs (see ports.ts), released once it has stopped.
+  let reservation: PortReservation | undefined = await reservePort();
+  const port = reservation.port;
   const args = [fromRoot('deploy/local/mongo-dev/dist/main.js'), '--port', String(port)];
   if (options.dbpath) args.push('--dbpath', options.dbpath);
   const launch = async (): Promise<{ child: ManagedChild; url: string }> => {
@@ -40,9 +42,16 @@ export async function startLocalMongo(options: { dbpath?: string; output?: (line
     get child() {
       return current.child;
     },
-    stop: () => current.child.stop(10_000),
+    stop: async () => {
+      await current.child.stop(10_000);
+      await reservation?.release();
+      reservation = undefined;
+    },
     async start() {
       if (current.child.isRunning()) return;
+      // The same port again, so clients reconnect to the URL they have.
+      reservation = await claimPort(port);
+      if (!reservation) throw new Error(`mongo-dev cannot start again: port ${port} was taken while it was stopped`);
       current = await launch();
     },
   };

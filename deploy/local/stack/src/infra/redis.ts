@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, type ManagedChild } from '../childProcess.js';
-import { freePort } from '../ports.js';
+import { reservePort } from '../ports.js';
 
 /**
  * redis-server under a small shell that stops it on SIGTERM/SIGINT and also when its stdin closes:
@@ -18,9 +18,10 @@ export interface LocalRedis {
   stop(): Promise<void>;
 }
 
-/** Debian's redis-server on a free loopback port, nothing persisted: rate-limit data may be lost. */
+/** Debian's redis-server on a reserved loopback port (see ports.ts), nothing persisted: rate-limit data may be lost. */
 export async function startLocalRedis(output?: (line: string) => void): Promise<LocalRedis> {
-  const port = await freePort();
+  const reservation = await reservePort();
+  const port = reservation.port;
   const dir = mkdtempSync(join(tmpdir(), 'ars-redis-'));
   const child = startChild({
     name: 'redis',
@@ -29,5 +30,5 @@ export async function startLocalRedis(output?: (line: string) => void): Promise<
     output,
   });
   await child.waitForLine((line) => (line.includes('Ready to accept connections') ? true : undefined), 15_000);
-  return { url: `redis://127.0.0.1:${port}`, child, stop: () => child.stop(5_000) };
+  return { url: `redis://127.0.0.1:${port}`, child, stop: () => child.stop(5_000).finally(() => reservation.release()) };
 }

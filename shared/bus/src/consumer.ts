@@ -40,7 +40,7 @@ export interface ConsumeOptions {
   backoffMs?: { initial: number; max: number };
   /**
    * Backoff while the infrastructure is away (MongoDB, Kafka, a peer service): retried for as long
-   * as it lasts, holding the partition, never dead-lettered; default {initial: 1000, max: 30000}.
+   * as it lasts, holding the partition, never dead-lettered; default {initial: 250, max: 10000}.
    */
   infrastructureBackoffMs?: { initial: number; max: number };
   /** At most one warning per this many ms per held message while it waits on the infrastructure; default 30000. */
@@ -152,7 +152,7 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
   }
   const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
   const backoff = options.backoffMs ?? { initial: 200, max: 5_000 };
-  const infraBackoff = options.infrastructureBackoffMs ?? { initial: 1_000, max: 30_000 };
+  const infraBackoff = options.infrastructureBackoffMs ?? { initial: 250, max: 10_000 };
   const retryLogIntervalMs = options.retryLogIntervalMs ?? 30_000;
   const commitEvery = Math.max(1, options.commitEveryMessages ?? 1);
   const logger = baseLogger.child({ component: 'bus-consumer', groupId });

@@ -37,7 +37,7 @@ beforeAll(async () => {
     ]),
   });
   mongo = await startMongoDevServer({ port: 0 });
-  client = new MongoClient(`${mongo.url}?directConnection=true`, { serverSelectionTimeoutMS: 300, connectTimeoutMS: 300 });
+  client = new MongoClient(`${mongo.url}?directConnection=true`, { serverSelectionTimeoutMS: 2_000, connectTimeoutMS: 2_000 });
   await client.connect();
   bus = createBus({ brokers: mock.brokers, clientId: 'bus-retries-test', logger, fetchMaxWaitMs: 100 });
   await bus.connect();
@@ -77,7 +77,7 @@ describe('an infrastructure error is retried for as long as it lasts, holding on
     await mongo.close();
     const held = await bus.publish('bus.test.outage', { key: 'agg', type: 'test.step', data: { n: 1 } });
     const attemptsOf = () => seenOn('bus.test.outage').filter((s) => s.message.id === held.id);
-    await waitUntil(() => attemptsOf().length >= 6, 30_000, 'six attempts against the stopped MongoDB');
+    await waitUntil(() => attemptsOf().length >= 6, 60_000, 'six attempts against the stopped MongoDB');
     expect(attemptsOf().every((s) => s.outcome === 'failed')).toBe(true);
     // Only that partition is held: a message of another topic (no MongoDB in its handler) goes through meanwhile.
     const meanwhile = await bus.publish('bus.test.poison', { key: 'other', type: 'test.step', data: { n: 0 } });

@@ -257,6 +257,40 @@ describe.each(['codex', 'claude-code'] as const)('%s: the harness CLI runs insid
   });
 });
 
+describe('a real agent’s harness (network internet) reaches out through slirp4netns, never the host', () => {
+  test('the CLI’s namespace has the slirp4netns interface; the host’s loopback service stays unreachable', async () => {
+    const sandbox = await allocate();
+    try {
+      const launch = await provider.launchHarness(sandbox, {
+        harness: 'codex',
+        executablePath: standInExecutable('codex'),
+        env: { PATH: '/usr/bin:/bin', HOME: sandbox.home },
+        cwd: sandbox.cwd,
+        network: 'internet',
+      });
+      const events: HarnessEvent[] = [];
+      const result = await runHarness({
+        harness: 'codex',
+        prompt: `@shell grep -c tap0 /proc/net/dev\n@shell ${probe('127.0.0.1', hostPort)}; ${probe('10.0.2.2', hostPort)}`,
+        cwd: launch.cwd,
+        env: launch.env,
+        signal: new AbortController().signal,
+        ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
+        onEvent: (event) => {
+          events.push(event);
+          return Promise.resolve();
+        },
+      });
+      expect(result.status).toBe('success');
+      const [interfaces, probes] = events.filter((event) => event.type === 'tool_call').map((event) => String(event.payload.output).trim());
+      expect(interfaces).toBe('1');
+      expect(probes?.split('\n').every((line) => line.startsWith('closed'))).toBe(true);
+    } finally {
+      await provider.release(sandbox);
+    }
+  });
+});
+
 describe('where namespaces are unavailable, the service refuses to start unless SANDBOX_ISOLATION=none', () => {
   const withPath = async <T>(path: string, body: () => Promise<T>): Promise<T> => {
     const saved = process.env.PATH;

@@ -65,11 +65,14 @@ export function startSandboxed(command: SandboxedCommand, options: SpawnOptions)
   const stdio = [...options.stdio, 'pipe', ...(withNetwork ? ['pipe'] : [])] as StdioOptions;
   const child = spawn(command.bwrap, args, { cwd: command.cwd, env: options.env, detached: options.detached, stdio });
   const initPid = sandboxPid(child, child.stdio[INFO_FD] as Readable);
-  initPid.catch(() => undefined);
   let init: number | undefined;
-  void initPid.then((pid) => {
-    init = pid;
-  });
+  // A command that ended before its pid was read (its exit seen first) has nothing left to kill.
+  initPid.then(
+    (pid) => {
+      init = pid;
+    },
+    () => undefined,
+  );
   const kill = (): void => {
     signal(init ?? child.pid, 'SIGKILL');
     // Not started yet (or its init already gone): bwrap itself, its sandbox dies with it (--die-with-parent).
@@ -93,7 +96,7 @@ async function connectNetwork(child: ChildProcess, command: SandboxedCommand, in
   }
   const onExit = (): void => {
     network.stop();
-    if (apiSocket) void rm(apiSocket, { force: true });
+    if (apiSocket) rm(apiSocket, { force: true }).catch(() => undefined);
   };
   if (child.exitCode !== null || child.signalCode !== null) onExit();
   else child.once('exit', onExit);
@@ -101,15 +104,14 @@ async function connectNetwork(child: ChildProcess, command: SandboxedCommand, in
   block.end('1');
 }
 
-/** The `child-pid` bwrap reports on its info fd (JSON). */
+/** The `child-pid` bwrap reports on its info fd (JSON); rejects when the fd closes (bwrap ended) without it. */
 function sandboxPid(child: ChildProcess, info: Readable): Promise<number> {
   return new Promise((resolve, reject) => {
     let text = '';
-    const onExit = (code: number | null): void => finish(new Error(`bwrap exited (${code ?? 'signal'}) before the sandbox started`));
-    const onError = (error: Error): void => finish(error);
+    let done = false;
     const finish = (error: Error | null, pid?: number): void => {
-      child.off('exit', onExit);
-      child.off('error', onError);
+      if (done) return;
+      done = true;
       info.removeAllListeners('data');
       // Drained, not closed: bwrap may still be writing to it.
       info.resume();
@@ -121,8 +123,9 @@ function sandboxPid(child: ChildProcess, info: Readable): Promise<number> {
       const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
       if (match) finish(null, Number(match[1]));
     });
-    child.once('exit', onExit);
-    child.once('error', onError);
+    info.once('close', () => finish(new Error('bwrap ended before the sandbox started')));
+    info.on('error', () => undefined);
+    child.once('error', (error) => finish(error));
   });
 }
 

@@ -9,7 +9,9 @@ const LIMITS = {
   RUN_TIMEOUT_MS: '15000',
   // Long enough for a sandbox to be allocated on a machine shared by several suites.
   RUN_START_TIMEOUT_MS: '20000',
-  RUN_LOST_GRACE_MS: '5000',
+  // The watchdog's lostBy (createdAt + timeout + grace) must fall after the harness limit even when
+  // the sandbox took seconds to start, and after a killed runs is back reading what it missed.
+  RUN_LOST_GRACE_MS: '30000',
   WATCHDOG_INTERVAL_MS: '500',
   SESSION_HEARTBEAT_MS: '500',
   SESSION_LOST_AFTER_MS: '3000',

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env } from '@ars/config';
+import { env, type DevelopmentDefault } from '@ars/config';
 
 /** The sandboxes service's own variables, beside the common ones of every service. */
 export const sandboxesConfigSchema = {
@@ -42,3 +42,30 @@ export const sandboxesConfigSchema = {
   /** Harness limit when a request carries no `timeoutMs` (runs always sends one). */
   DEFAULT_RUN_TIMEOUT_MS: env.integer({ min: 1, default: 1_800_000 }),
 };
+
+// ---- Production refusals (issue 11: production refuses development defaults) ----------------------
+// Kept apart from the variables above: the rule itself lives in @ars/config (`productionProblems`).
+
+/** What the production refusals read of the configuration. */
+export interface SandboxesProductionInput {
+  CODEX_PATH?: string | undefined;
+  CLAUDE_CODE_PATH?: string | undefined;
+}
+
+/**
+ * The sandboxes service's development defaults, refused in production (beside the internal token of
+ * every service): a harness CLI left unset runs the stand-in, a scripted agent that reports
+ * `success` without doing the work — production needs a real CLI path or `bundled`.
+ */
+export function sandboxesDevelopmentDefaults(config: SandboxesProductionInput): DevelopmentDefault[] {
+  return [
+    { inUse: config.CODEX_PATH === undefined, problem: 'CODEX_PATH is required in production (a Codex CLI path or `bundled`; unset runs the stand-in)' },
+    {
+      inUse: config.CLAUDE_CODE_PATH === undefined,
+      problem: 'CLAUDE_CODE_PATH is required in production (a Claude Code CLI path or `bundled`; unset runs the stand-in)',
+    },
+    // SANDBOX_PROVIDER=local is allowed in production only with isolation: `SANDBOX_ISOLATION=none`
+    // is refused there by the variable's owner (the bubblewrap change), not here.
+  ];
+}
+// ---- end of production refusals -----------------------------------------------------------------

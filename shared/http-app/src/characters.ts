@@ -14,5 +14,5 @@ export function characterCount(text: string): number {
 export function tooManyCharacters(field: string, text: string, max: number): string | null {
   // A text of at most `max` UTF-16 units has at most `max` code points: no need to count it.
   if (text.length <= max || characterCount(text) <= max) return null;
-  return `${field} must be at most ${max.toLocaleString('en-US')} characters`;
+  return `${field} must be at most ${max} characters`;
 }

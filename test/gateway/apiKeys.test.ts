@@ -17,8 +17,9 @@ afterAll(async () => {
 }, 60_000);
 
 describe('POST /api/settings/api-keys creates a token shown once: {id, token, prefix, scopes, expiresAt}', () => {
-  test('201 with tok_ + 32 base62, a 12-character prefix, both scopes by default, expiresAt null without expiry', async () => {
+  test('201 with tok_ + 32 base62, a 12-character prefix, both scopes by default, expiresAt a date 90 days ahead without expiresInDays', async () => {
     const account = await createAccount(gateway.baseUrl);
+    const before = Date.now();
     const answer = await call<Record<string, unknown>>(keys, { method: 'POST', headers: { cookie: account.sessionCookie }, json: { name: 'ci' } });
     expect(answer.status).toBe(201);
     const data = dataOf(answer);
@@ -26,7 +27,11 @@ describe('POST /api/settings/api-keys creates a token shown once: {id, token, pr
     expect(data.token).toMatch(/^tok_[0-9A-Za-z]{32}$/);
     expect(data.prefix).toBe(String(data.token).slice(0, 12));
     expect(data.scopes).toEqual(['read', 'write']);
-    expect(data.expiresAt).toBeNull();
+    expect(typeof data.expiresAt).toBe('string');
+    const expires = Date.parse(String(data.expiresAt));
+    expect(new Date(expires).toISOString()).toBe(data.expiresAt);
+    expect(expires).toBeGreaterThanOrEqual(before + 90 * 86_400_000 - 1_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 90 * 86_400_000 + 1_000);
   });
 
   test('expiresInDays sets expiresAt that many days ahead; scopes may be read only', async () => {
@@ -80,7 +85,7 @@ describe('GET /api/settings/api-keys lists the session user\'s tokens without se
     const answer = await call<{ apiKeys: Record<string, unknown>[] }>(keys, { headers: { cookie: account.sessionCookie } });
     const list = dataOf(answer).apiKeys;
     expect(list.map((k) => k.id)).toEqual([token.id]);
-    expect(list[0]).toMatchObject({ id: token.id, name: 'first', prefix: token.prefix, scopes: ['read', 'write'], expiresAt: null, revokedAt: null });
+    expect(list[0]).toMatchObject({ id: token.id, name: 'first', prefix: token.prefix, scopes: ['read', 'write'], expiresAt: token.expiresAt, revokedAt: null });
     const text = JSON.stringify(answer.body);
     expect(text).not.toContain(token.token);
     expect(text).not.toContain(other.token.id);

@@ -27,7 +27,7 @@ let production: GatewayUnderTest;
 beforeAll(async () => {
   system = await startSystem();
   gateway = system.gateway;
-  production = await startGatewayUnderTest({ system, env: { ARS_ENV: 'production' } });
+  production = await startGatewayUnderTest({ system, env: { ARS_ENV: 'production', PUBLIC_BASE_URL: 'https://ars.example.test' } });
 }, 120_000);
 afterAll(async () => {
   await production?.stop();

@@ -1,6 +1,7 @@
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
 import { startSystem, type System } from '../support/system.js';
 import { bearer, call, createToken, errorOf, tenant, type CreatedToken } from '../support/accounts.js';
+import { newRunsUser } from '../support/runs.js';
 
 let system: System;
 let gateway: System['gateway'];
@@ -68,6 +69,9 @@ describe('the body is read only after authentication, and a bad body counts agai
   });
 });
 
+/** An integer past Number.MAX_SAFE_INTEGER: still an integer out of range, so clamped (not 400). */
+const HUGE = '99999999999999999999';
+
 describe('limit: not an integer is 400 naming it; out of range is clamped into the route\'s range', () => {
   const listRoutes = [
     ['/repos', undefined],
@@ -87,9 +91,9 @@ describe('limit: not an integer is 400 naming it; out of range is clamped into t
   });
 
   test.each([
-    ['/sandboxes', 'sandboxes', { '0': 1, '-5': 1, '1000': 200, '': 100, '50': 50 }],
-    ['/automations', 'automations-engine', { '0': 1, '1000': 100, '': 50, '7': 7 }],
-    ['/automations/a1/runs', 'automations-engine', { '0': 1, '1000': 50, '': 20, '33': 33 }],
+    ['/sandboxes', 'sandboxes', { '0': 1, '-5': 1, '1000': 200, '': 100, '50': 50, [HUGE]: 200, [`-${HUGE}`]: 1 }],
+    ['/automations', 'automations-engine', { '0': 1, '1000': 100, '': 50, '7': 7, [HUGE]: 100, [`-${HUGE}`]: 1 }],
+    ['/automations/a1/runs', 'automations-engine', { '0': 1, '1000': 50, '': 20, '33': 33, [HUGE]: 50, [`-${HUGE}`]: 1 }],
   ] as const)('%s forwards the clamped limit to its owner', async (path, owner, cases) => {
     const { token } = await tenant(recorded.baseUrl);
     for (const [sent, expected] of Object.entries(cases)) {
@@ -107,6 +111,23 @@ describe('limit: not an integer is 400 naming it; out of range is clamped into t
     expect(one.body.ok && one.body.data.repos).toHaveLength(1);
     const all = await call<{ repos: unknown[] }>(`${api}/repos?limit=5000`, { headers: bearer(token.token) });
     expect(all.body.ok && all.body.data.repos).toHaveLength(2);
+  });
+
+  test(`a limit past the safe integers (${HUGE}, 400 nines) is clamped like any other on /repos, /sandboxes and /runs/{id}/events of the stack`, async () => {
+    const { runs, repoId } = await newRunsUser(gateway.baseUrl);
+    const runId = (await runs.started({ repoId, prompt: '@say clamp' })).runId;
+    await runs.waitFor(runId);
+    const headers = bearer(runs.token);
+    for (const limit of [HUGE, '9'.repeat(400)]) {
+      const repos = await call<{ repos: unknown[] }>(`${api}/repos?limit=${limit}`, { headers });
+      expect([limit, repos.status, repos.body.ok && repos.body.data.repos.length]).toEqual([limit, 200, expect.any(Number)]);
+      const sandboxes = await call<{ sandboxes: unknown[] }>(`${api}/sandboxes?limit=${limit}`, { headers });
+      expect([limit, sandboxes.status]).toEqual([limit, 200]);
+      const events = await call<{ events: unknown[] }>(`${api}/runs/${runId}/events?limit=${limit}`, { headers });
+      expect([limit, events.status, events.body.ok && events.body.data.events.length > 0]).toEqual([limit, 200, true]);
+    }
+    const small = await call<{ repos: unknown[] }>(`${api}/repos?limit=-${HUGE}`, { headers });
+    expect(small.body.ok && small.body.data.repos).toHaveLength(1);
   });
 });
 

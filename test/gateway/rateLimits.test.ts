@@ -1,6 +1,7 @@
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
 import { startSystem, type System } from '../support/system.js';
 import { bearer, call, createToken, dataOf, errorOf, tenant, type Account, type Answer } from '../support/accounts.js';
+import { letRunStartMinutePass } from './support/runStartWindow.js';
 
 let system: System;
 let gateway: System['gateway'];
@@ -109,6 +110,44 @@ describe('run starts per user: 10 per minute across all of the user\'s PATs, ind
     expect((await startRun(token.token, account, 'new-10')).status).toBe(429);
   });
 
+  test('a replay whose key left the minute window is still a replay (202, replayed true), with the minute full of new starts', async () => {
+    const { account, token } = await tenant(withRuns.baseUrl);
+    const first = dataOf(await startRun(token.token, account, 'old'));
+    await letRunStartMinutePass(account.userId);
+    for (let i = 1; i <= 10; i += 1) expect([i, (await startRun(token.token, account, `fill-${i}`)).status]).toEqual([i, 202]);
+    expect((await startRun(token.token, account, 'fill-11')).status).toBe(429);
+
+    const replay = await startRun(token.token, account, 'old');
+    expect(replay.status).toBe(202);
+    expect(dataOf(replay)).toMatchObject({ runId: first.runId, replayed: true });
+    expect(withRuns.runs.replayQuestions.filter((key) => key === 'old')).toHaveLength(1);
+    // Still full for new runs: the replay took no place, and a new key is still refused.
+    const refused = await startRun(token.token, account, 'fill-12');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+  });
+
+  test('with the budget full, a key used with another body is 409 IDEMPOTENCY_CONFLICT, never a new run', async () => {
+    const { account, token } = await tenant(withRuns.baseUrl);
+    await startRun(token.token, account, 'mine', { repoId: account.repos[0]?.id, prompt: 'a' });
+    await letRunStartMinutePass(account.userId);
+    for (let i = 1; i <= 10; i += 1) await startRun(token.token, account, `full-${i}`);
+    const before = withRuns.runs.received.length;
+    const conflict = await startRun(token.token, account, 'mine', { repoId: account.repos[0]?.id, prompt: 'b' });
+    expect(conflict.status).toBe(409);
+    expect(errorOf(conflict).code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(withRuns.runs.received).toHaveLength(before);
+  });
+
+  test('the per-PAT limit still applies to replays: the 61st request in 60 s is 429 even as a replay', async () => {
+    const { account, token } = await tenant(withRuns.baseUrl);
+    expect((await startRun(token.token, account, 'replayed')).status).toBe(202);
+    for (let i = 2; i <= 60; i += 1) expect([i, (await startRun(token.token, account, 'replayed')).status]).toEqual([i, 202]);
+    const limited = await startRun(token.token, account, 'replayed');
+    expect(limited.status).toBe(429);
+    expect(errorOf(limited).message).toMatch(/per 60 s per token/);
+  });
+
   test('20 identical starts racing take one place: all are answered 202 with one runId, and 9 more starts fit in the minute', async () => {
     const { account, token } = await tenant(withRuns.baseUrl);
     const answers = await Promise.all(Array.from({ length: 20 }, () => startRun(token.token, account, 'racing')));
@@ -153,6 +192,7 @@ describe('POST /runs: Idempotency-Key required, body validated, canonical body h
     [{ repoId: 'r' }, 'prompt is required'],
     [{ repoId: 'r', prompt: 'x', harness: 'gpt' }, 'harness must be one of codex, claude-code'],
     [{ repoId: 'r', prompt: 'x'.repeat(100_001) }, 'prompt must be at most 100000 characters'],
+    [{ repoId: 'r', prompt: '😀'.repeat(100_001) }, 'prompt must be at most 100000 characters'],
   ])('%j is 400 naming the field', async (body, message) => {
     const { account, token } = await tenant(withRuns.baseUrl);
     const answer = await startRun(token.token, account, 'v', body);

@@ -43,7 +43,7 @@ describe.each([
     expect(statuses.at(-1)).toBe('success');
     expect(done.error).toBeNull();
     expect(done.sandboxRecordId).toEqual(expect.any(String));
-    expect(done.runtime.provider).toBe('local');
+    expect(done.runtime.provider).toBe('local/stand-in');
     expect(done.runtime.runId).toEqual(expect.any(String));
 
     expect(events[0]).toMatchObject({ type: 'stream_started', toolName: null, payload: {} });

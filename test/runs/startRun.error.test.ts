@@ -2,6 +2,7 @@
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { newRunsUser } from '../support/runs.js';
+import { letRunStartMinutePass } from '../gateway/support/runStartWindow.js';
 
 const system = systemForSuite();
 
@@ -39,6 +40,19 @@ describe('same key and same body replays the original run; 20 identical requests
     expect(dataOf(await runs.start({ repoId, prompt: '@say a' }, 'conflict')).runId).toBe(first.runId);
   });
 
+  test('a replay never gets 429: its key left the minute window, the minute is full of new starts, it still replays', async () => {
+    const { runs, repoId, account } = await newRunsUser(system().baseUrl);
+    const body = { repoId, prompt: '@say early' };
+    const first = dataOf(await runs.start(body, 'early'));
+    await letRunStartMinutePass(account.userId);
+    for (let i = 1; i <= 10; i += 1) expect([i, (await runs.start({ repoId, prompt: `@say ${i}` }, `later-${i}`)).status]).toEqual([i, 202]);
+    const refused = await runs.start({ repoId, prompt: '@say 11' }, 'later-11');
+    expect(refused.status).toBe(429);
+    const replay = await runs.start(body, 'early');
+    expect(replay.status).toBe(202);
+    expect(dataOf(replay)).toMatchObject({ runId: first.runId, replayed: true });
+  });
+
   test('keys are case-sensitive: "Key" and "key" are two runs', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
     const upper = dataOf(await runs.start({ repoId, prompt: '@say x' }, 'Key'));
@@ -70,9 +84,15 @@ describe('the body table: 400 BAD_REQUEST naming the field', () => {
     ['repoId missing', { prompt: 'x' }, 'repoId'],
     ['prompt missing', {}, 'prompt'],
     ['prompt over 100,000 characters', { prompt: 'p'.repeat(100_001) }, 'prompt'],
+    ['prompt of 100,001 emoji (characters are code points)', { prompt: '😀'.repeat(100_001) }, 'prompt'],
     ['an invalid harness', { prompt: 'x', harness: 'gpt' }, 'harness'],
     ['a baseBranch with ..', { prompt: 'x', baseBranch: 'a..b' }, 'baseBranch'],
     ['a workingBranch starting with -', { prompt: 'x', workingBranch: '-x' }, 'workingBranch'],
+    ['a baseBranch HEAD', { prompt: 'x', baseBranch: 'HEAD' }, 'baseBranch'],
+    ['a workingBranch HEAD', { prompt: 'x', workingBranch: 'HEAD' }, 'workingBranch'],
+    ['a baseBranch @', { prompt: 'x', baseBranch: '@' }, 'baseBranch'],
+    ['a workingBranch that is a full ref', { prompt: 'x', workingBranch: 'refs/heads/feature' }, 'workingBranch'],
+    ['a baseBranch starting with --', { prompt: 'x', baseBranch: '--orphan' }, 'baseBranch'],
     ['a workingBranch equal to the base', { prompt: 'x', baseBranch: 'main', workingBranch: 'main' }, 'workingBranch'],
     ['a rootDirectory with ..', { prompt: 'x', rootDirectory: '../x' }, 'rootDirectory'],
     ['an absolute rootDirectory', { prompt: 'x', rootDirectory: '/abs' }, 'rootDirectory'],
@@ -90,6 +110,23 @@ describe('the body table: 400 BAD_REQUEST naming the field', () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
     const answer = await runs.start({ repoId, prompt: `@say long\n${'p'.repeat(100_000 - 10)}` }, 'long');
     expect(answer.status).toBe(202);
+  });
+
+  test('characters are code points, counted the same by gateway and runs: 100,000 with emoji (more UTF-16 units) are accepted, the run starts', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const prompt = `@say long\n${'😀'.repeat(100_000 - 10)}`;
+    expect([...prompt]).toHaveLength(100_000);
+    expect(prompt.length).toBeGreaterThan(100_000);
+    const run = dataOf(await runs.start({ repoId, prompt }, 'emoji'));
+    expect(run.replayed).toBe(false);
+    expect((await runs.waitFor(run.runId)).run.status).toBe('success');
+  });
+
+  test('a branch name the validation refuses starts nothing: the key is not used up', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    expect((await runs.start({ repoId, prompt: '@say x', baseBranch: 'HEAD' }, 'head')).status).toBe(400);
+    const run = dataOf(await runs.start({ repoId, prompt: '@say x' }, 'head'));
+    expect(run.replayed).toBe(false);
   });
 
   test('a repository that is not the caller\'s is 404 NOT_FOUND', async () => {

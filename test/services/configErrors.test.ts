@@ -46,3 +46,80 @@ describe('a bad or missing configuration value stops the process with one clear 
     expect(result.stderr).toContain('RUNS_URL');
   });
 });
+
+describe('ARS_ENV=production refuses every development default at start-up with one line naming each', () => {
+  const token = 'a-production-internal-token-0123456789';
+  /** Everything production asks for, so each test below leaves out exactly what it names. */
+  const productionEnv: NodeJS.ProcessEnv = {
+    ...validEnv,
+    ARS_ENV: 'production',
+    INTERNAL_TOKEN: token,
+    REDIS_URL: 'redis://127.0.0.1:1',
+    PUBLIC_BASE_URL: 'https://ars.example.test',
+    CATALOG_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+    GITHUB_APP_ID: '1',
+    GITHUB_APP_PRIVATE_KEY: 'not-a-key',
+    CODEX_PATH: 'bundled',
+    CLAUDE_CODE_PATH: '/usr/local/bin/claude',
+  };
+
+  function refusalLine(service: string, env: NodeJS.ProcessEnv): string {
+    const result = startWith(service, env);
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\bat .*\.js:\d+/);
+    expect(result.stdout).toBe('');
+    return lines[0] ?? '';
+  }
+
+  test.each(SERVICE_NAMES)('%s: INTERNAL_TOKEN unset is refused, named', (service) => {
+    const { INTERNAL_TOKEN: _omitted, ...withoutToken } = productionEnv;
+    expect(refusalLine(service, withoutToken)).toMatch(/^Invalid configuration: .*INTERNAL_TOKEN is required/);
+  });
+
+  test.each(SERVICE_NAMES)('%s: INTERNAL_TOKEN shorter than 16 characters is refused, its value not shown', (service) => {
+    const line = refusalLine(service, { ...productionEnv, INTERNAL_TOKEN: 'short-token' });
+    expect(line).toContain('INTERNAL_TOKEN must be a string of at least 16 characters (got a value that is not shown)');
+    expect(line).not.toContain('short-token');
+  });
+
+  test('sandboxes: the stand-in harnesses (CODEX_PATH, CLAUDE_CODE_PATH unset) are refused, both on the one line', () => {
+    const { CODEX_PATH: _codex, CLAUDE_CODE_PATH: _claude, ...standIns } = productionEnv;
+    expect(refusalLine('sandboxes', standIns)).toBe(
+      'Invalid configuration: CODEX_PATH is required in production (a Codex CLI path or `bundled`; unset runs the stand-in); ' +
+        'CLAUDE_CODE_PATH is required in production (a Claude Code CLI path or `bundled`; unset runs the stand-in)',
+    );
+  });
+
+  test('sandboxes: one stand-in left is named alone', () => {
+    const { CLAUDE_CODE_PATH: _claude, ...codexOnly } = productionEnv;
+    expect(refusalLine('sandboxes', codexOnly)).toBe(
+      'Invalid configuration: CLAUDE_CODE_PATH is required in production (a Claude Code CLI path or `bundled`; unset runs the stand-in)',
+    );
+  });
+
+  test('catalog: the fixed development secrets key and the local source host alone (no GitHub App) are refused', () => {
+    const { CATALOG_SECRETS_KEY: _key, GITHUB_APP_ID: _id, GITHUB_APP_PRIVATE_KEY: _pem, ...development } = productionEnv;
+    expect(refusalLine('catalog', development)).toBe(
+      'Invalid configuration: CATALOG_SECRETS_KEY is required in production (base64 of 32 bytes; unset uses the fixed development key); ' +
+        'GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are required in production (the local source host is for development)',
+    );
+  });
+
+  test('gateway: PUBLIC_BASE_URL left at the loopback default is refused; with the token missing too, both on the one line', () => {
+    const { PUBLIC_BASE_URL: _origin, INTERNAL_TOKEN: _token, ...development } = productionEnv;
+    expect(refusalLine('gateway', development)).toBe(
+      'Invalid configuration: INTERNAL_TOKEN is required in production (a string of at least 16 characters); ' +
+        'PUBLIC_BASE_URL is required in production (the origin browsers see; the default is the loopback address)',
+    );
+  });
+
+  test('NODE_ENV=production without ARS_ENV is production too; ARS_ENV=development overrides it', () => {
+    const { ARS_ENV: _env, INTERNAL_TOKEN: _token, ...nodeEnvOnly } = productionEnv;
+    expect(refusalLine('pr-review', { ...nodeEnvOnly, NODE_ENV: 'production' })).toContain('INTERNAL_TOKEN is required in production');
+    const development = startWith('pr-review', { ...nodeEnvOnly, NODE_ENV: 'production', ARS_ENV: 'development', PORT: 'abc' });
+    expect(development.stderr).not.toContain('INTERNAL_TOKEN');
+    expect(development.stderr).toContain('PORT');
+  });
+});

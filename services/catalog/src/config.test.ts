@@ -14,15 +14,24 @@ describe('development: SOURCE_HOST_DIR defaults under .stack/ and a fixed develo
   });
 });
 
-describe('production requires SOURCE_HOST_DIR and CATALOG_SECRETS_KEY (ARS_ENV overrides NODE_ENV)', () => {
-  test('both missing: one ConfigError naming both', () => {
+describe('production refuses the development defaults: the fixed secrets key, no GitHub App (ARS_ENV overrides NODE_ENV)', () => {
+  const github = { GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nabc\\n-----END RSA PRIVATE KEY-----' };
+  const token = { INTERNAL_TOKEN: 'a-production-token-0123456789' };
+  test('every default in use: one ConfigError naming each, the internal token too', () => {
     expect(() => resolveCatalogSettings({ ...base, ARS_ENV: 'production' })).toThrow(ConfigError);
-    expect(() => resolveCatalogSettings({ ...base, ARS_ENV: 'production' })).toThrow(/SOURCE_HOST_DIR is required in production.*CATALOG_SECRETS_KEY is required in production/);
+    expect(() => resolveCatalogSettings({ ...base, ARS_ENV: 'production' })).toThrow(
+      'Invalid configuration: INTERNAL_TOKEN is required in production (a string of at least 16 characters); ' +
+        'CATALOG_SECRETS_KEY is required in production (base64 of 32 bytes; unset uses the fixed development key); ' +
+        'GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are required in production (the local source host is for development)',
+    );
   });
-  test('both given: the configured key is used', () => {
+  test('the same configuration outside production is fine (ARS_ENV=development overrides NODE_ENV=production)', () => {
+    expect(resolveCatalogSettings({ ...base, NODE_ENV: 'production', ARS_ENV: 'development' }).environment).toBe('development');
+  });
+  test('key and GitHub App given: the configured key is used, SOURCE_HOST_DIR is not needed', () => {
     const key = randomBytes(32);
-    const settings = resolveCatalogSettings({ ...base, NODE_ENV: 'production', SOURCE_HOST_DIR: '/srv/source-host', CATALOG_SECRETS_KEY: key.toString('base64') });
-    expect(settings).toMatchObject({ environment: 'production', sourceHostDir: '/srv/source-host', developmentKey: false });
+    const settings = resolveCatalogSettings({ ...base, ...token, ...github, NODE_ENV: 'production', CATALOG_SECRETS_KEY: key.toString('base64') });
+    expect(settings).toMatchObject({ environment: 'production', developmentKey: false, github: { appId: '123' } });
     expect(settings.secretsKey.equals(key)).toBe(true);
   });
 });

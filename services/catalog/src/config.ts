@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { ConfigError, env, environmentOf, type Environment } from '@ars/config';
+import { ConfigError, env, environmentOf, productionProblems, type DevelopmentDefault, type Environment } from '@ars/config';
 import { developmentSecretsKey, parseSecretsKey } from './store/secretBox.js';
 
 /** The repository root, from this file's place (`services/catalog/src/` or `dist/`). */
@@ -29,6 +29,7 @@ export interface CatalogSettings {
 interface CatalogConfigInput {
   NODE_ENV: Environment;
   ARS_ENV?: Environment | undefined;
+  INTERNAL_TOKEN?: string | undefined;
   SOURCE_HOST_DIR?: string | undefined;
   CATALOG_SECRETS_KEY?: string | undefined;
   GITHUB_APP_ID?: string | undefined;
@@ -37,21 +38,32 @@ interface CatalogConfigInput {
 }
 
 /**
- * The rules one variable alone cannot state: in production `SOURCE_HOST_DIR` and
- * `CATALOG_SECRETS_KEY` are required; the key is base64 of 32 bytes; the GitHub App needs both its
- * id and its key. Throws one ConfigError naming every problem.
+ * The catalog's development defaults, refused in production: the fixed development secrets key, and
+ * no GitHub App — the only source host left would be the local one, whose repositories only the dev
+ * installation route (itself absent in production) creates.
+ */
+export function catalogDevelopmentDefaults(config: CatalogConfigInput): DevelopmentDefault[] {
+  return [
+    { inUse: !config.CATALOG_SECRETS_KEY, problem: 'CATALOG_SECRETS_KEY is required in production (base64 of 32 bytes; unset uses the fixed development key)' },
+    {
+      inUse: !config.GITHUB_APP_ID && !config.GITHUB_APP_PRIVATE_KEY,
+      problem: 'GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are required in production (the local source host is for development)',
+    },
+  ];
+}
+
+/**
+ * The rules one variable alone cannot state: in production the development defaults are refused
+ * (`catalogDevelopmentDefaults`, and the internal token of every service); the key is base64 of 32
+ * bytes; the GitHub App needs both its id and its key. Throws one ConfigError naming every problem.
  */
 export function resolveCatalogSettings(config: CatalogConfigInput): CatalogSettings {
   const environment = environmentOf(config);
-  const production = environment === 'production';
-  const problems: string[] = [];
-  if (production && !config.SOURCE_HOST_DIR) problems.push('SOURCE_HOST_DIR is required in production (a directory for the local source host)');
+  const problems: string[] = productionProblems(config, catalogDevelopmentDefaults(config));
   let secretsKey: Buffer | undefined;
   if (config.CATALOG_SECRETS_KEY) {
     secretsKey = parseSecretsKey(config.CATALOG_SECRETS_KEY);
     if (!secretsKey) problems.push('CATALOG_SECRETS_KEY must be base64 of exactly 32 bytes');
-  } else if (production) {
-    problems.push('CATALOG_SECRETS_KEY is required in production (base64 of 32 bytes)');
   }
   if (Boolean(config.GITHUB_APP_ID) !== Boolean(config.GITHUB_APP_PRIVATE_KEY)) {
     problems.push('GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY must be set together');

@@ -1,3 +1,4 @@
+import type { DevelopmentDefault } from '@ars/config';
 import { env } from '@ars/service';
 import { peerConfigSchema } from './peers.js';
 import { DEFAULT_SESSION_TTL_SECONDS } from './domain/sessions.js';
@@ -15,3 +16,12 @@ export const gatewayConfigSchema = {
   TRUST_PROXY: env.boolean({ default: false }),
 };
 export type GatewayConfigSchema = typeof gatewayConfigSchema;
+
+/**
+ * The gateway's development defaults, refused in production (beside the internal token of every
+ * service): the public origin left at the loopback default, which the session routes' `Origin`
+ * check would compare against. (The development account route is not mounted in production.)
+ */
+export function gatewayDevelopmentDefaults(config: { PUBLIC_BASE_URL?: string | undefined }): DevelopmentDefault[] {
+  return [{ inUse: !config.PUBLIC_BASE_URL, problem: 'PUBLIC_BASE_URL is required in production (the origin browsers see; the default is the loopback address)' }];
+}

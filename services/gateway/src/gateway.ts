@@ -2,7 +2,7 @@ import { environmentOf } from '@ars/config';
 import type { HttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { runService, type RunningService, type ServiceConfig, type ServiceContext, type ServiceDefinition } from '@ars/service';
-import { gatewayConfigSchema, type GatewayConfigSchema } from './config.js';
+import { gatewayConfigSchema, gatewayDevelopmentDefaults, type GatewayConfigSchema } from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
 import { publicRoutes } from './http/publicRoutes.js';
 import { sessionRoutes } from './http/sessionRoutes.js';
@@ -56,6 +56,7 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
     requireMongo: true,
     requireBus: true,
     configSchema: gatewayConfigSchema,
+    developmentDefaults: gatewayDevelopmentDefaults,
     indexes: [userIndexes, sessionIndexes, tokenIndexes],
     // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
     // its own (malformed JSON there is a JSON-RPC -32700, not a REST 400).

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, serviceConfig } from '@ars/config';
-import { checkSandboxesConfig, sandboxesConfigSchema } from './config.js';
+import { ConfigError, loadConfig, refuseDevelopmentDefaults, serviceConfig } from '@ars/config';
+import { sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
 import { harnessExecutable } from './sandboxes.js';
 import { standInExecutable } from './harness/index.js';
 
@@ -35,12 +35,14 @@ describe('SANDBOX_ISOLATION: bwrap by default; none only outside production', ()
   });
   test('ARS_ENV=production refuses SANDBOX_ISOLATION=none with one line naming it', () => {
     const production = loadConfig(schema, { ...base, ARS_ENV: 'production', SANDBOX_ISOLATION: 'none' });
-    expect(() => checkSandboxesConfig(production)).toThrow(ConfigError);
-    expect(() => checkSandboxesConfig(production)).toThrow(/^Invalid configuration: SANDBOX_ISOLATION=none is refused in production[^\n]*$/);
+    expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(ConfigError);
+    expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(/^Invalid configuration: SANDBOX_ISOLATION=none is refused in production[^\n]*$/);
   });
   test('none in development, and bwrap in production, are accepted', () => {
-    expect(() => checkSandboxesConfig(loadConfig(schema, { ...base, ARS_ENV: 'development', SANDBOX_ISOLATION: 'none' }))).not.toThrow();
-    expect(() => checkSandboxesConfig(loadConfig(schema, { ...base, ARS_ENV: 'production' }))).not.toThrow();
+    const development = loadConfig(schema, { ...base, ARS_ENV: 'development', SANDBOX_ISOLATION: 'none' });
+    expect(() => refuseDevelopmentDefaults(development, sandboxesDevelopmentDefaults(development))).not.toThrow();
+    const production = loadConfig(schema, { ...base, ARS_ENV: 'production', CODEX_PATH: 'bundled', CLAUDE_CODE_PATH: 'bundled' });
+    expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).not.toThrow();
   });
 });
 

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, env, environmentOf, type Environment } from '@ars/config';
+import { env, type DevelopmentDefault } from '@ars/config';
 
 /** The sandboxes service's own variables, beside the common ones of every service. */
 export const sandboxesConfigSchema = {
@@ -49,9 +49,31 @@ export const sandboxesConfigSchema = {
   DEFAULT_RUN_TIMEOUT_MS: env.integer({ min: 1, default: 1_800_000 }),
 };
 
-/** The rules one variable alone cannot state: production never runs agents unisolated. Throws one ConfigError. */
-export function checkSandboxesConfig(config: { NODE_ENV: Environment; ARS_ENV?: Environment | undefined; SANDBOX_ISOLATION: 'bwrap' | 'none' }): void {
-  if (environmentOf(config) === 'production' && config.SANDBOX_ISOLATION === 'none') {
-    throw new ConfigError(['SANDBOX_ISOLATION=none is refused in production (agents would run unisolated, with the services\' files and network in reach)']);
-  }
+// ---- Production refusals (issue 11: production refuses development defaults) ----------------------
+// Kept apart from the variables above: the rule itself lives in @ars/config (`productionProblems`).
+
+/** What the production refusals read of the configuration. */
+export interface SandboxesProductionInput {
+  CODEX_PATH?: string | undefined;
+  CLAUDE_CODE_PATH?: string | undefined;
+  SANDBOX_ISOLATION: 'bwrap' | 'none';
 }
+
+/**
+ * The sandboxes service's development defaults, refused in production (beside the internal token of
+ * every service): a harness CLI left unset runs the stand-in, a scripted agent that reports
+ * `success` without doing the work — production needs a real CLI path or `bundled`; and
+ * `SANDBOX_ISOLATION=none`.
+ */
+export function sandboxesDevelopmentDefaults(config: SandboxesProductionInput): DevelopmentDefault[] {
+  return [
+    { inUse: config.CODEX_PATH === undefined, problem: 'CODEX_PATH is required in production (a Codex CLI path or `bundled`; unset runs the stand-in)' },
+    {
+      inUse: config.CLAUDE_CODE_PATH === undefined,
+      problem: 'CLAUDE_CODE_PATH is required in production (a Claude Code CLI path or `bundled`; unset runs the stand-in)',
+    },
+    // Agents would run unisolated, with the services' files and network in reach.
+    { inUse: config.SANDBOX_ISOLATION === 'none', problem: "SANDBOX_ISOLATION=none is refused in production (agents would run unisolated)" },
+  ];
+}
+// ---- end of production refusals -----------------------------------------------------------------

@@ -120,7 +120,7 @@ describe('a run on the Kubernetes provider: the harness runs through exec in a P
       runId: request.runId,
       sandboxRecordId: expect.stringMatching(/^sbx_/),
       sandboxId: expect.stringMatching(/^k8s-[0-9a-f]{20}$/),
-      runtime: { provider: 'kubernetes', runId: expect.stringMatching(/^ses_/) },
+      runtime: { provider: 'kubernetes/stand-in', runId: expect.stringMatching(/^ses_/) },
     });
     const pod = String(allocated[0]!.sandboxId);
 

@@ -6,7 +6,7 @@ import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { runService, type RunningService } from '@ars/service';
 import { CatalogClient } from './clients/catalog.js';
-import { checkSandboxesConfig, sandboxesConfigSchema } from './config.js';
+import { sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
 import { consumeRunRequested } from './consumers/runRequested.js';
 import { standInExecutable, type HarnessName } from './harness/index.js';
 import { sandboxesRoutes } from './http/routes.js';
@@ -57,7 +57,6 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
   let isolation: LocalIsolation | null;
   try {
     const config = loadConfig({ ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema }, serviceRuntime.env ?? process.env);
-    checkSandboxesConfig(config);
     isolation = await localIsolation(config);
   } catch (error) {
     if (runtime.handleSignals === false) throw error;
@@ -69,6 +68,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
     requireMongo: true,
     requireBus: true,
     configSchema: sandboxesConfigSchema,
+    developmentDefaults: sandboxesDevelopmentDefaults,
     indexes: SANDBOXES_INDEXES,
     runtime: serviceRuntime,
     routes: (ctx) => {

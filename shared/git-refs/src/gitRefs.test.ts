@@ -25,6 +25,25 @@ describe('branch names must be valid Git refs by git check-ref-format rules', ()
   });
 });
 
+describe('names git may accept that cannot be a branch here are refused: HEAD, @, a leading "-", refs/…', () => {
+  test.each([
+    ['HEAD', 'must not be "HEAD"'],
+    ['@', 'must not be "@"'],
+    ['-x', 'must not start with "-"'],
+    ['--force', 'must not start with "-"'],
+    ['refs/heads/main', 'must not start with "refs/"'],
+    ['refs/tags/v1', 'must not start with "refs/"'],
+  ])('%j: %s', (name, problem) => {
+    expect(branchNameProblem(name)).toContain(problem);
+  });
+  test('names that only contain those words stay valid, as git says', () => {
+    for (const name of ['head', 'HEADS', 'x/HEAD', 'my-refs/x', 'refs', 'feature-@home']) {
+      expect(isValidBranchName(name)).toBe(true);
+      expect(gitAccepts(name)).toBe(true);
+    }
+  });
+});
+
 describe('rootDirectory must be a relative path without parent traversal', () => {
   test.each(['packages/api', 'apps/web/', 'a', 'a/b/c', '.config', 'dir.with.dots'])('%j is fine', (path) => {
     expect(isSafeRelativePath(path)).toBe(true);

@@ -5,6 +5,7 @@ export type { HttpApp, HttpAppOptions, MountableRouter, RunningServer } from './
 export { ok } from './respond.js';
 export { validateBody, parseQuery, clampLimit, describeValidationError } from './validate.js';
 export type { LimitRange } from './validate.js';
+export { characterCount, tooManyCharacters } from './characters.js';
 export { INSTANCE_HEADER, runReadinessChecks } from './health.js';
 export type { ReadinessReport, ReadinessCheck, ReadinessCheckResult } from './health.js';
 export { currentRequest, runWithRequestContext } from './requestContext.js';

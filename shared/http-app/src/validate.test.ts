@@ -1,5 +1,5 @@
 import { createLogger } from '@ars/logger';
-import { clampLimit, createHttpApp, mountRouters, ok, parseQuery, Router, startHttpServer, validateBody, type RunningServer } from '@ars/http-app';
+import { characterCount, clampLimit, createHttpApp, tooManyCharacters, mountRouters, ok, parseQuery, Router, startHttpServer, validateBody, type RunningServer } from '@ars/http-app';
 
 interface StartRun {
   repoId: string;
@@ -57,11 +57,30 @@ describe('list limit values outside the documented range are clamped into it', (
     ['500', 200],
     ['50', 50],
     [7, 7],
+    ['99999999999999999999', 200],
+    ['-99999999999999999999', 1],
+    ['9'.repeat(400), 200],
+    [1e20, 200],
   ])('%j → %i', (raw, expected) => {
     expect(clampLimit(raw, range)).toBe(expected);
   });
-  test.each([['abc'], ['1.5'], [2.5]])('%j is 400 "limit must be an integer"', (raw) => {
+  test.each([['abc'], ['1.5'], [2.5], ['1e3'], [Number.POSITIVE_INFINITY], [Number.NaN]])('%j is 400 "limit must be an integer"', (raw) => {
     expect(() => clampLimit(raw, range)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', message: 'limit must be an integer' }));
+  });
+});
+
+describe('characters are counted as the contract counts them: code points, the unit of ajv maxLength', () => {
+  const limited = validateBody<{ text: string }>({ type: 'object', properties: { text: { type: 'string', maxLength: 3 } } });
+  test('an emoji is one character (two UTF-16 units)', () => {
+    expect(characterCount('😀😀😀')).toBe(3);
+    expect('😀😀😀'.length).toBe(6);
+    expect(characterCount('')).toBe(0);
+  });
+  test('tooManyCharacters agrees with a schema maxLength on both sides of the limit', () => {
+    expect(tooManyCharacters('text', '😀😀😀', 3)).toBeNull();
+    expect(() => limited({ text: '😀😀😀' })).not.toThrow();
+    expect(tooManyCharacters('text', '😀😀😀😀', 3)).toBe('text must be at most 3 characters');
+    expect(() => limited({ text: '😀😀😀😀' })).toThrow();
   });
 });
 

@@ -126,9 +126,10 @@ export function clampLimit(raw: unknown, range: LimitRange): number {
   const name = range.name ?? 'limit';
   if (raw === undefined || raw === null || raw === '') return range.default;
   let value: number;
-  if (typeof raw === 'number') value = raw;
+  if (typeof raw === 'number' && Number.isInteger(raw)) value = raw;
+  // Digits are an integer however many: past the safe range (`99999999999999999999`, or so long it
+  // reads as Infinity) it is still outside the range, and clamped like any other, by its sign.
   else if (typeof raw === 'string' && /^\s*[-+]?\d+\s*$/.test(raw)) value = Number(raw);
   else throw AppError.badRequest(`${name} must be an integer`);
-  if (!Number.isSafeInteger(value)) throw AppError.badRequest(`${name} must be an integer`);
   return Math.min(range.max, Math.max(range.min, value));
 }

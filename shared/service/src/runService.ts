@@ -1,5 +1,16 @@
 import { createBus, type Bus } from '@ars/bus';
-import { ConfigError, loadConfig, exitOnConfigError, serviceConfig, type ConfigOf, type EnvSchema, type EnvSource, type ServiceConfigFragment } from '@ars/config';
+import {
+  ConfigError,
+  loadConfig,
+  exitOnConfigError,
+  productionProblems,
+  serviceConfig,
+  type ConfigOf,
+  type DevelopmentDefault,
+  type EnvSchema,
+  type EnvSource,
+  type ServiceConfigFragment,
+} from '@ars/config';
 import {
   createHttpApp,
   mountRouters,
@@ -46,6 +57,11 @@ export interface ServiceDefinition<S extends EnvSchema = EnvSchema> {
   requireMongo?: boolean;
   /** Fails start-up when `KAFKA_BROKERS` is not set. */
   requireBus?: boolean;
+  /**
+   * The development defaults this configuration relies on (stand-ins, dev-only sources): refused
+   * under `ARS_ENV=production`, beside the rule of every service (`INTERNAL_TOKEN` required).
+   */
+  developmentDefaults?: (config: ServiceConfig<S>) => readonly DevelopmentDefault[];
   /** Indexes ensured at start-up (needs Mongo). */
   indexes?: readonly CollectionIndexes[];
   /** Builds the routers to mount. */
@@ -96,8 +112,11 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
   try {
     const schema = { ...serviceConfig({ service: definition.name, ...(definition.port === undefined ? {} : { port: definition.port }) }), ...definition.configSchema };
     config = loadConfig(schema, runtime.env ?? process.env) as ServiceConfig<S>;
-    if (definition.requireMongo && !config.MONGO_URL) throw missing('MONGO_URL', 'a mongodb:// URL');
-    if (definition.requireBus && !config.KAFKA_BROKERS) throw missing('KAFKA_BROKERS', 'a comma-separated list of host:port');
+    const problems: string[] = [];
+    if (definition.requireMongo && !config.MONGO_URL) problems.push('MONGO_URL is required (a mongodb:// URL)');
+    if (definition.requireBus && !config.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required (a comma-separated list of host:port)');
+    problems.push(...productionProblems(config, definition.developmentDefaults?.(config)));
+    if (problems.length > 0) throw new ConfigError(problems);
     instance = instanceId(runtime.env ?? process.env);
   } catch (error) {
     if (!handleSignals) throw error;
@@ -263,8 +282,4 @@ function instanceId(env: EnvSource): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (!INSTANCE_ID.test(value)) throw new ConfigError([`ARS_INSTANCE_ID must be 1 to 128 letters, digits, _ or - (got ${JSON.stringify(value.slice(0, 40))})`]);
   return value;
-}
-
-function missing(name: string, expectation: string): ConfigError {
-  return new ConfigError([`${name} is required (${expectation})`]);
 }

@@ -1,5 +1,6 @@
 // Stand-ins for services whose internal API does not exist yet, speaking what the gateway calls:
-// the runs start API (POST /internal/users/:userId/runs with Idempotency-Key and X-Request-Hash) and
+// the runs start API (POST /internal/users/:userId/runs with Idempotency-Key and X-Request-Hash, and
+// X-Replay-Only: 204 when the key made no run) and
 // services without routes (their internal API answers 404 in the envelope).
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '@ars/errors';
@@ -10,8 +11,10 @@ const logger = createLogger({ service: 'stand-in', level: 'silent' });
 
 export interface RunsStandIn {
   server: RunningServer;
-  /** Idempotency keys and body hashes the gateway sent, in order. */
+  /** Idempotency keys and body hashes the gateway sent, in order (replay-only questions aside). */
   received: { userId: string; key: string; bodyHash: string }[];
+  /** The keys the gateway asked the replay of only (`X-Replay-Only: true`), in order. */
+  replayQuestions: string[];
 }
 
 /** The runs start API: idempotency per (user, key) on the body hash the gateway sends; GET scoped to the user. */
@@ -19,6 +22,7 @@ export async function startRunsStandIn(internalToken: string): Promise<RunsStand
   const byKey = new Map<string, { hash: string; run: Record<string, unknown> }>();
   const runs = new Map<string, { userId: string; run: Record<string, unknown> }>();
   const received: RunsStandIn['received'] = [];
+  const replayQuestions: string[] = [];
   const app = createHttpApp({ service: 'runs-stand-in', logger });
   const router = new Router({ prefix: '/internal' });
   router.use(requireInternalCaller(internalToken));
@@ -26,13 +30,19 @@ export async function startRunsStandIn(internalToken: string): Promise<RunsStand
     const userId = ctx.params.userId ?? '';
     const key = ctx.get('Idempotency-Key');
     const hash = ctx.get('X-Request-Hash');
-    received.push({ userId, key, bodyHash: hash });
+    const replayOnly = ctx.get('X-Replay-Only') === 'true';
+    if (replayOnly) replayQuestions.push(key);
+    else received.push({ userId, key, bodyHash: hash });
     const body = (ctx.request as { body?: Record<string, unknown> }).body ?? {};
     if (body.repoId === 'no-such-repo') throw AppError.notFound('Repository not found');
     const earlier = byKey.get(`${userId}:${key}`);
     if (earlier) {
       if (earlier.hash !== hash) throw new AppError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key reused with a different body');
       return ok(ctx, { ...earlier.run, replayed: true }, 202);
+    }
+    if (replayOnly) {
+      ctx.status = 204;
+      return;
     }
     const runId = randomUUID();
     const run = { runId, repoId: body.repoId, status: 'pending', hash: createHash('sha256').update(hash).digest('hex').slice(0, 8) };
@@ -46,7 +56,7 @@ export async function startRunsStandIn(internalToken: string): Promise<RunsStand
     ok(ctx, { run: found.run });
   });
   mountRouters(app, router);
-  return { server: await startHttpServer(app, { port: 0 }), received };
+  return { server: await startHttpServer(app, { port: 0 }), received, replayQuestions };
 }
 
 export interface EmptyPeer {

@@ -3,7 +3,13 @@ import { startCatalogHarness, type CatalogHarness } from '../testing/catalogHarn
 
 let production: CatalogHarness;
 beforeAll(async () => {
-  production = await startCatalogHarness({ ARS_ENV: 'production', CATALOG_SECRETS_KEY: randomBytes(32).toString('base64') });
+  production = await startCatalogHarness({
+    ARS_ENV: 'production',
+    CATALOG_SECRETS_KEY: randomBytes(32).toString('base64'),
+    // Production needs a GitHub App (never called here: the route under test is refused first).
+    GITHUB_APP_ID: '1',
+    GITHUB_APP_PRIVATE_KEY: 'not-a-key',
+  });
 });
 afterAll(async () => {
   await production.stop();

@@ -3,9 +3,10 @@ import { REPO_LIMIT } from '../domain/repos.js';
 import type { CatalogDeps } from './deps.js';
 import { toRepo } from './repoView.js';
 
-const parseListQuery = parseQuery<{ q?: string; limit?: number }>({
+// `limit` is left to clampLimit (one rule everywhere: any integer clamped, however large).
+const parseListQuery = parseQuery<{ q?: string; limit?: unknown }>({
   type: 'object',
-  properties: { q: { type: 'string', maxLength: 200 }, limit: { type: 'integer' } },
+  properties: { q: { type: 'string', maxLength: 200 }, limit: {} },
 });
 
 /** `GET /internal/users/:userId/repos?q=&limit=` → `{repos}` by `full_name`; `q` any case; `limit` clamped to 1–200. */

@@ -93,4 +93,20 @@ describe('limit is 1 to 200, default 100; values outside the range are clamped',
     expect(await count('-3')).toBe(1);
     expect(await count('1000')).toBe(5);
   });
+  test('a limit past the safe integers (99999999999999999999, 400 nines) is clamped like any other; -99999999999999999999 gives 1', async () => {
+    const user = catalog.newUser();
+    await catalog.devInstallation(user, 3);
+    const count = async (limit: string) => (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
+    expect(await count('99999999999999999999')).toBe(3);
+    expect(await count('9'.repeat(400))).toBe(3);
+    expect(await count('-99999999999999999999')).toBe(1);
+  });
+  test('a limit that is not an integer is 400 "limit must be an integer"', async () => {
+    const user = catalog.newUser();
+    for (const limit of ['abc', '1.5']) {
+      const answer = await catalog.call('GET', `/internal/users/${user}/repos?limit=${limit}`);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'limit must be an integer' } });
+    }
+  });
 });

@@ -7,6 +7,11 @@ import { sessionPrincipalOf } from './sessionAuth.js';
 
 /** The longest lifetime a token may be given (`expiresInDays`). */
 export const MAX_EXPIRES_IN_DAYS = 3650;
+/**
+ * The lifetime of a token created without `expiresInDays`: the contract types `expiresAt` a string,
+ * so every token expires (docs/decisions.md); a longer life is asked for explicitly.
+ */
+export const DEFAULT_EXPIRES_IN_DAYS = 90;
 
 interface CreateApiKeyBody {
   name: string;
@@ -26,8 +31,8 @@ const parseCreateApiKey = validateBody<CreateApiKeyBody>({
 
 /**
  * POST /api/settings/api-keys → 201 `{id, token, prefix, scopes, expiresAt}`. The plaintext is in
- * this answer only; the store keeps its SHA-256 and the first 12 characters. `expiresAt` is null
- * for a token without expiry.
+ * this answer only; the store keeps its SHA-256 and the first 12 characters. `expiresAt` is always
+ * a date: `expiresInDays` (default DEFAULT_EXPIRES_IN_DAYS) from now.
  */
 export function createApiKey(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
@@ -35,7 +40,7 @@ export function createApiKey(gateway: Gateway): RouterMiddleware {
     const body = parseCreateApiKey(requestBody(ctx));
     const token = generateToken();
     const scopes = [...(body.scopes ?? DEFAULT_SCOPES)].sort();
-    const expiresAt = body.expiresInDays === undefined ? null : new Date(Date.now() + body.expiresInDays * 86_400_000);
+    const expiresAt = new Date(Date.now() + (body.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS) * 86_400_000);
     const record = await gateway.tokens.create({
       userId,
       name: body.name.trim(),
@@ -44,6 +49,6 @@ export function createApiKey(gateway: Gateway): RouterMiddleware {
       scopes,
       expiresAt,
     });
-    ok(ctx, { id: record._id, token, prefix: record.prefix, scopes: record.scopes, expiresAt: expiresAt?.toISOString() ?? null }, 201);
+    ok(ctx, { id: record._id, token, prefix: record.prefix, scopes: record.scopes, expiresAt: expiresAt.toISOString() }, 201);
   };
 }

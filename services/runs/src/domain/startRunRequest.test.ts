@@ -45,16 +45,20 @@ describe('workingBranch defaults to the base; with createBranch a deterministic 
 });
 
 describe('branch names must be valid Git refs', () => {
-  test.each(['a..b', '-x', 'has space', 'x.lock', 'a//b'])('%j as base or working branch is 400 naming the field', (name) => {
+  test.each(['a..b', '-x', 'has space', 'x.lock', 'a//b', 'HEAD', '@', '--force', 'refs/heads/main'])('%j as base or working branch is 400 naming the field', (name) => {
     expect(badRequest(() => planRun(body({ baseBranch: name }), context))).toContain('baseBranch');
     expect(badRequest(() => planRun(body({ workingBranch: name }), context))).toContain('workingBranch');
   });
 });
 
-describe('prompt is at most 100,000 characters', () => {
+describe('prompt is at most 100,000 characters, counted as code points (an emoji is one)', () => {
   test('100,000 pass; 100,001 do not', () => {
     expect(planRun(body({ prompt: 'p'.repeat(100_000) }), context).prompt).toHaveLength(100_000);
-    expect(badRequest(() => planRun(body({ prompt: 'p'.repeat(100_001) }), context))).toContain('prompt');
+    expect(badRequest(() => planRun(body({ prompt: 'p'.repeat(100_001) }), context))).toBe('prompt must be at most 100000 characters');
+  });
+  test('100,000 emoji (200,000 UTF-16 units) pass; 100,001 do not', () => {
+    expect(planRun(body({ prompt: '😀'.repeat(100_000) }), context).prompt).toHaveLength(200_000);
+    expect(badRequest(() => planRun(body({ prompt: '😀'.repeat(100_001) }), context))).toBe('prompt must be at most 100000 characters');
   });
 });
 

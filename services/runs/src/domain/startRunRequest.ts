@@ -1,9 +1,11 @@
 import { branchNameProblem, relativePathProblem } from '@ars/git-refs';
 import { AppError } from '@ars/errors';
+import { tooManyCharacters } from '@ars/http-app';
 import { generatedWorkingBranch } from './workingBranch.js';
 
 export const HARNESSES = ['codex', 'claude-code'] as const;
 export type Harness = (typeof HARNESSES)[number];
+/** CONTRACT.md, Limits: 100,000 characters — code points, as the gateway counts them (`characterCount`). */
 export const MAX_PROMPT_LENGTH = 100_000;
 
 /** The body of POST /runs as the contract states it (types already checked by JSON Schema). */
@@ -40,7 +42,8 @@ export interface RunPlan {
  * Throws 400 BAD_REQUEST naming the field.
  */
 export function planRun(body: StartRunBody, context: { repoDefaultBranch: string | null; idempotencyKey: string; bodyHash: string }): RunPlan {
-  if (body.prompt.length > MAX_PROMPT_LENGTH) throw AppError.badRequest(`prompt must be at most ${MAX_PROMPT_LENGTH} characters`);
+  const tooLong = tooManyCharacters('prompt', body.prompt, MAX_PROMPT_LENGTH);
+  if (tooLong) throw AppError.badRequest(tooLong);
   if (body.prompt.trim().length === 0) throw AppError.badRequest('prompt must not be empty');
   const harness = body.harness ?? 'codex';
   if (!HARNESSES.includes(harness)) throw AppError.badRequest(`harness must be one of ${HARNESSES.join(', ')}`);

@@ -1,5 +1,5 @@
 import { requestHash } from '@ars/idempotency';
-import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
+import { startRunsHarness, type RunsHarness, type StartedRun } from '../testing/runsHarness.js';
 
 const RUN_FIELDS = ['aiCallId', 'branch', 'cancelUrl', 'createdAt', 'error', 'eventsUrl', 'harness', 'repoId', 'rootDirectory', 'runId', 'runtime', 'sandboxId', 'sandboxRecordId', 'status', 'updatedAt'];
 
@@ -146,5 +146,42 @@ describe('same key and same body: the original run is returned with replayed tru
     const runB = (await h.start(b.userId, { repoId: b.repoId, prompt: 'p' }, 'shared-key')).data;
     expect(runB.runId).not.toBe(runA.runId);
     expect(runB.replayed).toBe(false);
+  });
+});
+
+describe('X-Replay-Only: the replay of a key already used, and nothing made otherwise (the gateway asks it when the budget is full)', () => {
+  const replayOnly = (userId: string, body: Record<string, unknown>, key: string) =>
+    h.call<StartedRun>('POST', `/internal/users/${encodeURIComponent(userId)}/runs`, body, {
+      'x-internal-token': h.token,
+      'idempotency-key': key,
+      'x-request-hash': requestHash(body),
+      'x-replay-only': 'true',
+    });
+
+  test('a key that made its run: 202, the run, replayed true; no second run', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const first = (await h.start(userId, { repoId, prompt: 'once' }, 'known')).data;
+    const replay = await replayOnly(userId, { repoId, prompt: 'once' }, 'known');
+    expect(replay.status).toBe(202);
+    expect(replay.data).toEqual({ ...first, replayed: true });
+    expect(await h.db.collection('runs').countDocuments({ userId })).toBe(1);
+  });
+
+  test('a key that made no run: 204 with no body, and still no run', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const answer = await replayOnly(userId, { repoId, prompt: 'never' }, 'unknown');
+    expect(answer.status).toBe(204);
+    expect(answer.text).toBe('');
+    expect(await h.db.collection('runs').countDocuments({ userId })).toBe(0);
+    expect(await h.db.collection('run_idempotency').countDocuments({ userId })).toBe(0);
+    expect((await h.start(userId, { repoId, prompt: 'never' }, 'unknown')).data.replayed).toBe(false);
+  });
+
+  test('a key used with another body: 409 IDEMPOTENCY_CONFLICT', async () => {
+    const { userId, repoId } = await h.newTenant();
+    await h.start(userId, { repoId, prompt: 'a' }, 'used');
+    const answer = await replayOnly(userId, { repoId, prompt: 'b' }, 'used');
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({ ok: false, error: { code: 'IDEMPOTENCY_CONFLICT' } });
   });
 });

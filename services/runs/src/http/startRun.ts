@@ -10,6 +10,12 @@ import type { RunsDeps } from './deps.js';
 import { pathParam, requestBody } from './params.js';
 
 export const REQUEST_HASH_HEADER = 'X-Request-Hash';
+/**
+ * Asks only for the replay of a key already used: 202 replay or 409 conflict as usual, 204 (nothing)
+ * when the key made no run yet — the gateway asks this when the run-start budget is full, so a
+ * replay is never refused for the budget (docs/decisions.md).
+ */
+export const REPLAY_ONLY_HEADER = 'X-Replay-Only';
 
 const nullableString = { type: ['string', 'null'] };
 
@@ -43,7 +49,8 @@ interface CatalogRepo {
  * → 202 `{...Run, replayed}`. The (user, key) record decides: same hash replays the run it made,
  * another hash is 409 IDEMPOTENCY_CONFLICT. A new run is written `pending` with its `runs.requested`
  * message in one document write. Racing requests of one key share the record's run id, and the
- * run's `_id` lets exactly one of them write it; the others answer it as a replay.
+ * run's `_id` lets exactly one of them write it; the others answer it as a replay. With
+ * `X-Replay-Only: true` nothing is made: a key that made no run answers 204.
  */
 export function startRun(router: Router, deps: RunsDeps): void {
   router.post('/users/:userId/runs', async (ctx) => {
@@ -65,6 +72,10 @@ export function startRun(router: Router, deps: RunsDeps): void {
     if (known) {
       const stored = await deps.runs.findOwned(userId, known.runId);
       if (stored) return answer(stored, true);
+    }
+    if (ctx.get(REPLAY_ONLY_HEADER) === 'true') {
+      ctx.status = 204;
+      return;
     }
 
     const repo = await ownedRepo(deps, userId, body.repoId);

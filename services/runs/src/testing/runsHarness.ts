@@ -103,13 +103,14 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
-    const parsed = JSON.parse(text) as Answer<T>['body'];
+    // A 204 has no body (the replay-only question of a key that made no run).
+    const parsed = (text === '' ? undefined : JSON.parse(text)) as Answer<T>['body'];
     return {
       status: response.status,
       body: parsed,
       text,
       get data(): T {
-        if (!parsed.ok) throw new Error(`${method} ${path} failed: ${response.status} ${text}`);
+        if (!parsed?.ok) throw new Error(`${method} ${path} failed: ${response.status} ${text}`);
         return parsed.data;
       },
     };

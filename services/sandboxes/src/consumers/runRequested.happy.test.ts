@@ -31,7 +31,7 @@ describe('a requested run streams every harness event in order, then run.finishe
       runId: request.runId,
       sandboxRecordId: expect.stringMatching(/^sbx_/),
       sandboxId: expect.stringMatching(/^local-/),
-      runtime: { provider: 'local', runId: expect.stringMatching(/^ses_/) },
+      runtime: { provider: 'local/stand-in', runId: expect.stringMatching(/^ses_/) },
     });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(kit.messages(request.runId).eventIds).toEqual(events.map((_, i) => `${request.runId}:event:${i}`));

@@ -2,6 +2,8 @@
 import type { RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
 import { cancelled, failed, type AbortReason } from '../domain/outcome.js';
+import { runtimeProvider } from '../domain/runtimeProvider.js';
+import { standInExecutable } from '../harness/index.js';
 import { AllocationError, type AllocatedSandbox } from '../providers/provider.js';
 import type { SessionDoc, SessionResult } from '../store/collections.js';
 import { newSandboxRecordId } from '../store/sandboxes.js';
@@ -95,7 +97,7 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
           key: runId,
           type: 'run.sandbox-allocated',
           id: `${runId}:sandbox-allocated`,
-          data: { runId, sandboxRecordId, sandboxId: allocated.sandboxId, runtime: { provider: deps.provider.name, runId: claim.session.sessionId } },
+          data: { runId, sandboxRecordId, sandboxId: allocated.sandboxId, runtime: { provider: runtimeProviderOf(deps, request.harness), runId: claim.session.sessionId } },
         },
         { deadlineMs: deps.settings.publishDeadlineMs, logger: log },
       );
@@ -136,4 +138,10 @@ async function alreadyThere(deps: SessionDeps, existing: SessionDoc, request: Ru
     return;
   }
   log.info({ state: existing.state }, 'run request already handled: nothing started');
+}
+
+/** `runtime.provider` of a run of this harness here: the provider, and whether the stand-in runs it. */
+function runtimeProviderOf(deps: SessionDeps, harness: RunRequestedData['harness']): string {
+  const standIn = deps.settings.executables[harness] === standInExecutable(harness);
+  return runtimeProvider(deps.provider.name, standIn ? 'stand-in' : 'agent');
 }

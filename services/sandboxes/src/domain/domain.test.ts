@@ -1,4 +1,4 @@
-import { redactCredentials, withoutCredentials } from './credentials.js';
+import { withoutCredentials } from './credentials.js';
 import { harnessEnvironment } from './environment.js';
 import { boundedPayload, LONG_STRING, MAX_PAYLOAD_BYTES } from './eventPayload.js';
 import { harnessOutcome, timeoutMessage } from './outcome.js';
@@ -8,11 +8,6 @@ describe('a clone URL’s credentials never stay in the working tree or reach a 
     expect(withoutCredentials('https://x-access-token:ghs_abc123@github.com/acme/api.git')).toBe('https://github.com/acme/api.git');
     expect(withoutCredentials('file:///srv/git/acme/api.git')).toBe('file:///srv/git/acme/api.git');
     expect(withoutCredentials('/srv/git/acme/api.git')).toBe('/srv/git/acme/api.git');
-  });
-  test('redactCredentials hides every user:token@ in a text', () => {
-    const text = "fatal: unable to access 'https://x-access-token:ghs_abc123@github.com/acme/api.git/': 403";
-    expect(redactCredentials(text)).toBe("fatal: unable to access 'https://***@github.com/acme/api.git/': 403");
-    expect(redactCredentials(text)).not.toContain('ghs_abc123');
   });
 });
 

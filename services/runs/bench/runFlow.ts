@@ -10,50 +10,12 @@
 // KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins.
 import { randomBytes } from 'node:crypto';
 import { startStack } from '@ars/stack';
+import { json, newUser, percentile, tokenOf, type User } from './client.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 10);
 const PROMPT = '@say benchmark\n@shell true';
-
-interface Envelope<T> {
-  ok: boolean;
-  data: T;
-  error?: { code: string; message: string };
-}
-
-async function json<T>(url: string, init: RequestInit = {}): Promise<{ status: number; data: T }> {
-  const response = await fetch(url, init);
-  const body = (await response.json()) as Envelope<T>;
-  if (!body.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${JSON.stringify(body.error)}`);
-  return { status: response.status, data: body.data };
-}
-
-/** Each PAT may make 60 requests a minute: a user polls with several, in turn. */
-interface User {
-  tokens: string[];
-  turn: number;
-  repoId: string;
-}
-
-function tokenOf(user: User): string {
-  user.turn = (user.turn + 1) % user.tokens.length;
-  return user.tokens[user.turn] ?? '';
-}
-
-async function newUser(baseUrl: string, tokenCount = 10): Promise<User> {
-  const account = (await json<{ sessionCookie: string; repos: { id: string }[] }>(`${baseUrl}/api/dev/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).data;
-  const tokens: string[] = [];
-  for (let i = 0; i < tokenCount; i += 1) {
-    const created = (await json<{ token: string }>(`${baseUrl}/api/settings/api-keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: account.sessionCookie },
-      body: JSON.stringify({ name: `bench-${i}` }),
-    })).data;
-    tokens.push(created.token);
-  }
-  return { tokens, turn: 0, repoId: account.repos[0]?.id ?? '' };
-}
 
 function startRun(api: string, user: User): Promise<{ status: number; data: { runId: string } }> {
   return json(`${api}/runs`, {
@@ -88,10 +50,6 @@ async function untilTerminal(api: string, user: User, runId: string, pollMs: num
   }
 }
 
-const percentile = (values: number[], q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-};
 
 const stack = await startStack({
   gatewayPort: 0,

@@ -2,8 +2,9 @@ import { mongoProcessedStore, startOutboxRelay } from '@ars/bus';
 import { exitOnConfigError, type EnvSource } from '@ars/config';
 import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
+import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
-import { checkRunsConfig, RUNS_PORT, runsConfigSchema } from './config.js';
+import { checkRunsConfig, RUNS_PORT, runsConfigSchema, runsFullConfigSchema } from './config.js';
 import { startRunConsumers } from './consumers/index.js';
 import { requestSandboxCancel } from './http/cancelRun.js';
 import type { RunsDeps } from './http/deps.js';
@@ -90,7 +91,9 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
 
       const processed = mongoProcessedStore(db, { collection: COLLECTIONS.processed });
       await processed.ensureIndexes();
-      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, logger }, {
+      // What a sandbox could not know to redact: this service's own secrets (INTERNAL_TOKEN, MONGO_URL's password).
+      const secrets = knownSecrets(configSecrets(runsFullConfigSchema, config));
+      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, logger, secrets }, {
         groupId: config.RUNS_CONSUMER_GROUP,
         processed,
         sessionTimeoutMs: config.RUNS_CONSUMER_SESSION_TIMEOUT_MS,

@@ -4,6 +4,7 @@ import { startOutboxRelay, type OutboxRelay } from '@ars/bus';
 import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
 import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
+import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
 import { CatalogClient } from './clients/catalog.js';
 import { sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
@@ -97,6 +98,8 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       }
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
       ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
+      // Redacted from every event, error and sandbox log this service publishes or keeps.
+      const secrets = knownSecrets(configSecrets(sandboxesConfigSchema, config));
       deps = {
         instanceId,
         bus,
@@ -114,6 +117,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
           tz: undefined,
           publishDeadlineMs: config.PUBLISH_DEADLINE_MS,
           defaultTimeoutMs: config.DEFAULT_RUN_TIMEOUT_MS,
+          secrets,
         },
         logger: ctx.logger,
       };
@@ -133,7 +137,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
           logCapBytes: config.SANDBOX_LOG_CAP_BYTES,
           logFlushMs: config.SANDBOX_LOG_FLUSH_MS,
           snapshotRoot: config.SNAPSHOT_ROOT ?? join(config.SANDBOX_ROOT, '.snapshots'),
-          secrets: [config.CODEX_API_KEY, config.ANTHROPIC_API_KEY, config.INTERNAL_TOKEN].filter((value): value is string => typeof value === 'string' && value.length > 0),
+          secrets: secrets.values,
           commandPath,
         },
         logger: ctx.logger,

@@ -116,3 +116,24 @@ describe('trace_id and span_id come from the active OpenTelemetry span', () => {
     expect(outside).not.toHaveProperty('span_id');
   });
 });
+
+describe('secrets inside the message, top-level string fields and an error are redacted by @ars/sanitize', () => {
+  const token = `ghp_${'Z'.repeat(36)}`;
+  test.each([
+    ['the message', (logger: ReturnType<typeof createLogger>) => logger.info(`cloning https://x-access-token:${token}@github.com/a/b`)],
+    ['a formatted message', (logger: ReturnType<typeof createLogger>) => logger.info('pushing with %s', token)],
+    ['a top-level string field', (logger: ReturnType<typeof createLogger>) => logger.warn({ stderr: `fatal: GITHUB_TOKEN=${token}` }, 'git failed')],
+    ['an error’s message and stack', (logger: ReturnType<typeof createLogger>) => logger.error({ err: new Error(`auth failed for ${token}`) }, 'failed')],
+    ['an error logged as the object', (logger: ReturnType<typeof createLogger>) => logger.error(new Error(`auth failed for ${token}`))],
+  ])('%s', (_name, log) => {
+    const out = capture();
+    log(createLogger({ service: 'sandboxes', destination: out.destination }));
+    expect(out.lines.join('')).not.toContain(token);
+    expect(out.lines.join('')).toMatch(/\[REDACTED\]|\*\*\*@/);
+  });
+  test('the caller’s object is not modified', () => {
+    const fields = { stderr: `GITHUB_TOKEN=${token}` };
+    createLogger({ service: 'x', destination: capture().destination }).info(fields, 'x');
+    expect(fields.stderr).toBe(`GITHUB_TOKEN=${token}`);
+  });
+});

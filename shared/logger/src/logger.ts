@@ -1,6 +1,6 @@
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { destination as pinoDestination, pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import { REDACTED, REDACT_PATHS } from './redaction.js';
+import { REDACTED, REDACT_PATHS, sanitizeErr, sanitizeLogFields, sanitizeLogText } from './redaction.js';
 
 export type Logger = PinoLogger;
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
@@ -25,7 +25,8 @@ function traceFields(): Record<string, string> {
 
 /**
  * A pino JSON logger: ISO timestamps, level names, `service` on every line, `trace_id`/`span_id` of
- * the active span, secrets redacted as `[REDACTED]`, errors under `err` with their stack.
+ * the active span, secrets redacted as `[REDACTED]` (by path, and inside the message, top-level
+ * string fields and the error's message and stack by @ars/sanitize), errors under `err` with their stack.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const settings = {
@@ -33,10 +34,10 @@ export function createLogger(options: LoggerOptions): Logger {
     base: { service: options.service },
     timestamp: stdTimeFunctions.isoTime,
     messageKey: 'msg',
-    formatters: { level: (label: string) => ({ level: label }) },
+    formatters: { level: (label: string) => ({ level: label }), log: sanitizeLogFields },
     mixin: traceFields,
     redact: { paths: [...REDACT_PATHS, ...(options.redact ?? [])], censor: REDACTED },
-    serializers: { err: stdSerializers.err, error: stdSerializers.err },
+    serializers: { err: sanitizeErr(stdSerializers.err), error: sanitizeErr(stdSerializers.err), msg: sanitizeLogText },
   };
   // Synchronous stdout by default: lines keep their order and survive `process.exit` and crashes
   // (an asynchronous destination can lose or reorder the last lines written before an exit).

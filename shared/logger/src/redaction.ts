@@ -1,5 +1,7 @@
+import { REDACTED, sanitizeText } from '@ars/sanitize';
+
 /** What a redacted value is replaced with. */
-export const REDACTED = '[REDACTED]';
+export { REDACTED };
 
 /** Keys whose value is a secret wherever they appear (top level and two levels down). */
 const SECRET_KEYS = [
@@ -49,3 +51,33 @@ export const REDACT_PATHS: readonly string[] = [
   'http_headers',
   '*.http_headers',
 ];
+
+/** A log line's strings are cut here: enough for a stack trace, bounded so a line's cost is too. */
+const LOG_STRING_CAP = 16 * 1024;
+
+/** A message or field with the secrets @ars/sanitize recognises redacted (a token in an error text, a URL's password). */
+export function sanitizeLogText(value: unknown): unknown {
+  return typeof value === 'string' ? sanitizeText(value, { cap: LOG_STRING_CAP }) : value;
+}
+
+/** The line's top-level string fields sanitized (a copy only when one changed: the caller's object is never modified). */
+export function sanitizeLogFields(fields: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (typeof value !== 'string') continue;
+    const clean = sanitizeLogText(value);
+    if (clean !== value) (out ??= { ...fields })[key] = clean;
+  }
+  return out ?? fields;
+}
+
+/** An error serializer whose `message` and `stack` are sanitized. */
+export function sanitizeErr(serialize: (error: Error) => unknown): (error: unknown) => unknown {
+  return (error) => {
+    const serialized = error instanceof Error ? serialize(error) : error;
+    if (serialized === null || typeof serialized !== 'object') return sanitizeLogText(serialized);
+    const record = serialized as Record<string, unknown>;
+    return { ...record, message: sanitizeLogText(record.message), stack: sanitizeLogText(record.stack) };
+  };
+}

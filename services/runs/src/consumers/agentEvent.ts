@@ -1,7 +1,7 @@
 import type { RunAgentEventData } from '@ars/bus';
+import { sanitizePayload, sanitizeText, type KnownSecrets } from '@ars/sanitize';
 import { isTerminal, nextStatus } from '../domain/runStatus.js';
 import { runEventId } from '../domain/runView.js';
-import { sanitizePayload, sanitizeText } from '../domain/sanitizeEvent.js';
 import type { RunDoc } from '../store/collections.js';
 import type { ConsumerDeps } from './deps.js';
 import { completeHeldFinish } from './runFinished.js';
@@ -18,7 +18,8 @@ export function acceptsEvent(run: Pick<RunDoc, 'status' | 'finishedBy' | 'finish
 }
 
 /**
- * `runs.agent-events`: the event is sanitized, then stored once per (runId, seq) — a redelivered or
+ * `runs.agent-events`: the event is sanitized (CONTRACT.md, Events 4; the sandbox did it already, this
+ * service's own secrets are redacted here too), then stored once per (runId, seq) — a redelivered or
  * re-sent event is refused by the unique index —, the first one moves `pending` to `streaming`, and
  * a finish held for the run's events is applied once they are all stored.
  * Every step is idempotent, so a handler cut short anywhere and run again leaves the same result.
@@ -34,14 +35,15 @@ export async function storeAgentEvent(deps: ConsumerDeps, data: RunAgentEventDat
     return;
   }
   const emitted = new Date(data.emittedAt);
+  const known = { knownSecrets: deps.secrets };
   const stored = await deps.events.insert({
     _id: runEventId(run._id, data.seq),
     runId: run._id,
     seq: data.seq,
-    type: sanitizeText(data.eventType) ?? 'unknown',
-    toolName: sanitizeText(data.toolName),
-    message: sanitizeText(data.message),
-    payload: sanitizePayload(data.payload),
+    type: data.eventType ? sanitizeText(data.eventType, known) : 'unknown',
+    toolName: nullableText(data.toolName, known),
+    message: nullableText(data.message, known),
+    payload: sanitizePayload(data.payload, known),
     createdAt: Number.isNaN(emitted.getTime()) ? new Date() : emitted,
     storedAt: new Date(),
   });
@@ -51,4 +53,8 @@ export async function storeAgentEvent(deps: ConsumerDeps, data: RunAgentEventDat
   if (next) deps.logger.info({ run_id: run._id, status: next }, 'run status changed');
   // A finish read before this event may have been waiting for it.
   await completeHeldFinish(deps, run._id);
+}
+
+function nullableText(text: string | null | undefined, options: { knownSecrets: KnownSecrets }): string | null {
+  return text === null || text === undefined ? null : sanitizeText(text, options);
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '@ars/logger';
+import type { KnownSecrets } from '@ars/sanitize';
 import type { RunEventStore } from '../store/runEvents.js';
 import type { RunStore } from '../store/runs.js';
 
@@ -7,4 +8,6 @@ export interface ConsumerDeps {
   runs: RunStore;
   events: RunEventStore;
   logger: Logger;
+  /** This service's own secret values (INTERNAL_TOKEN, MONGO_URL's password...): redacted from what it stores. */
+  secrets: KnownSecrets;
 }

@@ -1,4 +1,5 @@
 import type { RunFinishedData } from '@ars/bus';
+import { runErrorText } from '../domain/runError.js';
 import { isTerminal, nextStatus } from '../domain/runStatus.js';
 import type { HeldFinish } from '../store/collections.js';
 import type { ConsumerDeps } from './deps.js';
@@ -47,7 +48,7 @@ export async function completeHeldFinish(deps: ConsumerDeps, runId: string): Pro
 
 /**
  * `runs.finished`: a live run takes the terminal status its sandbox reports, with its `error` (set
- * exactly when failed). When fewer events than its `eventCount` are stored yet (the events topic is
+ * exactly when failed; sanitized and capped, as it is kept). When fewer events than its `eventCount` are stored yet (the events topic is
  * read independently and may lag), the finish is held and applied once they are: a terminal run
  * always shows every event. A terminal run never moves again: later or redelivered messages change
  * nothing.
@@ -64,7 +65,7 @@ export async function applyRunFinished(deps: ConsumerDeps, data: RunFinishedData
   }
   const finish: Finish = {
     status: data.status,
-    error: data.status === 'failed' ? (data.error ?? 'the run failed') : null,
+    error: data.status === 'failed' ? runErrorText(data.error, deps.secrets) : null,
     failure: data.status === 'failed' ? (data.failure ?? null) : null,
     eventCount: data.eventCount ?? null,
   };

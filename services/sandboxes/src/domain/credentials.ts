@@ -1,5 +1,5 @@
 // Clone URLs may carry a short-lived source-host token (GitHub: https://x-access-token:<token>@…).
-// It must never reach a log line, an error text, or the working tree's git config.
+// It must never reach the working tree's git config (in texts, `@ars/sanitize` redacts `user:token@`).
 
 /** The URL without user name and password (other URLs and plain paths unchanged). */
 export function withoutCredentials(url: string): string {
@@ -12,9 +12,4 @@ export function withoutCredentials(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** Text (git's stderr, an error message) with every `scheme://user:secret@` reduced to `scheme://***@`. */
-export function redactCredentials(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, '$1***@');
 }

@@ -1,6 +1,7 @@
-import { redactCredentials, withoutCredentials } from './credentials.js';
+import { withoutCredentials } from './credentials.js';
 import { harnessEnvironment } from './environment.js';
-import { boundedPayload, LONG_STRING, MAX_PAYLOAD_BYTES } from './eventPayload.js';
+import { knownSecrets } from '@ars/sanitize';
+import { sanitizedEvent } from './eventPayload.js';
 import { harnessOutcome, timeoutMessage } from './outcome.js';
 
 describe('a clone URL’s credentials never stay in the working tree or reach a message', () => {
@@ -8,11 +9,6 @@ describe('a clone URL’s credentials never stay in the working tree or reach a 
     expect(withoutCredentials('https://x-access-token:ghs_abc123@github.com/acme/api.git')).toBe('https://github.com/acme/api.git');
     expect(withoutCredentials('file:///srv/git/acme/api.git')).toBe('file:///srv/git/acme/api.git');
     expect(withoutCredentials('/srv/git/acme/api.git')).toBe('/srv/git/acme/api.git');
-  });
-  test('redactCredentials hides every user:token@ in a text', () => {
-    const text = "fatal: unable to access 'https://x-access-token:ghs_abc123@github.com/acme/api.git/': 403";
-    expect(redactCredentials(text)).toBe("fatal: unable to access 'https://***@github.com/acme/api.git/': 403");
-    expect(redactCredentials(text)).not.toContain('ghs_abc123');
   });
 });
 
@@ -28,15 +24,21 @@ describe('the harness environment is built from nothing', () => {
   });
 });
 
-describe('a payload too large for a Kafka message is bounded; others pass unchanged', () => {
-  test('small payloads are the same object; huge strings are cut and marked', () => {
-    const small = { output: 'x'.repeat(LONG_STRING + 10) };
-    expect(boundedPayload(small)).toBe(small);
-    const huge = { kind: 'shell', output: 'y'.repeat(MAX_PAYLOAD_BYTES + 1), input: { command: 'cat big' } };
-    const bounded = boundedPayload(huge);
-    expect(bounded.kind).toBe('shell');
-    expect(bounded.input).toEqual({ command: 'cat big' });
-    expect(String(bounded.output)).toMatch(/^y{16384}… \[\d+ more characters cut by the sandbox\]$/);
+describe('events are sanitized before they are published: known secret values, recognised secrets, the contract\'s limits', () => {
+  const secrets = knownSecrets(['provider-key-0123456789', 'internal-token-abcdef0123']);
+  test('known values and token shapes are gone from every field; a huge payload is within 20 KB of JSON', () => {
+    const huge = { kind: 'shell', output: `y${'y'.repeat(300_000)} provider-key-0123456789`, input: { command: 'curl -H "x-internal-token: internal-token-abcdef0123"' } };
+    const event = sanitizedEvent({ type: 'tool_call', toolName: 'shell', message: `key provider-key-0123456789 ghp_${'a'.repeat(36)}`, payload: huge }, secrets);
+    const text = JSON.stringify(event);
+    expect(text).not.toMatch(/provider-key|internal-token-abc|ghp_a/);
+    expect(event.message).toBe('key [REDACTED] [REDACTED]');
+    expect(event.payload.kind).toBe('shell');
+    expect(String(event.payload.output)).toMatch(/^y+…\[truncated \d+ chars\]$/);
+    expect(Buffer.byteLength(JSON.stringify(event.payload))).toBeLessThanOrEqual(20 * 1024);
+  });
+  test('an ordinary event passes unchanged', () => {
+    const event = { type: 'tool_call' as const, toolName: 'shell', message: null, payload: { input: { command: 'ls -la' } } };
+    expect(sanitizedEvent(event, secrets)).toEqual({ eventType: 'tool_call', toolName: 'shell', message: null, payload: { input: { command: 'ls -la' } } });
   });
 });
 

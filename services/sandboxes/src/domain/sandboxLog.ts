@@ -3,15 +3,11 @@
 // redacted before anything is kept, and a dev server that logs for hours must not grow a document
 // past its cap. Logs are read as JSON strings, so terminal control sequences are removed.
 import { StringDecoder } from 'node:string_decoder';
-import { redactCredentials } from './credentials.js';
+import { knownSecrets, REDACTED, redactSecrets, unfinishedTokenAt, type KnownSecrets } from '@ars/sanitize';
 
-export const REDACTED = '[REDACTED]';
 
 /** Below this a cap cannot hold the kept beginning and the omission marker. */
 export const MIN_LOG_CAP_BYTES = 64;
-
-/** Configured secret values shorter than this would redact ordinary words. */
-export const MIN_SECRET_LENGTH = 6;
 
 export interface SandboxLogOptions {
   /** The most UTF-8 bytes `text()` ever returns. */
@@ -26,7 +22,7 @@ export interface SandboxLogOptions {
  */
 export class SandboxLog {
   readonly #decoder = new StringDecoder('utf8');
-  readonly #secrets: readonly string[];
+  readonly #secrets: KnownSecrets;
   readonly #stored: CappedText;
   /** The raw text of the line that has no newline yet. */
   #pending = '';
@@ -39,8 +35,7 @@ export class SandboxLog {
       throw new RangeError(`capBytes must be an integer of at least ${MIN_LOG_CAP_BYTES}, got ${options.capBytes}`);
     }
     this.#stored = new CappedText(options.capBytes);
-    // Longest first, so a secret that contains another is redacted whole.
-    this.#secrets = [...new Set(options.secrets.filter((secret) => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+    this.#secrets = knownSecrets(options.secrets);
   }
 
   /** Raw bytes appended so far (before sanitization and the cap). */
@@ -96,7 +91,7 @@ export class SandboxLog {
       this.#keyLinesLeft = PEM_END.test(line) ? 0 : this.#keyLinesLeft - 1;
       return null;
     }
-    if (PEM_BEGIN_WITHOUT_END.test(line)) this.#keyLinesLeft = MAX_PEM_LINES;
+    if (opensKeyBlock(line)) this.#keyLinesLeft = MAX_PEM_LINES;
     return redact(line, this.#secrets);
   }
 
@@ -171,92 +166,22 @@ function cleanLine(raw: string): string {
   return line.replace(ANSI_ESCAPE, '').replace(CONTROL, '');
 }
 
-/** Secrets recognisable by their shape alone, wherever they appear. */
-const TOKEN_SHAPES: readonly RegExp[] = [
-  /(?<![A-Za-z0-9])tok_[0-9A-Za-z]{32}(?![0-9A-Za-z])/g, // this service's own PATs
-  /(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
-  /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{20,}/g,
-  /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}/g, // GitLab
-  /(?<![A-Za-z0-9])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g, // OpenAI, Anthropic
-  /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack
-  /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])/g, // AWS access key ids
-  /(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, // JWTs
-  // A key on one line (a JSON string with \n escapes), or the first line of a PEM block.
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-];
+const PEM_BEGIN = /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/y;
+const PEM_END = /-----END [A-Z ]{0,40}PRIVATE KEY-----/;
 
-const PEM_BEGIN_WITHOUT_END = /-----BEGIN [A-Z ]*PRIVATE KEY-----(?!.*-----END [A-Z ]*PRIVATE KEY-----)/;
-const PEM_END = /-----END [A-Z ]*PRIVATE KEY-----/;
-
-/**
- * Where redactCredentials has something to do, found starting once per run of scheme characters:
- * its own pattern tries again from each letter of a long run (minified code, a base64 blob), which
- * takes seconds on one long line. redactCredentials then finds the scheme inside the match.
- */
-const URL_WITH_CREDENTIALS = /(?<![a-z0-9+.-])[a-z0-9+.-]+:\/\/[^/\s@]+@/gi;
-
-/** `Bearer x` (an Authorization header, a curl command line): x goes. */
-const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]+/gi;
-
-/**
- * `NAME=value`, `NAME: value`, `"name": "value"` (also with escaped quotes, as in JSON inside a
- * log line). An auth scheme before the value (`Authorization: Basic x`) stays readable; a quoted
- * value whose closing quote is not on this line runs to its end.
- */
-const ASSIGNMENT =
-  /(?<![\w.-])(\\?["']?)([A-Za-z_][\w.-]*)\1(\s*(?::|=(?!=))\s*)((?:Bearer|Basic|Digest|Token)\s+)?(\\"(?:(?!\\").)*(?:\\"|$)|"(?:[^"\\]|\\.)*(?:"|$)|'[^']*(?:'|$)|[^\s"']+)/gi;
-
-/**
- * The sanitizeEvent notion of a sensitive key (runs), for names in text: lower-cased without
- * separators, ending in `token` (not `input_tokens`) or holding one of these words. Names of whole
- * maps there (`env`, `headers`) are left out: here they are followed by a value, not a map.
- */
-const SENSITIVE_NAME_PARTS = ['secret', 'password', 'passwd', 'apikey', 'accesskey', 'privatekey', 'credential', 'authorization', 'cookie'];
-/** Whole words of a name: `NPM_AUTH`, `basicAuth`, `GITHUB_PAT` — but not `author` or `path`. */
-const SENSITIVE_NAME_WORDS = new Set(['auth', 'pat']);
-
-function isSensitiveName(name: string): boolean {
-  const normalized = name.toLowerCase().replace(/[_.-]/g, '');
-  if (normalized.endsWith('token') || SENSITIVE_NAME_PARTS.some((part) => normalized.includes(part))) return true;
-  const words = name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[\s_.-]+/);
-  return words.some((word) => SENSITIVE_NAME_WORDS.has(word));
+/** Whether the line's last `-----BEGIN` opens a private key block that does not end on it (the next lines are the key). */
+function opensKeyBlock(line: string): boolean {
+  const at = line.lastIndexOf('-----BEGIN ');
+  if (at < 0) return false;
+  PEM_BEGIN.lastIndex = at;
+  return PEM_BEGIN.test(line) && !PEM_END.test(line.slice(at));
 }
 
-/** Text with every secret the log can recognise replaced by [REDACTED]; known values first, before a shape rule takes part of one. */
-function redact(text: string, secrets: readonly string[]): string {
-  if (text === '') return text;
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  for (const shape of TOKEN_SHAPES) out = out.replace(shape, REDACTED);
-  if (out.includes('://')) out = out.replace(URL_WITH_CREDENTIALS, (match) => redactCredentials(match));
-  out = out.replace(BEARER, `$1$2${REDACTED}`);
-  return redactAssignments(out);
+/** One line (or part of one) with every secret the shared sanitizer recognises redacted. */
+function redact(text: string, secrets: KnownSecrets): string {
+  return redactSecrets(text, { knownSecrets: secrets });
 }
 
-function redactAssignments(text: string): string {
-  let out = '';
-  let copied = 0;
-  ASSIGNMENT.lastIndex = 0;
-  for (let match = ASSIGNMENT.exec(text); match !== null; match = ASSIGNMENT.exec(text)) {
-    const [whole, quote = '', name = '', separator = '', scheme = '', value = ''] = match;
-    if (!isSensitiveName(name)) {
-      // Its value is read again: `env: GITHUB_TOKEN=x`, `https://host/?access_token=x` hold one.
-      ASSIGNMENT.lastIndex = match.index + 1;
-      continue;
-    }
-    const open = /^(\\"|"|')/.exec(value)?.[1] ?? '';
-    const close = open !== '' && value.length > open.length && value.endsWith(open) ? open : '';
-    out += `${text.slice(copied, match.index)}${quote}${name}${quote}${separator}${scheme}${open}${REDACTED}${close}`;
-    copied = match.index + whole.length;
-  }
-  return out + text.slice(copied);
-}
-
-/** The start of a token shape or of a URL's `user:password`, at the end of an unfinished line. */
-const UNFINISHED_SHAPE = /(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_|glpat-|sk-|xox[abprs]-|tok_|AKIA|ASIA|eyJ)[A-Za-z0-9_.-]*$/;
 /** After `scheme://`: a user name and the start of a password, no `@` yet. */
 const UNFINISHED_USER_PASSWORD = /^[^/@:]*:[^/@]*$/;
 /** A shorter start of a known secret is too common a string to mean anything. */
@@ -266,15 +191,17 @@ const MIN_SECRET_PREFIX = 4;
  * An unfinished line is shown before its end arrives, so its last characters may be the first
  * part of a secret that no rule can recognise yet: they are shown redacted.
  */
-function redactUnfinished(text: string, secrets: readonly string[]): string {
+function redactUnfinished(text: string, secrets: KnownSecrets): string {
   // Only the last word can still be growing into a secret; looking at it alone keeps this linear.
   let start = text.length;
   while (start > 0 && !/\s/.test(text.charAt(start - 1))) start -= 1;
-  let word = text.slice(start).replace(UNFINISHED_SHAPE, REDACTED);
+  let word = text.slice(start);
+  const token = unfinishedTokenAt(word);
+  if (token >= 0) word = `${word.slice(0, token)}${REDACTED}`;
   const scheme = word.lastIndexOf('://');
   if (scheme > 0 && /[a-z0-9+.-]/i.test(word.charAt(scheme - 1)) && UNFINISHED_USER_PASSWORD.test(word.slice(scheme + 3))) word = `${word.slice(0, scheme + 3)}***`;
   let out = text.slice(0, start) + word;
-  for (const secret of secrets) {
+  for (const secret of secrets.values) {
     for (let length = Math.min(secret.length - 1, out.length); length >= MIN_SECRET_PREFIX; length -= 1) {
       if (out.endsWith(secret.slice(0, length))) {
         out = out.slice(0, out.length - length) + REDACTED;

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { redactCredentials } from '../domain/credentials.js';
+import { redactSecrets } from '@ars/sanitize';
 
 export class GitError extends Error {
   constructor(
@@ -49,9 +49,9 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
           resolve(stdout);
           return;
         }
-        let text = redactCredentials(`${stderr}` || error.message);
+        let text = redactSecrets(`${stderr}` || error.message);
         for (const secret of options.secrets ?? []) if (secret) text = text.split(secret).join('***');
-        const shown = redactCredentials(args.map((a) => (options.secrets ?? []).includes(a) ? '***' : a).join(' '));
+        const shown = redactSecrets(args.map((a) => (options.secrets ?? []).includes(a) ? '***' : a).join(' '));
         reject(new GitError(shown, text));
       },
     );

@@ -1,5 +1,6 @@
 import type { Bus } from '@ars/bus';
 import type { Logger } from '@ars/logger';
+import type { KnownSecrets } from '@ars/sanitize';
 import type { CatalogClient } from '../clients/catalog.js';
 import type { HarnessName } from '../harness/index.js';
 import type { SandboxProvider } from '../providers/provider.js';
@@ -18,6 +19,8 @@ export interface SessionSettings {
   tz: string | undefined;
   publishDeadlineMs: number;
   defaultTimeoutMs: number;
+  /** The service's secret values (provider keys, INTERNAL_TOKEN, MONGO_URL's password...): never published. */
+  secrets: KnownSecrets;
 }
 
 /** What the run use cases work with. */

@@ -1,3 +1,4 @@
+import { sanitizeText, type KnownSecrets } from '@ars/sanitize';
 import type { SandboxRef } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
 import type { SessionDeps } from './deps.js';
@@ -5,14 +6,15 @@ import type { SessionDeps } from './deps.js';
 /**
  * The one way a live session of this instance ends: the session document becomes `finished` with
  * its `run.finished` in the outbox (published by the relay, after every event of the run was
- * published), the sandbox record follows (`stopped`, or `failed` with the error), and the sandbox's
+ * published; its error sanitized like an event's string, as it leaves through Kafka), the sandbox record follows (`stopped`, or `failed` with the error), and the sandbox's
  * working directory is removed.
  */
 export async function endSession(
   deps: SessionDeps,
-  input: { runId: string; sandboxRecordId: string; sandbox: SandboxRef; result: SessionResult },
+  input: { runId: string; sandboxRecordId: string; sandbox: SandboxRef; result: SessionResult; secrets?: KnownSecrets },
 ): Promise<void> {
-  const { runId, sandboxRecordId, sandbox, result } = input;
+  const { runId, sandboxRecordId, sandbox } = input;
+  const result = withSanitizedError(input.result, input.secrets ?? deps.settings.secrets);
   const log = deps.logger.child({ run_id: runId });
   const written = await deps.sessions.finish(runId, deps.instanceId, result);
   if (written) deps.kickRelay();
@@ -26,4 +28,12 @@ export async function endSession(
     .catch((error: unknown) => log.error({ err: error }, 'sandbox record could not be updated'));
   await deps.provider.release(sandbox).catch((error: unknown) => log.error({ err: error }, 'sandbox could not be released'));
   log.info({ status: result.status, failure: result.failure, event_count: result.eventCount }, 'session ended');
+}
+
+/** The most characters of an error sent in `run.finished` (runs keeps as many). */
+const ERROR_CAP = 2_000;
+
+function withSanitizedError(result: SessionResult, secrets: KnownSecrets): SessionResult {
+  if (result.error === null || result.error === undefined) return result;
+  return { ...result, error: sanitizeText(result.error, { cap: ERROR_CAP, knownSecrets: secrets }) };
 }

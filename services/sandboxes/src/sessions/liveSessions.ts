@@ -10,6 +10,8 @@ export interface LiveSession {
   reason: AbortReason | null;
   /** Settles when the session has ended and written its result. */
   done: Promise<void>;
+  /** Secret values of this run (its clone URL's token): redacted from everything it publishes. */
+  secrets: string[];
 }
 
 export class LiveSessions {
@@ -20,7 +22,7 @@ export class LiveSessions {
     const done = new Promise<void>((resolve) => {
       end = resolve;
     });
-    const session: LiveSession = { runId, userId, sandboxRecordId, controller: new AbortController(), reason: null, done };
+    const session: LiveSession = { runId, userId, sandboxRecordId, controller: new AbortController(), reason: null, done, secrets: [] };
     this.sessions.set(runId, session);
     return {
       session,

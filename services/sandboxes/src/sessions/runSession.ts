@@ -1,7 +1,7 @@
 // One harness turn in an allocated sandbox: events out in order, then the push, then the result.
 import type { RunRequestedData } from '@ars/bus';
 import { harnessEnvironment } from '../domain/environment.js';
-import { boundedPayload } from '../domain/eventPayload.js';
+import { sanitizedEvent } from '../domain/eventPayload.js';
 import { failed, harnessOutcome, succeeded } from '../domain/outcome.js';
 import { isStandIn, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
@@ -31,6 +31,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   const timer = setTimeout(() => deps.live.abort(runId, 'timeout'), timeoutMs);
   let seq = 0;
   let publishError: string | null = null;
+  // Nothing is published with a secret this service knows: its own, and the run's clone token.
+  const secrets = deps.settings.secrets.with(live.secrets);
 
   const onEvent = async (event: HarnessEvent): Promise<void> => {
     const current = seq;
@@ -45,10 +47,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
           data: {
             runId,
             seq: current,
-            eventType: event.type,
-            toolName: event.toolName,
-            message: event.message,
-            payload: boundedPayload(event.payload),
+            ...sanitizedEvent(event, secrets),
             emittedAt: new Date().toISOString(),
           },
         },
@@ -106,7 +105,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   } finally {
     clearTimeout(timer);
   }
-  await endSession(deps, { runId, sandboxRecordId: input.sandboxRecordId, sandbox: { sandboxId: sandbox.sandboxId, dir: sandbox.dir }, result });
+  await endSession(deps, { runId, sandboxRecordId: input.sandboxRecordId, sandbox: { sandboxId: sandbox.sandboxId, dir: sandbox.dir }, result, secrets });
 }
 
 /** On success with a branch of its own: commit the agent's changes and push them, with a fresh clone URL. */

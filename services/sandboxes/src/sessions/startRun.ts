@@ -1,6 +1,7 @@
 // `run.requested` → a sandbox and a running session (or a defined end: cancelled, too late, not allocatable).
 import type { RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
+import { urlPassword } from '@ars/sanitize';
 import { cancelled, failed, type AbortReason } from '../domain/outcome.js';
 import { runtimeProvider } from '../domain/runtimeProvider.js';
 import { standInExecutable } from '../harness/index.js';
@@ -60,6 +61,7 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
     let cloneUrl: string;
     try {
       cloneUrl = (await deps.catalog.repo(userId, request.repoId, signal)).clone_url;
+      live.secrets.push(...urlPassword(cloneUrl));
     } catch (error) {
       if (signal.aborted) return await stop(abortedResult());
       const message =

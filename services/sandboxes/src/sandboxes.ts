@@ -75,7 +75,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       ctx.onShutdown(() => catalogHttp.close(), 'catalog client');
       let relay: OutboxRelay | undefined;
       const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-      const sandboxStore = new SandboxStore(db);
+      const sandboxStore = new SandboxStore(db, { maxLivePerUser: config.SANDBOX_MAX_LIVE_PER_USER, lifecycleEventsKept: config.SANDBOX_LIFECYCLE_EVENTS_MAX });
       const catalog = new CatalogClient(catalogHttp);
       const provider = createProvider(config, serviceRuntime.env ?? process.env);
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
@@ -116,6 +116,9 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
           logCapBytes: config.SANDBOX_LOG_CAP_BYTES,
           logFlushMs: config.SANDBOX_LOG_FLUSH_MS,
           snapshotRoot: config.SNAPSHOT_ROOT ?? join(config.SANDBOX_ROOT, '.snapshots'),
+          snapshotRetentionMs: config.SNAPSHOT_RETENTION_MS,
+          snapshotMaxPerUser: config.SNAPSHOT_MAX_PER_USER,
+          lostAfterMs: config.SESSION_LOST_AFTER_MS,
           secrets: [config.CODEX_API_KEY, config.ANTHROPIC_API_KEY, config.INTERNAL_TOKEN].filter((value): value is string => typeof value === 'string' && value.length > 0),
           commandPath,
         },

@@ -22,6 +22,8 @@ import { SessionStore } from './store/sessions.js';
 import { SnapshotStore } from './store/snapshots.js';
 import type { SessionDeps } from './sessions/deps.js';
 import { LiveSessions } from './sessions/liveSessions.js';
+import { RunQueue } from './sessions/runQueue.js';
+import { pumpQueue } from './sessions/startRun.js';
 import { startSupervisor } from './sessions/supervisor.js';
 
 export const SANDBOXES_PORT = 8083;
@@ -88,6 +90,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         provider,
         catalog,
         live: new LiveSessions(),
+        queue: new RunQueue(),
         kickRelay: () => relay?.kick(),
         settings: {
           executables: { codex: harnessExecutable('codex', config.CODEX_PATH), 'claude-code': harnessExecutable('claude-code', config.CLAUDE_CODE_PATH) },
@@ -97,10 +100,15 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
           tz: undefined,
           publishDeadlineMs: config.PUBLISH_DEADLINE_MS,
           defaultTimeoutMs: config.DEFAULT_RUN_TIMEOUT_MS,
+          maxSessions: config.SANDBOX_MAX_SESSIONS,
         },
         logger: ctx.logger,
       };
       const started = deps;
+      // A session that ends frees its slot: the oldest queued run that fits starts.
+      started.live.onEnded(() => {
+        pumpQueue(started).catch((error: unknown) => ctx.logger.warn({ err: error }, 'run queue pump failed'));
+      });
       lifecycle = {
         instanceId,
         sandboxes: sandboxStore,
@@ -150,11 +158,19 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const keeper = startKeeper(keeping, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Public sandboxes are stopped (and snapshotted) at shutdown, while MongoDB is still there.
       ctx.onShutdown(() => keeper.stop(Math.max(1_000, ctx.config.SHUTDOWN_TIMEOUT_MS - 3_000)), 'sandbox keeper');
+      const sessions = deps;
+      // Hooks run in reverse: the queue closes first, the consumer stops, the supervisor stops, then
+      // the queued runs are handed back (any instance adopts them), then live sessions are aborted.
+      ctx.onShutdown(async () => {
+        const handed = await sessions.sessions.handBack(sessions.instanceId);
+        if (handed > 0) ctx.logger.info({ queued_runs: handed }, 'queued runs handed back: another instance (or this one restarted) takes them');
+      }, 'queued runs');
       const supervisor = startSupervisor(deps, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Registered after the live-sessions hook, so it stops before them (hooks run in reverse).
       ctx.onShutdown(() => supervisor.stop(), 'session supervisor');
       const consumer = await consumeRunRequested(ctx.bus, db, deps, consumerSession ? { session: consumerSession } : {});
       ctx.onShutdown(() => consumer.stop(), 'runs.requested consumer');
+      ctx.onShutdown(() => sessions.queue.close(), 'run queue');
     },
   });
   if (!deps || !lifecycle) throw new Error('the sandboxes service was not configured');

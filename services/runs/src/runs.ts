@@ -90,7 +90,8 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
 
       const processed = mongoProcessedStore(db, { collection: COLLECTIONS.processed });
       await processed.ensureIndexes();
-      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, logger }, {
+      const deadlines = { startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS };
+      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, deadlines, logger }, {
         groupId: config.RUNS_CONSUMER_GROUP,
         processed,
         sessionTimeoutMs: config.RUNS_CONSUMER_SESSION_TIMEOUT_MS,

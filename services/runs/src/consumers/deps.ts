@@ -2,9 +2,16 @@ import type { Logger } from '@ars/logger';
 import type { RunEventStore } from '../store/runEvents.js';
 import type { RunStore } from '../store/runs.js';
 
+/** The deadline settings a queue notice restarts (RUN_START_TIMEOUT_MS, RUN_LOST_GRACE_MS). */
+export interface ConsumerDeadlines {
+  startTimeoutMs: number;
+  lostGraceMs: number;
+}
+
 /** What the consumers work with. */
 export interface ConsumerDeps {
   runs: RunStore;
   events: RunEventStore;
+  deadlines: ConsumerDeadlines;
   logger: Logger;
 }

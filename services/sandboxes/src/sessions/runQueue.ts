@@ -20,8 +20,10 @@ export type Admission = 'started' | 'user_full' | 'gone' | 'retry_later';
 
 export class RunQueue {
   private waiting: QueuedRun[] = [];
-  private pumping: Promise<void> | null = null;
-  private again = false;
+  /** The last pass asked for (passes run one after another). */
+  private tail: Promise<void> = Promise.resolve();
+  /** A pass asked for that has not begun: a pump called now is served by it. */
+  private next: Promise<void> | null = null;
   private closedForGood = false;
 
   /** Adds a run in arrival order (an adopted run may be older than the ones here). */
@@ -63,22 +65,18 @@ export class RunQueue {
 
   /**
    * Starts queued runs, oldest first, while `hasSlot()`: a run whose user has no room is passed over
-   * (it keeps its place), the next one is tried. One pump at a time: a call during a pump makes it
-   * go round once more and resolves with it.
+   * (it keeps its place), the next one is tried. One pass at a time; a call resolves after a pass
+   * that began after it (calls while one waits to begin share it).
    */
   pump(hasSlot: () => boolean, admit: (run: QueuedRun) => Promise<Admission>): Promise<void> {
-    this.again = true;
-    this.pumping ??= this.drain(hasSlot, admit).finally(() => {
-      this.pumping = null;
+    if (this.next) return this.next;
+    const next = this.tail.then(() => {
+      this.next = null;
+      return this.closedForGood ? undefined : this.pass(hasSlot, admit);
     });
-    return this.pumping;
-  }
-
-  private async drain(hasSlot: () => boolean, admit: (run: QueuedRun) => Promise<Admission>): Promise<void> {
-    while (this.again && !this.closedForGood) {
-      this.again = false;
-      await this.pass(hasSlot, admit);
-    }
+    this.next = next;
+    this.tail = next.catch(() => undefined);
+    return next;
   }
 
   private async pass(hasSlot: () => boolean, admit: (run: QueuedRun) => Promise<Admission>): Promise<void> {

@@ -5,9 +5,10 @@ import { dataOf } from '../support/accounts.js';
 import { newRunsUser } from '../support/runs.js';
 import { systemForSuite } from '../support/system.js';
 
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
 
-const START_TIMEOUT_MS = 3_000;
+// Long enough for a first clone and harness start on a busy machine, shorter than the run ahead.
+const START_TIMEOUT_MS = 12_000;
 
 const system = systemForSuite({
   SANDBOX_MAX_SESSIONS: '1',
@@ -17,13 +18,13 @@ const system = systemForSuite({
 });
 
 describe('runs over SANDBOX_MAX_SESSIONS wait in a queue; their start deadline counts from leaving it', () => {
-  test('with one session slot, a run queued behind a 6 s run ends success although it waited longer than the allocation deadline', async () => {
+  test('with one session slot, a run queued behind an 18 s run ends success although it waited longer than the allocation deadline', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const first = await runs.started({ repoId, prompt: '@say first\n@sleep 6000\n@say first done' });
+    const first = await runs.started({ repoId, prompt: '@say first\n@sleep 18000\n@say first done' });
     await runs.waitFor(first.runId, (run) => run.status === 'streaming');
     const second = await runs.started({ repoId, prompt: '@say second' });
 
-    const done = await runs.waitFor(second.runId, undefined, 90_000);
+    const done = await runs.waitFor(second.runId, undefined, 120_000);
     expect(done.run).toMatchObject({ status: 'success', error: null });
     expect(done.events.map((e) => e.message)).toContain('second');
     const firstDone = await runs.waitFor(first.runId, undefined, 30_000);

@@ -5,7 +5,10 @@ import { jest } from '@jest/globals';
 import { assertStandInsBuilt } from '../harness/testing.js';
 import { startSandboxesKit, type SandboxesKit, type TestRepo } from '../testing/sandboxesKit.js';
 
-jest.setTimeout(120_000);
+jest.setTimeout(300_000);
+
+/** Generous: the suite shares a busy machine (a clone and a harness start per run). */
+const WAIT_MS = 90_000;
 
 let kit: SandboxesKit;
 beforeAll(async () => {
@@ -23,11 +26,11 @@ async function restartWith(env: Record<string, string>): Promise<void> {
 
 /** Waits for the run's first `queued` notice. */
 function waitQueued(runId: string): Promise<unknown> {
-  return kit.waitFor(`the queued notice of ${runId}`, () => kit.messages(runId).queued.find((n) => n.state === 'queued'));
+  return kit.waitFor(`the queued notice of ${runId}`, () => kit.messages(runId).queued.find((n) => n.state === 'queued'), WAIT_MS);
 }
 
 function waitAllocated(runId: string): Promise<unknown> {
-  return kit.waitFor(`the allocation of ${runId}`, () => kit.messages(runId).allocated[0]);
+  return kit.waitFor(`the allocation of ${runId}`, () => kit.messages(runId).allocated[0], WAIT_MS);
 }
 
 /** A run holding its session until cancelled. */
@@ -56,9 +59,9 @@ describe('SANDBOX_MAX_SESSIONS: runs over it wait in arrival order and start whe
     expect(kit.messages(second.runId).allocated).toEqual([]);
 
     expect((await kit.cancel(holder, repo.userId)).body).toMatchObject({ data: { state: 'signalled' } });
-    expect(await kit.waitFinished(holder)).toMatchObject({ status: 'cancelled' });
-    expect(await kit.waitFinished(second.runId)).toMatchObject({ status: 'success', eventCount: expect.any(Number) });
-    expect(await kit.waitFinished(third.runId)).toMatchObject({ status: 'success' });
+    expect(await kit.waitFinished(holder, WAIT_MS)).toMatchObject({ status: 'cancelled' });
+    expect(await kit.waitFinished(second.runId, WAIT_MS)).toMatchObject({ status: 'success', eventCount: expect.any(Number) });
+    expect(await kit.waitFinished(third.runId, WAIT_MS)).toMatchObject({ status: 'success' });
     // Runs learns each left the queue (its start deadline counts from there).
     for (const runId of [second.runId, third.runId]) expect(kit.messages(runId).queued.at(-1)).toMatchObject({ state: 'dequeued', reason: 'instance_full' });
 
@@ -77,11 +80,11 @@ describe('SANDBOX_MAX_SESSIONS: runs over it wait in arrival order and start whe
     await waitQueued(after.runId);
 
     expect(await kit.cancel(queued.runId, repo.userId)).toEqual({ status: 202, body: { ok: true, data: { runId: queued.runId, state: 'not_started' } } });
-    expect(await kit.waitFinished(queued.runId)).toMatchObject({ status: 'cancelled', error: null, eventCount: 0 });
+    expect(await kit.waitFinished(queued.runId, WAIT_MS)).toMatchObject({ status: 'cancelled', error: null, eventCount: 0 });
     expect((await kit.cancel(queued.runId, repo.userId)).body).toMatchObject({ data: { state: 'finished' } });
 
     await kit.cancel(holder, repo.userId);
-    expect(await kit.waitFinished(after.runId)).toMatchObject({ status: 'success' });
+    expect(await kit.waitFinished(after.runId, WAIT_MS)).toMatchObject({ status: 'success' });
     expect(kit.messages(queued.runId).allocated).toEqual([]);
     expect(kit.messages(queued.runId).events).toEqual([]);
     expect((await runSandboxes(repo.userId)).length).toBe(2);
@@ -95,7 +98,7 @@ describe('SANDBOX_MAX_SESSIONS: runs over it wait in arrival order and start whe
     await kit.requestRun(repo, '@say once', { runId: queued.runId }, `${queued.runId}:requested-again`);
     await kit.waitFor('the redelivery read', () => kit.logLines.some((line) => line.includes(queued.runId) && line.includes('run request already handled')));
     await kit.cancel(holder, repo.userId);
-    expect(await kit.waitFinished(queued.runId)).toMatchObject({ status: 'success' });
+    expect(await kit.waitFinished(queued.runId, WAIT_MS)).toMatchObject({ status: 'success' });
     expect(kit.messages(queued.runId).allocated).toHaveLength(1);
   });
 });
@@ -109,12 +112,12 @@ describe('a graceful shutdown hands queued runs back: the next instance takes th
     await waitQueued(queued.runId);
 
     await kit.stopService();
-    expect(await kit.waitFinished(holder)).toMatchObject({ status: 'failed', failure: 'sandbox_lost' });
+    expect(await kit.waitFinished(holder, WAIT_MS)).toMatchObject({ status: 'failed', failure: 'sandbox_lost' });
     expect(kit.logLines.some((line) => line.includes('queued runs handed back'))).toBe(true);
     expect(kit.messages(queued.runId).finished).toEqual([]);
 
     await kit.startService({ SANDBOX_MAX_SESSIONS: '1' });
-    expect(await kit.waitFinished(queued.runId)).toMatchObject({ status: 'success' });
+    expect(await kit.waitFinished(queued.runId, WAIT_MS)).toMatchObject({ status: 'success' });
     expect(kit.logLines.some((line) => line.includes(queued.runId) && line.includes('queued run taken over'))).toBe(true);
   });
 });
@@ -131,7 +134,7 @@ describe('SANDBOX_MAX_LIVE_PER_USER: a user holds at most that many live sandbox
 
     const other = await kit.newRepo();
     const free = await kit.requestRun(other, '@say not held up');
-    expect(await kit.waitFinished(free.runId)).toMatchObject({ status: 'success' });
+    expect(await kit.waitFinished(free.runId, WAIT_MS)).toMatchObject({ status: 'success' });
     expect(kit.messages(free.runId).queued).toEqual([]);
 
     // The public create is refused while the run holds the user's one live sandbox.
@@ -140,7 +143,7 @@ describe('SANDBOX_MAX_LIVE_PER_USER: a user holds at most that many live sandbox
     expect(refused.body).toEqual({ ok: false, error: { code: 'CONFLICT', message: expect.stringMatching(/1 live sandboxes.*the most one user may have/) } });
 
     await kit.cancel(holder, repo.userId);
-    expect(await kit.waitFinished(waiting.runId)).toMatchObject({ status: 'success' });
+    expect(await kit.waitFinished(waiting.runId, WAIT_MS)).toMatchObject({ status: 'success' });
   });
 });
 

@@ -11,7 +11,7 @@ jest.setTimeout(240_000);
 
 let h: RunsHarness;
 beforeAll(async () => {
-  h = await startRunsHarness({ RUN_START_TIMEOUT_MS: String(START_TIMEOUT_MS), RUN_TIMEOUT_MS: '5000', RUN_LOST_GRACE_MS: '1000', WATCHDOG_INTERVAL_MS: '200' });
+  h = await startRunsHarness({ RUN_START_TIMEOUT_MS: String(START_TIMEOUT_MS), RUN_TIMEOUT_MS: '30000', RUN_LOST_GRACE_MS: '1000', WATCHDOG_INTERVAL_MS: '200' });
   // The consumer reads the topic: a notice of an unknown run comes back as its log line.
   await notice('run-unknown-warm-up', 'queued');
   await h.waitFor('the warm-up notice read', async () => h.logLines.some((line) => line.includes('run-unknown-warm-up') && line.includes('queue notice of an unknown run')), 120_000);

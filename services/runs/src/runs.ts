@@ -93,7 +93,8 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
       await processed.ensureIndexes();
       // What a sandbox could not know to redact: this service's own secrets (INTERNAL_TOKEN, MONGO_URL's password).
       const secrets = knownSecrets(configSecrets(runsFullConfigSchema, config));
-      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, logger, secrets }, {
+      const deadlines = { startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS };
+      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, deadlines, logger, secrets }, {
         groupId: config.RUNS_CONSUMER_GROUP,
         processed,
         sessionTimeoutMs: config.RUNS_CONSUMER_SESSION_TIMEOUT_MS,

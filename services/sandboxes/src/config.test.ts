@@ -70,3 +70,27 @@ describe('the service refuses to start, with one line, when sandboxes cannot be 
     expect(stderr).toMatch(/SANDBOX_ISOLATION=bwrap cannot isolate sandboxes here: bwrap is not installed/);
   }, 180_000);
 });
+
+describe('the bounds are configuration: sessions per instance, live sandboxes per user, lifecycle events, snapshot retention', () => {
+  const required = { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16) };
+  test('defaults: 8 sessions, 20 live sandboxes per user, 200 lifecycle events, snapshots kept 7 days and 50 per user', () => {
+    expect(loadConfig(schema, required)).toMatchObject({
+      SANDBOX_MAX_SESSIONS: 8,
+      SANDBOX_MAX_LIVE_PER_USER: 20,
+      SANDBOX_LIFECYCLE_EVENTS_MAX: 200,
+      SNAPSHOT_RETENTION_MS: 7 * 24 * 3_600_000,
+      SNAPSHOT_MAX_PER_USER: 50,
+    });
+  });
+  test('set values are read; zero or non-integers are refused naming the variable', () => {
+    expect(loadConfig(schema, { ...required, SANDBOX_MAX_SESSIONS: '1', SANDBOX_MAX_LIVE_PER_USER: '3', SNAPSHOT_RETENTION_MS: '4000' })).toMatchObject({
+      SANDBOX_MAX_SESSIONS: 1,
+      SANDBOX_MAX_LIVE_PER_USER: 3,
+      SNAPSHOT_RETENTION_MS: 4000,
+    });
+    expect(() => loadConfig(schema, { ...required, SANDBOX_MAX_SESSIONS: '0' })).toThrow(/SANDBOX_MAX_SESSIONS/);
+    expect(() => loadConfig(schema, { ...required, SANDBOX_MAX_LIVE_PER_USER: 'many' })).toThrow(/SANDBOX_MAX_LIVE_PER_USER/);
+    expect(() => loadConfig(schema, { ...required, SANDBOX_LIFECYCLE_EVENTS_MAX: '2' })).toThrow(/SANDBOX_LIFECYCLE_EVENTS_MAX/);
+    expect(() => loadConfig(schema, { ...required, SNAPSHOT_MAX_PER_USER: '0' })).toThrow(/SNAPSHOT_MAX_PER_USER/);
+  });
+});

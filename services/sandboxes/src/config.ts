@@ -45,6 +45,16 @@ export const sandboxesConfigSchema = {
   SANDBOX_COMMAND_PATH: env.string({ optional: true }),
   /** Where snapshot archives are kept; default `<SANDBOX_ROOT>/.snapshots`. */
   SNAPSHOT_ROOT: env.string({ optional: true }),
+  /** Run sessions (allocating or running) one instance runs at once; requests over it wait in its queue, oldest first. */
+  SANDBOX_MAX_SESSIONS: env.integer({ min: 1, max: 1_000, default: 8 }),
+  /** Live sandboxes (provisioning or ready, public and runs' alike) one user may hold; a create over it is 409, a run waits. */
+  SANDBOX_MAX_LIVE_PER_USER: env.integer({ min: 1, max: 10_000, default: 20 }),
+  /** Lifecycle events kept per sandbox (the newest) and returned by the logs route. */
+  SANDBOX_LIFECYCLE_EVENTS_MAX: env.integer({ min: 5, max: 10_000, default: 200 }),
+  /** A snapshot older than this is deleted (archive and record) by the keeper's pass. */
+  SNAPSHOT_RETENTION_MS: env.integer({ min: 1_000, max: 3_650 * 24 * 3_600_000, default: 7 * 24 * 3_600_000 }),
+  /** Snapshots kept per user: beyond it, the oldest are deleted first. */
+  SNAPSHOT_MAX_PER_USER: env.integer({ min: 1, max: 100_000, default: 50 }),
   /** Harness limit when a request carries no `timeoutMs` (runs always sends one). */
   DEFAULT_RUN_TIMEOUT_MS: env.integer({ min: 1, default: 1_800_000 }),
 };

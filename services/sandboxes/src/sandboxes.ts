@@ -24,6 +24,8 @@ import { SessionStore } from './store/sessions.js';
 import { SnapshotStore } from './store/snapshots.js';
 import type { SessionDeps } from './sessions/deps.js';
 import { LiveSessions } from './sessions/liveSessions.js';
+import { RunQueue } from './sessions/runQueue.js';
+import { pumpQueue } from './sessions/startRun.js';
 import { startSupervisor } from './sessions/supervisor.js';
 
 export const SANDBOXES_PORT = 8083;
@@ -87,7 +89,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       ctx.onShutdown(() => catalogHttp.close(), 'catalog client');
       let relay: OutboxRelay | undefined;
       const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-      const sandboxStore = new SandboxStore(db);
+      const sandboxStore = new SandboxStore(db, { maxLivePerUser: config.SANDBOX_MAX_LIVE_PER_USER, lifecycleEventsKept: config.SANDBOX_LIFECYCLE_EVENTS_MAX });
       const catalog = new CatalogClient(catalogHttp);
       const provider = createProvider(config, serviceRuntime.env ?? process.env, isolation);
       if (provider.name === 'local' && isolation === null) {
@@ -108,6 +110,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         provider,
         catalog,
         live: new LiveSessions(),
+        queue: new RunQueue(),
         kickRelay: () => relay?.kick(),
         settings: {
           executables: { codex: harnessExecutable('codex', config.CODEX_PATH), 'claude-code': harnessExecutable('claude-code', config.CLAUDE_CODE_PATH) },
@@ -118,10 +121,15 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
           publishDeadlineMs: config.PUBLISH_DEADLINE_MS,
           defaultTimeoutMs: config.DEFAULT_RUN_TIMEOUT_MS,
           secrets,
+          maxSessions: config.SANDBOX_MAX_SESSIONS,
         },
         logger: ctx.logger,
       };
       const started = deps;
+      // A session that ends frees its slot: the oldest queued run that fits starts.
+      started.live.onEnded(() => {
+        pumpQueue(started).catch((error: unknown) => ctx.logger.warn({ err: error }, 'run queue pump failed'));
+      });
       lifecycle = {
         instanceId,
         sandboxes: sandboxStore,
@@ -137,6 +145,9 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
           logCapBytes: config.SANDBOX_LOG_CAP_BYTES,
           logFlushMs: config.SANDBOX_LOG_FLUSH_MS,
           snapshotRoot: config.SNAPSHOT_ROOT ?? join(config.SANDBOX_ROOT, '.snapshots'),
+          snapshotRetentionMs: config.SNAPSHOT_RETENTION_MS,
+          snapshotMaxPerUser: config.SNAPSHOT_MAX_PER_USER,
+          lostAfterMs: config.SESSION_LOST_AFTER_MS,
           secrets: secrets.values,
           commandPath,
         },
@@ -168,11 +179,19 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const keeper = startKeeper(keeping, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Public sandboxes are stopped (and snapshotted) at shutdown, while MongoDB is still there.
       ctx.onShutdown(() => keeper.stop(Math.max(1_000, ctx.config.SHUTDOWN_TIMEOUT_MS - 3_000)), 'sandbox keeper');
+      const sessions = deps;
+      // Hooks run in reverse: the queue closes first, the consumer stops, the supervisor stops, then
+      // the queued runs are handed back (any instance adopts them), then live sessions are aborted.
+      ctx.onShutdown(async () => {
+        const handed = await sessions.sessions.handBack(sessions.instanceId);
+        if (handed > 0) ctx.logger.info({ queued_runs: handed }, 'queued runs handed back: another instance (or this one restarted) takes them');
+      }, 'queued runs');
       const supervisor = startSupervisor(deps, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Registered after the live-sessions hook, so it stops before them (hooks run in reverse).
       ctx.onShutdown(() => supervisor.stop(), 'session supervisor');
       const consumer = await consumeRunRequested(ctx.bus, db, deps, consumerSession ? { session: consumerSession } : {});
       ctx.onShutdown(() => consumer.stop(), 'runs.requested consumer');
+      ctx.onShutdown(() => sessions.queue.close(), 'run queue');
     },
   });
   if (!deps || !lifecycle) throw new Error('the sandboxes service was not configured');

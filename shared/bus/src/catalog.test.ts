@@ -32,7 +32,7 @@ const runRequested = {
 describe('one topic catalog: every topic with its partitions, description and data schema, and a dead-letter topic each', () => {
   test('the domain topics are all there', () => {
     expect(Object.keys(TOPICS).sort()).toEqual(
-      ['automations.dispatch', 'bus.test', 'pr-reviews.requested', 'runs.agent-events', 'runs.finished', 'runs.requested', 'runs.sandbox-allocated', 'sandboxes.lifecycle'].sort(),
+      ['automations.dispatch', 'bus.test', 'pr-reviews.requested', 'runs.agent-events', 'runs.finished', 'runs.requested', 'runs.sandbox-allocated', 'runs.sandbox-queued', 'sandboxes.lifecycle'].sort(),
     );
     for (const spec of Object.values(TOPICS)) {
       expect(spec.partitions).toBeGreaterThan(0);

@@ -32,6 +32,7 @@ export type {
   RunFinishedData,
   RunRequestedData,
   RunSandboxAllocatedData,
+  RunSandboxQueuedData,
   TestTopicName,
   TopicData,
   TopicDataMap,

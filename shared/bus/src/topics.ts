@@ -81,6 +81,28 @@ const runsSandboxAllocated: TopicSpec = {
   },
 };
 
+const runsSandboxQueued: TopicSpec = {
+  name: 'runs.sandbox-queued',
+  partitions: 12,
+  description:
+    'Sandboxes service: a run waits in its queue for capacity, is still waiting (renewed before runs\' start deadline), or left the queue (key: runId). Each one restarts the run\'s start deadline in runs. Consumed by runs.',
+  types: ['run.sandbox-queued'],
+  dataSchema: {
+    type: 'object',
+    required: ['runId', 'state', 'reason', 'queuedAt'],
+    properties: {
+      runId: str,
+      /** `queued` (first notice and renewals) or `dequeued` (a sandbox is being allocated now). */
+      state: { enum: ['queued', 'dequeued'] },
+      /** Why it waits: the instance runs its SANDBOX_MAX_SESSIONS sessions, or the user holds SANDBOX_MAX_LIVE_PER_USER live sandboxes. */
+      reason: { enum: ['instance_full', 'user_full'] },
+      /** When the request joined the queue (ISO). */
+      queuedAt: str,
+    },
+    additionalProperties: true,
+  },
+};
+
 const runsAgentEvents: TopicSpec = {
   name: 'runs.agent-events',
   partitions: 12,
@@ -173,6 +195,7 @@ const busTest: TopicSpec = {
 export const TOPICS = {
   'runs.requested': runsRequested,
   'runs.sandbox-allocated': runsSandboxAllocated,
+  'runs.sandbox-queued': runsSandboxQueued,
   'runs.agent-events': runsAgentEvents,
   'runs.finished': runsFinished,
   'sandboxes.lifecycle': sandboxesLifecycle,
@@ -255,6 +278,15 @@ export interface RunSandboxAllocatedData {
   [field: string]: unknown;
 }
 
+/** `data` of `runs.sandbox-queued`. */
+export interface RunSandboxQueuedData {
+  runId: string;
+  state: 'queued' | 'dequeued';
+  reason: 'instance_full' | 'user_full';
+  queuedAt: string;
+  [field: string]: unknown;
+}
+
 /** `data` of `runs.agent-events`. */
 export interface RunAgentEventData {
   runId: string;
@@ -304,6 +336,7 @@ export interface DeadLetterData {
 export interface TopicDataMap {
   'runs.requested': RunRequestedData;
   'runs.sandbox-allocated': RunSandboxAllocatedData;
+  'runs.sandbox-queued': RunSandboxQueuedData;
   'runs.agent-events': RunAgentEventData;
   'runs.finished': RunFinishedData;
   'sandboxes.lifecycle': { sandboxId: string; [field: string]: unknown };

@@ -1,16 +1,19 @@
-import type { Bus, BusConsumer, BusMessage, MessageContext, ProcessedMessageStore, RunAgentEventData, RunFinishedData, RunSandboxAllocatedData } from '@ars/bus';
+import type { Bus, BusConsumer, BusMessage, MessageContext, ProcessedMessageStore, RunAgentEventData, RunFinishedData, RunSandboxAllocatedData, RunSandboxQueuedData } from '@ars/bus';
 import { storeAgentEvent } from './agentEvent.js';
 import type { ConsumerDeps } from './deps.js';
 import { applyRunFinished } from './runFinished.js';
 import { applySandboxAllocated } from './sandboxAllocated.js';
+import { applySandboxQueued } from './sandboxQueued.js';
 
-export const CONSUMED_TOPICS = ['runs.sandbox-allocated', 'runs.agent-events', 'runs.finished'] as const;
+export const CONSUMED_TOPICS = ['runs.sandbox-allocated', 'runs.sandbox-queued', 'runs.agent-events', 'runs.finished'] as const;
 
-/** One handler for the three topics sandboxes reports a run on (data already validated by the bus). */
+/** One handler for the four topics sandboxes reports a run on (data already validated by the bus). */
 export async function handleRunMessage(deps: ConsumerDeps, message: BusMessage, context: Pick<MessageContext, 'topic'>): Promise<void> {
   switch (context.topic) {
     case 'runs.sandbox-allocated':
       return applySandboxAllocated(deps, message.data as RunSandboxAllocatedData);
+    case 'runs.sandbox-queued':
+      return applySandboxQueued(deps, message.data as RunSandboxQueuedData);
     case 'runs.agent-events':
       return storeAgentEvent(deps, message.data as RunAgentEventData);
     case 'runs.finished':

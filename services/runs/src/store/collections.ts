@@ -57,9 +57,24 @@ export interface RunDoc {
    */
   heldFinish: HeldFinish | null;
   cancelRequestedAt: Date | null;
+  /**
+   * The last `run.sandbox-queued` notice: sandboxes holds the run in its queue (`queued`) or took it
+   * out (`dequeued`); each notice restarted `startBy` (and pushed `lostBy`) from when it was read.
+   * Absent for a run that never waited.
+   */
+  queue?: QueueNotice;
   createdAt: Date;
   updatedAt: Date;
   _outbox?: OutboxEntry[];
+}
+
+export interface QueueNotice {
+  state: 'queued' | 'dequeued';
+  reason: 'instance_full' | 'user_full';
+  /** When sandboxes queued the request. */
+  queuedAt: Date;
+  /** When runs read this notice. */
+  noticedAt: Date;
 }
 
 export interface HeldFinish {

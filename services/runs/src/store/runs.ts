@@ -1,7 +1,7 @@
 import { outboxInsert, withOutbox, type OutboxMessage, type RunFailureKind } from '@ars/bus';
 import type { Collection, Db } from '@ars/mongo';
 import type { RunStatus, TerminalStatus } from '../domain/runStatus.js';
-import { COLLECTIONS, type HeldFinish, type RunDoc } from './collections.js';
+import { COLLECTIONS, type HeldFinish, type QueueNotice, type RunDoc } from './collections.js';
 
 const DUPLICATE_KEY = 11000;
 const LIVE: RunStatus[] = ['pending', 'streaming'];
@@ -61,6 +61,15 @@ export class RunStore {
       { $set: { ...allocation, updatedAt: new Date() } },
     );
     return result.modifiedCount === 1;
+  }
+
+  /**
+   * Records a queue notice of a live run and moves its deadlines to at least `deadlines` (never
+   * earlier: notices may be read late or twice). The Run's visible fields do not change.
+   */
+  async noteQueued(runId: string, notice: QueueNotice, deadlines: Pick<RunDoc, 'startBy' | 'lostBy'>): Promise<boolean> {
+    const result = await this.runs.updateOne({ _id: runId, status: { $in: LIVE } }, { $set: { queue: notice }, $max: { startBy: deadlines.startBy, lostBy: deadlines.lostBy } });
+    return result.matchedCount === 1;
   }
 
   /** Records that event `seq` is stored, and moves the status when `next` is given (only from `from`). */

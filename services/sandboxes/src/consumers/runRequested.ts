@@ -7,8 +7,12 @@ export const CONSUMER_GROUP = 'sandboxes';
 
 /**
  * Consumer group `sandboxes` on `runs.requested`: each request becomes a session (see startRun:
- * idempotent per run, so a redelivery starts nothing). The handler returns once the session has
- * started, so runs proceed in parallel and offsets are committed.
+ * idempotent per run, so a redelivery starts nothing). The handler returns once the run has
+ * started or joined this instance's queue, so runs proceed in parallel and offsets are committed.
+ * It never waits for capacity: a partition held for a queued run's whole wait would hold every
+ * other run keyed to it (and their cancelled-before-arrival ends) behind a run of another user, and
+ * a member busy that long drops out of its group. The queue is durable instead (`queued` session
+ * documents), so a committed request is never lost with the process.
  */
 export async function consumeRunRequested(
   bus: Bus,

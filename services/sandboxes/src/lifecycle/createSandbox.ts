@@ -37,9 +37,10 @@ export async function createSandbox(deps: LifecycleDeps, userId: string, body: C
       continue;
     }
     const created = await deps.sandboxes.create(newSandboxRecordId(), newSandbox(deps, userId, plan, key, null), requested(plan, 'new_sandbox'));
-    if (created) {
-      startProvisioning(deps, created);
-      return { sandbox: created, reused: false };
+    if (created.kind === 'user_full') throw overLiveLimit(created.limit);
+    if (created.kind === 'created') {
+      startProvisioning(deps, created.doc);
+      return { sandbox: created.doc, reused: false };
     }
   }
   throw AppError.conflict('the sandbox is being created by another request; retry');
@@ -59,9 +60,15 @@ async function restoreSandbox(deps: LifecycleDeps, userId: string, body: CreateS
   const plan = restorePlan(body, snapshot);
   // A restore always makes a new sandbox: it never takes the reuse key of a fresh checkout.
   const created = await deps.sandboxes.create(newSandboxRecordId(), newSandbox(deps, userId, plan, undefined, snapshot._id), requested(plan, 'restore_snapshot', snapshot._id));
-  if (!created) throw AppError.internal('the sandbox could not be created');
-  startProvisioning(deps, created, { snapshotId: snapshot._id, file: snapshot.file });
-  return { sandbox: created, reused: false };
+  if (created.kind === 'user_full') throw overLiveLimit(created.limit);
+  if (created.kind !== 'created') throw AppError.internal('the sandbox could not be created');
+  startProvisioning(deps, created.doc, { snapshotId: snapshot._id, file: snapshot.file });
+  return { sandbox: created.doc, reused: false };
+}
+
+/** 409: the caller holds SANDBOX_MAX_LIVE_PER_USER live sandboxes (a reuse would still have been answered). */
+function overLiveLimit(limit: number): AppError {
+  return AppError.conflict(`you already have ${limit} live sandboxes (provisioning or ready, runs' included), the most one user may have: wait until one stops, then retry`);
 }
 
 /** The snapshot's branches and root directory; a request naming others is a mistake (400 naming the field). */

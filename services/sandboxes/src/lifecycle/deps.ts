@@ -19,6 +19,12 @@ export interface LifecycleSettings {
   logFlushMs: number;
   /** Where snapshot archives are kept. */
   snapshotRoot: string;
+  /** A snapshot older than this is deleted. */
+  snapshotRetentionMs: number;
+  /** Snapshots kept per user (the newest). */
+  snapshotMaxPerUser: number;
+  /** A deletion (or another claim) whose instance has been silent this long is taken over. */
+  lostAfterMs: number;
   /** Values never shown in a log (provider keys, the internal token). */
   secrets: readonly string[];
   /** PATH, LANG and TZ of commands in the sandbox. */

@@ -1,8 +1,10 @@
 // Every SESSION_HEARTBEAT_MS: this instance's live public sandboxes are marked kept (heartbeat), those
 // unused for SANDBOX_IDLE_TIMEOUT_MS are stopped, and live sandboxes whose keeper stopped
-// heartbeating (SESSION_LOST_AFTER_MS) are failed as lost.
+// heartbeating (SESSION_LOST_AFTER_MS) are failed as lost, and snapshots past SNAPSHOT_RETENTION_MS
+// are deleted.
 import { startPeriodicPass } from '../periodic.js';
 import type { LifecycleDeps } from './deps.js';
+import { deleteExpiredSnapshots } from './snapshotRetention.js';
 import { stopSandbox, sweepUnkeptSandboxes } from './stopSandbox.js';
 
 export interface Keeper {
@@ -26,6 +28,7 @@ export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number;
       void stop.finally(() => stopping.delete(stop));
     }
     await sweepUnkeptSandboxes(deps, new Date(Date.now() - options.lostAfterMs));
+    await deleteExpiredSnapshots(deps, new Date(), options.lostAfterMs);
   };
   const periodic = startPeriodicPass(pass, options.heartbeatMs, (error) => deps.logger.warn({ err: error }, 'sandbox keeping pass failed'));
   return {

@@ -8,6 +8,7 @@ import { LIVE_STATUSES } from '../store/sandboxes.js';
 import { newSnapshotId } from '../store/snapshots.js';
 import type { LifecycleDeps } from './deps.js';
 import type { LiveSandbox } from './liveSandboxes.js';
+import { trimUserSnapshots } from './snapshotRetention.js';
 
 export type StopReason = 'idle_timeout' | 'service_shutdown';
 
@@ -92,6 +93,7 @@ async function snapshot(deps: LifecycleDeps, live: LiveSandbox): Promise<void> {
       created_at: new Date(),
     });
     await deps.sandboxes.event(doc._id, { eventType: 'snapshot_created', payload: { snapshot_id: snapshotId, bytes } });
+    await trimUserSnapshots(deps, doc.userId, deps.settings.lostAfterMs).catch((error: unknown) => deps.logger.warn({ err: error, user_id: doc.userId }, 'snapshots beyond the per-user maximum not deleted (the next snapshot tries again)'));
   } catch (error) {
     await rm(file, { force: true }).catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);

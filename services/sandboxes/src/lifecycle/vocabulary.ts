@@ -18,6 +18,7 @@ export const LIFECYCLE_EVENTS = {
   dev_server_stopped: { decisionCodes: [], means: 'the dev server was stopped with its sandbox' },
   idle_stopped: { decisionCodes: ['idle_timeout'], means: 'unused for SANDBOX_IDLE_TIMEOUT_MS: the sandbox is `stopped`' },
   snapshot_created: { decisionCodes: [], means: 'the stopped sandbox was snapshotted; payload has `snapshot_id` (for `restoreSnapshotId`) and `bytes`' },
+  snapshot_deleted: { decisionCodes: ['retention', 'user_limit'], means: 'the snapshot was deleted (archive and record): older than SNAPSHOT_RETENTION_MS, or beyond the user\'s newest SNAPSHOT_MAX_PER_USER; payload has `snapshot_id`; restoring it is 404' },
   snapshot_failed: { decisionCodes: [], means: 'the snapshot could not be taken; payload has `error`' },
   destroyed: { decisionCodes: [], means: 'the sandbox\'s compute is gone (directory removed or Pod deleted)' },
   stopped: { decisionCodes: ['success', 'cancelled', 'service_shutdown'], means: 'a run\'s sandbox after its run ended, or a public one when the service shut down' },

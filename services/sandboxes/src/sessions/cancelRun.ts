@@ -1,7 +1,8 @@
 import { AppError } from '@ars/errors';
+import { cancelled } from '../domain/outcome.js';
 import type { SessionDeps } from './deps.js';
 
-/** What a cancel found: a live session aborted, no session yet (recorded), or a session already over. */
+/** What a cancel found: a live session aborted, no session yet (recorded) or a queued one (ended cancelled), or a session already over. */
 export type CancelState = 'signalled' | 'not_started' | 'finished';
 
 /**
@@ -20,6 +21,16 @@ export async function cancelRun(deps: SessionDeps, runId: string, userId: string
     session = placed;
   }
   if (session.userId !== userId) throw AppError.notFound('Run not found');
+  if (session.state === 'queued') {
+    // Nothing runs yet: whichever instance queued it, the run ends here (its queue drops it at its next look).
+    if (await deps.sessions.finishQueued(runId, cancelled(0))) {
+      deps.queue.remove(runId);
+      deps.kickRelay();
+      deps.logger.info({ run_id: runId }, 'queued run cancelled: it leaves the queue, not started');
+      return 'not_started';
+    }
+    session = (await deps.sessions.get(runId)) ?? session;
+  }
   if (session.state === 'cancel_requested') return 'not_started';
   if (session.state === 'finished') return 'finished';
   if (deps.live.abort(runId, 'cancel')) {

@@ -7,6 +7,7 @@ import type { SandboxProvider } from '../providers/provider.js';
 import type { SandboxStore } from '../store/sandboxes.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { LiveSessions } from './liveSessions.js';
+import type { RunQueue } from './runQueue.js';
 
 export interface SessionSettings {
   /** The harness CLI per harness: a path, or undefined for the SDK's bundled CLI. */
@@ -21,6 +22,8 @@ export interface SessionSettings {
   defaultTimeoutMs: number;
   /** The service's secret values (provider keys, INTERNAL_TOKEN, MONGO_URL's password...): never published. */
   secrets: KnownSecrets;
+  /** Sessions (allocating or running) this instance runs at once (SANDBOX_MAX_SESSIONS); more wait in `queue`. */
+  maxSessions: number;
 }
 
 /** What the run use cases work with. */
@@ -33,6 +36,8 @@ export interface SessionDeps {
   provider: SandboxProvider;
   catalog: CatalogClient;
   live: LiveSessions;
+  /** Runs waiting here for a session slot (or their user's room), oldest first. */
+  queue: RunQueue;
   /** Publishes the outbox (`run.finished`) now. */
   kickRelay: () => void;
   settings: SessionSettings;

@@ -16,6 +16,12 @@ export interface LiveSession {
 
 export class LiveSessions {
   private readonly sessions = new Map<string, LiveSession>();
+  private readonly endListeners: (() => void)[] = [];
+
+  /** Calls `listener` each time a session ends (its slot is free: the queue may start the next run). */
+  onEnded(listener: () => void): void {
+    this.endListeners.push(listener);
+  }
 
   add(runId: string, userId: string, sandboxRecordId: string): { session: LiveSession; end: () => void } {
     let end: () => void = () => undefined;
@@ -27,8 +33,10 @@ export class LiveSessions {
     return {
       session,
       end: () => {
-        if (this.sessions.get(runId) === session) this.sessions.delete(runId);
+        const wasLive = this.sessions.get(runId) === session;
+        if (wasLive) this.sessions.delete(runId);
         end();
+        if (wasLive) for (const listener of this.endListeners) listener();
       },
     };
   }

@@ -1,4 +1,5 @@
-// `run.requested` → a sandbox and a running session (or a defined end: cancelled, too late, not allocatable).
+// `run.requested` → a queued run, then a sandbox and a running session (or a defined end: cancelled,
+// too late, not allocatable).
 import type { RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
 import { urlPassword } from '@ars/sanitize';
@@ -6,17 +7,24 @@ import { cancelled, failed, type AbortReason } from '../domain/outcome.js';
 import { runtimeProvider } from '../domain/runtimeProvider.js';
 import { standInExecutable } from '../harness/index.js';
 import { AllocationError, type AllocatedSandbox } from '../providers/provider.js';
-import type { SessionDoc, SessionResult } from '../store/collections.js';
+import type { QueuedRequest, SessionDoc, SessionResult } from '../store/collections.js';
 import { newSandboxRecordId } from '../store/sandboxes.js';
 import type { SessionDeps } from './deps.js';
 import { endSession } from './endSession.js';
+import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
+import type { Admission, QueuedRun } from './runQueue.js';
 import { runSession } from './runSession.js';
 
+/** The start window when a request carries no `startBy` (runs always sends one). */
+const DEFAULT_START_WINDOW_MS = 120_000;
+
 /**
- * Idempotent per run: the session document (`_id` = runId) is claimed once; a redelivered request,
- * or one for a run cancelled before it arrived, starts nothing. Resolves once the harness was
- * started (or the run ended); the session then runs on its own.
+ * Idempotent per run: the session document (`_id` = runId) is claimed once, `queued` in this
+ * instance's queue; a redelivered request, or one for a run cancelled before it arrived, starts
+ * nothing. The run starts at once when a slot is free and its user has room; otherwise runs is
+ * told it waits (a `queued` notice, renewed until it leaves the queue). Resolves once the run was
+ * started or queued; the session then runs on its own.
  */
 export async function startRun(deps: SessionDeps, request: RunRequestedData, now: Date = new Date()): Promise<void> {
   const { runId, userId } = request;
@@ -34,11 +42,96 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
     return;
   }
 
-  const sandboxRecordId = newSandboxRecordId();
-  const claim = await deps.sessions.claim(runId, userId, deps.instanceId, sandboxRecordId);
-  if (!claim.claimed) return alreadyThere(deps, claim.existing, request);
+  const queued = await deps.sessions.enqueue(runId, userId, deps.instanceId, queuedRequest(request, now));
+  if (queued !== true) return alreadyThere(deps, queued, request);
+  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full' });
+  await pumpQueue(deps);
+  const waiting = deps.queue.get(runId);
+  if (waiting && (await deps.sessions.notice(runId, deps.instanceId, waiting.reason))) {
+    log.info({ reason: waiting.reason, queued: deps.queue.size, live: deps.live.size }, 'run queued: it starts when a session slot and its user’s room allow');
+    deps.kickRelay();
+  }
+}
 
-  const { session: live, end } = deps.live.add(runId, userId, sandboxRecordId);
+/**
+ * What a queued session keeps: the request, and the notice schedule. Runs gave the request a start
+ * window (its `startBy`); a notice restarts that window in runs, so notices are renewed every third
+ * of it and a queued run is never failed for waiting.
+ */
+function queuedRequest(request: RunRequestedData, now: Date): QueuedRequest {
+  const startBy = request.startBy !== undefined ? Date.parse(request.startBy) : Number.NaN;
+  const window = Number.isFinite(startBy) ? Math.max(1_000, startBy - now.getTime()) : DEFAULT_START_WINDOW_MS;
+  return {
+    request,
+    queuedAt: now,
+    reason: 'instance_full',
+    notices: 0,
+    renewAt: now,
+    holdUntil: new Date(now.getTime() + window),
+    renewEveryMs: Math.max(250, Math.floor(window / 3)),
+  };
+}
+
+/** Starts queued runs while this instance has a free session slot (see RunQueue.pump). */
+export function pumpQueue(deps: SessionDeps): Promise<void> {
+  return deps.queue.pump(
+    () => deps.live.size < deps.settings.maxSessions,
+    (run) => admit(deps, run),
+  );
+}
+
+/**
+ * Takes a queued run out of the queue: its sandbox record first (one of its user's live slots:
+ * none free → it keeps waiting), then the session `allocating`; then the allocation goes on in the
+ * background and the pump moves to the next run.
+ */
+async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
+  const { runId, userId, request } = run;
+  const log = deps.logger.child({ run_id: runId });
+  let sandboxRecordId: string | null = null;
+  try {
+    const current = await deps.sessions.get(runId);
+    if (current?.state !== 'queued' || current.instanceId !== deps.instanceId) return 'gone';
+    const record = await deps.sandboxes.create(newSandboxRecordId(), {
+      userId,
+      repoId: request.repoId,
+      baseBranch: request.branch.base,
+      workingBranch: request.branch.working,
+      rootDirectory: request.rootDirectory ?? null,
+      runId,
+      provider: deps.provider.name,
+    });
+    if (record.kind === 'user_full') return 'user_full';
+    if (record.kind !== 'created') throw new Error('a run sandbox has no reuse key');
+    sandboxRecordId = record.doc._id;
+    const admitted = await deps.sessions.admit(runId, deps.instanceId, sandboxRecordId);
+    if (!admitted) {
+      // Cancelled between the look and the write: the record made for it ends at once.
+      await deps.sandboxes.transition(sandboxRecordId, { status: 'stopped' }, { eventType: 'stopped', decisionCode: 'cancelled', payload: { eventCount: 0 } });
+      return 'gone';
+    }
+    if ((admitted.queue?.notices ?? 0) > 0) {
+      log.info({ waited_ms: Date.now() - run.queuedAt.getTime() }, 'queued run leaves the queue: allocating');
+      deps.kickRelay();
+    }
+    const { session: live, end } = deps.live.add(runId, userId, sandboxRecordId);
+    void allocateAndRun(deps, request, admitted.sessionId, sandboxRecordId, live, end);
+    return 'started';
+  } catch (error) {
+    log.warn({ err: error }, 'queued run could not be started now: retried at the next pass');
+    if (sandboxRecordId) {
+      await deps.sandboxes
+        .transition(sandboxRecordId, { status: 'failed', error: 'the run could not leave the queue' }, { eventType: 'failed', decisionCode: 'sandbox_allocation' }, ['provisioning'])
+        .catch(() => undefined);
+    }
+    return 'retry_later';
+  }
+}
+
+/** From `allocating`: the repository's clone URL, the provider's sandbox, `run.sandbox-allocated`, then the harness session. */
+async function allocateAndRun(deps: SessionDeps, request: RunRequestedData, sessionId: string, sandboxRecordId: string, live: LiveSession, end: () => void): Promise<void> {
+  const { runId, userId } = request;
+  const log = deps.logger.child({ run_id: runId });
   const signal = live.controller.signal;
   let allocated: AllocatedSandbox | null = null;
   const stop = async (result: SessionResult): Promise<void> => {
@@ -48,16 +141,6 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
   const abortedResult = (): SessionResult => abortResult(live.reason, 0);
 
   try {
-    await deps.sandboxes.create(sandboxRecordId, {
-      userId,
-      repoId: request.repoId,
-      baseBranch: request.branch.base,
-      workingBranch: request.branch.working,
-      rootDirectory: request.rootDirectory ?? null,
-      runId,
-      provider: deps.provider.name,
-    });
-
     let cloneUrl: string;
     try {
       cloneUrl = (await deps.catalog.repo(userId, request.repoId, signal)).clone_url;
@@ -99,7 +182,7 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
           key: runId,
           type: 'run.sandbox-allocated',
           id: `${runId}:sandbox-allocated`,
-          data: { runId, sandboxRecordId, sandboxId: allocated.sandboxId, runtime: { provider: runtimeProviderOf(deps, request.harness), runId: claim.session.sessionId } },
+          data: { runId, sandboxRecordId, sandboxId: allocated.sandboxId, runtime: { provider: runtimeProviderOf(deps, request.harness), runId: sessionId } },
         },
         { deadlineMs: deps.settings.publishDeadlineMs, logger: log },
       );
@@ -117,7 +200,6 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
   }
 
   const sandbox = allocated;
-  // The session runs on its own: the consumer's handler returns and the next request is taken.
   void runSession(deps, { request, sandbox, sandboxRecordId, live })
     .catch((error: unknown) => log.error({ err: error }, 'session ended with an unexpected error'))
     .finally(end);

@@ -1,9 +1,12 @@
-// Every SESSION_HEARTBEAT_MS: this instance's live sessions are marked alive (and their sandboxes
-// active), cancels recorded through another instance reach them, and sessions whose instance
-// stopped (heartbeat older than SESSION_LOST_AFTER_MS) are ended as lost.
-import { SANDBOX_LOST_MESSAGE } from '../domain/outcome.js';
+// Every SESSION_HEARTBEAT_MS: this instance's live and queued sessions are marked alive (and their
+// sandboxes active), cancels recorded through another instance reach them, queued runs nobody keeps
+// (handed back at a shutdown, or their instance stopped) join this queue, the queue is pumped, due
+// `queued` notices are renewed, and sessions whose instance stopped (heartbeat older than
+// SESSION_LOST_AFTER_MS) are ended as lost.
+import { failed, SANDBOX_LOST_MESSAGE } from '../domain/outcome.js';
 import { startPeriodicPass } from '../periodic.js';
 import type { SessionDeps } from './deps.js';
+import { pumpQueue } from './startRun.js';
 
 export interface Supervisor {
   /** One pass now (after a running one). */
@@ -13,15 +16,56 @@ export interface Supervisor {
 
 export function startSupervisor(deps: SessionDeps, options: { heartbeatMs: number; lostAfterMs: number }): Supervisor {
   const pass = async (): Promise<void> => {
-    const ids = deps.live.runIds();
-    await deps.sessions.heartbeat(deps.instanceId, ids);
+    await deps.sessions.heartbeat(deps.instanceId, [...deps.live.runIds(), ...deps.queue.runIds()]);
     await deps.sandboxes.touchMany(deps.live.sandboxRecordIds());
     for (const runId of await deps.sessions.cancelRequestedOn(deps.instanceId)) {
       if (deps.live.abort(runId, 'cancel')) deps.logger.info({ run_id: runId }, 'cancel recorded by another instance: session aborted');
     }
+    await adoptQueued(deps, new Date(Date.now() - options.lostAfterMs));
+    await pumpQueue(deps);
+    await renewNotices(deps, new Date(Date.now() + options.heartbeatMs));
     await sweepLost(deps, new Date(Date.now() - options.lostAfterMs));
   };
   return startPeriodicPass(pass, options.heartbeatMs, (error) => deps.logger.warn({ err: error }, 'session supervision pass failed'));
+}
+
+/**
+ * Queued runs nobody keeps join this instance's queue in their arrival order (their request is in
+ * the session document), and runs is told at once; one whose start deadline as runs holds it has
+ * passed meanwhile (no instance renewed it in time: runs has failed it) ends failed, unstarted.
+ */
+export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise<number> {
+  let adopted = 0;
+  for (const doc of await deps.sessions.adoptable(staleBefore)) {
+    if (deps.queue.closed) break;
+    const queue = doc.queue;
+    if (!queue) continue;
+    if (queue.holdUntil.getTime() < Date.now()) {
+      const result = failed('sandbox_allocation', 'the run was not started: it waited in the queue of a sandboxes instance that stopped, and its start deadline passed before another one took it', 0);
+      if (await deps.sessions.finishQueued(doc._id, result)) {
+        deps.logger.warn({ run_id: doc._id, instance_id: doc.instanceId }, 'queued run of a stopped instance found past its start deadline: ended, not started');
+        deps.kickRelay();
+      }
+      continue;
+    }
+    if (!(await deps.sessions.adopt(doc, deps.instanceId))) continue;
+    adopted += 1;
+    deps.queue.add({ runId: doc._id, userId: doc.userId, request: queue.request, queuedAt: queue.queuedAt, reason: queue.reason });
+    await deps.sessions.notice(doc._id, deps.instanceId, queue.reason);
+    deps.logger.info({ run_id: doc._id, from_instance: doc.instanceId, queued_at: queue.queuedAt }, 'queued run taken over from an instance that stopped or handed it back');
+  }
+  if (adopted > 0) deps.kickRelay();
+  return adopted;
+}
+
+/** Renews the `queued` notice of this instance's queued runs due before `dueBefore` (runs' start deadline restarts with each). */
+async function renewNotices(deps: SessionDeps, dueBefore: Date): Promise<void> {
+  let renewed = 0;
+  for (const doc of await deps.sessions.noticesDue(deps.instanceId, dueBefore)) {
+    const waiting = deps.queue.get(doc._id);
+    if (waiting && (await deps.sessions.notice(doc._id, deps.instanceId, waiting.reason))) renewed += 1;
+  }
+  if (renewed > 0) deps.kickRelay();
 }
 
 /** Ends every session whose heartbeat is older than `before`: `run.finished` failed `sandbox_lost`. */

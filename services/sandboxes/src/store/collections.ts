@@ -1,5 +1,5 @@
 import type { CollectionIndexes } from '@ars/mongo';
-import type { OutboxEntry, RunFailureKind } from '@ars/bus';
+import type { OutboxEntry, RunFailureKind, RunRequestedData } from '@ars/bus';
 import type { ProviderName } from '../providers/provider.js';
 
 /** The sandboxes service's collections (its own database only) and their documents. */
@@ -40,6 +40,13 @@ export interface SandboxDoc {
    * sparse index on it lets exactly one of two racing identical creates make the sandbox.
    */
   reuse_key?: string;
+  /**
+   * One of the owner's SANDBOX_MAX_LIVE_PER_USER slots (`<userId>#<n>`), set while the sandbox is
+   * live and removed when it stops: a unique sparse index makes the per-user cap exact under races.
+   */
+  live_slot?: string;
+  /** Lifecycle events recorded so far (each event's `seq`): the store keeps the newest ones. */
+  lifecycle_seq?: number;
   /** The process instance keeping a live public sandbox (its dev server, its idle timer) and its heartbeat. */
   instanceId: string | null;
   heartbeat_at: Date | null;
@@ -71,6 +78,9 @@ export interface SnapshotDoc {
   file: string;
   bytes: number;
   created_at: Date;
+  /** Set while an instance deletes it (retention): the snapshot is gone for restores from then on. */
+  deleting_at?: Date;
+  deleting_by?: string;
 }
 
 /** One entry of a sandbox's lifecycle (the contract's `lifecycle_events`). */
@@ -83,16 +93,38 @@ export interface LifecycleEventDoc {
   worker_run_id: string | null;
   payload: Record<string, unknown>;
   created_at: Date;
+  /** The sandbox's event number (1, 2, …): events more than SANDBOX_LIFECYCLE_EVENTS_MAX behind the newest are deleted. */
+  seq?: number;
 }
 
 /**
  * The state of a run's session in this service:
  * - `cancel_requested`: runs cancelled the run before its request arrived (no sandbox; a placeholder);
+ * - `queued`: the request waits in an instance's queue (SANDBOX_MAX_SESSIONS, or its user's live cap);
  * - `allocating`: the request was claimed by an instance, the sandbox is being made;
  * - `running`: the harness runs (or the result is being pushed);
  * - `finished`: over; `result` says how, and `run.finished` is in the outbox or already published.
  */
-export type SessionState = 'cancel_requested' | 'allocating' | 'running' | 'finished';
+export type SessionState = 'cancel_requested' | 'queued' | 'allocating' | 'running' | 'finished';
+
+/** Why a queued run waits: this instance runs SANDBOX_MAX_SESSIONS sessions, or its user holds SANDBOX_MAX_LIVE_PER_USER live sandboxes. */
+export type QueueReason = 'instance_full' | 'user_full';
+
+/** What a queued session keeps so any instance can start it later (an instance that stopped hands its queue on). */
+export interface QueuedRequest {
+  request: RunRequestedData;
+  /** Arrival: the queue's order. */
+  queuedAt: Date;
+  reason: QueueReason;
+  /** Queued notices sent so far (each renews runs' start deadline). */
+  notices: number;
+  /** When the next notice is due. */
+  renewAt: Date;
+  /** The start deadline runs holds for it now (the request's startBy, then the last notice + the window). */
+  holdUntil: Date;
+  /** Notices are renewed every this many ms (a third of the start window runs gave the request). */
+  renewEveryMs: number;
+}
 
 export interface SessionResult {
   status: 'success' | 'failed' | 'cancelled';
@@ -124,6 +156,8 @@ export interface SessionDoc {
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  /** Set while `queued`. */
+  queue?: QueuedRequest;
   _outbox?: OutboxEntry[];
 }
 
@@ -135,16 +169,30 @@ export const SANDBOXES_INDEXES: readonly CollectionIndexes[] = [
       { key: { userId: 1, repo_id: 1, created_at: -1 }, name: 'user_repo_created' },
       { key: { userId: 1, status: 1, created_at: -1 }, name: 'user_status_created' },
       { key: { reuse_key: 1 }, name: 'live_reuse_key', unique: true, sparse: true },
+      { key: { live_slot: 1 }, name: 'live_slot', unique: true, sparse: true },
       { key: { status: 1, heartbeat_at: 1 }, name: 'status_heartbeat' },
     ],
   },
-  { collection: COLLECTIONS.snapshots, indexes: [{ key: { userId: 1, created_at: -1 }, name: 'user_created' }] },
-  { collection: COLLECTIONS.lifecycleEvents, indexes: [{ key: { sandboxRecordId: 1, created_at: 1 }, name: 'sandbox_created' }] },
+  {
+    collection: COLLECTIONS.snapshots,
+    indexes: [
+      { key: { userId: 1, created_at: -1 }, name: 'user_created' },
+      { key: { created_at: 1 }, name: 'created' },
+    ],
+  },
+  {
+    collection: COLLECTIONS.lifecycleEvents,
+    indexes: [
+      { key: { sandboxRecordId: 1, created_at: 1 }, name: 'sandbox_created' },
+      { key: { sandboxRecordId: 1, seq: 1 }, name: 'sandbox_seq' },
+    ],
+  },
   {
     collection: COLLECTIONS.sessions,
     indexes: [
       { key: { state: 1, heartbeatAt: 1 }, name: 'state_heartbeat' },
       { key: { instanceId: 1, state: 1 }, name: 'instance_state' },
+      { key: { state: 1, 'queue.queuedAt': 1 }, name: 'state_queued' },
     ],
   },
 ];

@@ -40,6 +40,16 @@ export interface SandboxListQuery {
   limit: number;
 }
 
+/** What a create made: the record, or why not (a live sandbox holds the reuse key; the user holds every live slot). */
+export type CreateResult = { kind: 'created'; doc: SandboxDoc } | { kind: 'reuse_key_taken' } | { kind: 'user_full'; limit: number };
+
+export interface SandboxStoreLimits {
+  /** Live sandboxes one user may hold (SANDBOX_MAX_LIVE_PER_USER). */
+  maxLivePerUser: number;
+  /** Lifecycle events kept per sandbox, the newest (SANDBOX_LIFECYCLE_EVENTS_MAX). */
+  lifecycleEventsKept: number;
+}
+
 export function newSandboxRecordId(): string {
   return `sbx_${randomBytes(12).toString('hex')}`;
 }
@@ -52,8 +62,15 @@ function lifecycleEventId(): string {
   return `sle_${Date.now().toString(36).padStart(9, '0')}${eventSeq.toString(36).padStart(4, '0')}_${randomBytes(6).toString('hex')}`;
 }
 
-function isDuplicateKey(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
+/** The field whose unique index a duplicate-key error names; null when it is another error. */
+function duplicateKeyField(error: unknown): string | null {
+  if (typeof error !== 'object' || error === null || (error as { code?: unknown }).code !== 11000) return null;
+  const pattern = (error as { keyPattern?: Record<string, unknown> }).keyPattern;
+  return pattern ? (Object.keys(pattern)[0] ?? '') : '';
+}
+
+function liveSlot(userId: string, n: number): string {
+  return `${userId}#${n}`;
 }
 
 /** Sandbox records and their lifecycle events. */
@@ -61,16 +78,22 @@ export class SandboxStore {
   private readonly sandboxes: Collection<SandboxDoc>;
   private readonly lifecycle: Collection<LifecycleEventDoc>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    readonly limits: SandboxStoreLimits,
+  ) {
     this.sandboxes = db.collection<SandboxDoc>(COLLECTIONS.sandboxes);
     this.lifecycle = db.collection<LifecycleEventDoc>(COLLECTIONS.lifecycleEvents);
   }
 
   /**
-   * Writes the record (`provisioning`, no provider id yet) and its first lifecycle event. Answers
-   * null when a live sandbox already holds the same reuse key (a racing identical create won).
+   * Writes the record (`provisioning`, no provider id yet) holding one of its user's live slots, and
+   * its first lifecycle event. Not created when a live sandbox already holds the same reuse key (a
+   * racing identical create won) or the user holds every live slot. The slot is a unique key, so
+   * racing creates never hold more slots than the limit: a create that lost a slot to another
+   * tries a free one again.
    */
-  async create(id: string, input: NewSandbox, first: LifecycleEntry = { eventType: 'provisioning' }): Promise<SandboxDoc | null> {
+  async create(id: string, input: NewSandbox, first: LifecycleEntry = { eventType: 'provisioning' }): Promise<CreateResult> {
     const now = new Date();
     const doc: SandboxDoc = {
       _id: id,
@@ -92,15 +115,36 @@ export class SandboxStore {
       instanceId: input.instanceId ?? null,
       heartbeat_at: input.instanceId !== undefined ? now : null,
       restored_from: input.restoredFrom ?? null,
+      lifecycle_seq: 1,
     };
-    try {
-      await this.sandboxes.insertOne(doc);
-    } catch (error) {
-      if (input.reuseKey !== undefined && isDuplicateKey(error)) return null;
-      throw error;
+    const limit = this.limits.maxLivePerUser;
+    // Each lost race means another create took a slot: after `limit` of them every slot is taken.
+    for (let attempt = 0; attempt <= limit + 2; attempt += 1) {
+      const free = await this.freeSlots(input.userId);
+      const slot = free[Math.floor(Math.random() * free.length)];
+      if (slot === undefined) return { kind: 'user_full', limit };
+      doc.live_slot = slot;
+      try {
+        await this.sandboxes.insertOne(doc);
+      } catch (error) {
+        const field = duplicateKeyField(error);
+        if (field === 'live_slot') continue;
+        if (field === 'reuse_key' && input.reuseKey !== undefined) return { kind: 'reuse_key_taken' };
+        throw error;
+      }
+      await this.record(doc, { runId: input.runId, ...first });
+      return { kind: 'created', doc };
     }
-    await this.record(doc, { runId: input.runId, ...first });
-    return doc;
+    return { kind: 'user_full', limit };
+  }
+
+  /** The user's live slots no live sandbox holds. */
+  private async freeSlots(userId: string): Promise<string[]> {
+    const live = await this.sandboxes.find({ userId, status: { $in: [...LIVE_STATUSES] } }, { projection: { live_slot: 1 } }).toArray();
+    const held = new Set(live.map((doc) => doc.live_slot));
+    const free: string[] = [];
+    for (let n = 0; n < this.limits.maxLivePerUser; n += 1) if (!held.has(liveSlot(userId, n))) free.push(liveSlot(userId, n));
+    return free;
   }
 
   async get(userId: string, id: string): Promise<SandboxDoc | null> {
@@ -137,6 +181,7 @@ export class SandboxStore {
       set.status = change.status;
       if (!LIVE_STATUSES.includes(change.status)) {
         unset.reuse_key = '';
+        unset.live_slot = '';
         set.instanceId = null;
         set.heartbeat_at = null;
       }
@@ -145,7 +190,7 @@ export class SandboxStore {
     if (change.sandboxId !== undefined) set.sandbox_id = change.sandboxId;
     if (change.previewUrl !== undefined) set.preview_url = change.previewUrl;
     const filter: Filter<SandboxDoc> = onlyIf ? { _id: id, status: { $in: [...onlyIf] } } : { _id: id };
-    const update = Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set };
+    const update = { $set: set, $inc: { lifecycle_seq: 1 }, ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}) };
     const doc = await this.sandboxes.findOneAndUpdate(filter, update, { returnDocument: 'after' });
     if (doc) await this.record(doc, entry);
     return doc !== null;
@@ -158,7 +203,7 @@ export class SandboxStore {
 
   /** Records a lifecycle event without changing the record. */
   async event(id: string, entry: LifecycleEntry): Promise<void> {
-    const doc = await this.sandboxes.findOne({ _id: id });
+    const doc = await this.sandboxes.findOneAndUpdate({ _id: id }, { $inc: { lifecycle_seq: 1 } }, { returnDocument: 'after' });
     if (doc) await this.record(doc, entry);
   }
 
@@ -193,11 +238,19 @@ export class SandboxStore {
       .toArray();
   }
 
+  /** The sandbox's newest SANDBOX_LIFECYCLE_EVENTS_MAX lifecycle events, oldest first. */
   async lifecycleOf(sandboxRecordId: string): Promise<LifecycleEventDoc[]> {
-    return this.lifecycle.find({ sandboxRecordId }).sort({ created_at: 1, _id: 1 }).toArray();
+    const newest = await this.lifecycle.find({ sandboxRecordId }).sort({ created_at: -1, _id: -1 }).limit(this.limits.lifecycleEventsKept).toArray();
+    return newest.reverse();
   }
 
+  /**
+   * Inserts the event with the number the record's counter gave it (`lifecycle_seq`, incremented by
+   * the write that read `sandbox`), then deletes the sandbox's events more than the kept number
+   * behind it: a long-lived sandbox keeps its newest events only.
+   */
   private async record(sandbox: SandboxDoc, entry: LifecycleEntry): Promise<void> {
+    const seq = sandbox.lifecycle_seq;
     await this.lifecycle.insertOne({
       _id: lifecycleEventId(),
       sandboxRecordId: sandbox._id,
@@ -207,6 +260,9 @@ export class SandboxStore {
       worker_run_id: entry.runId ?? sandbox.runId,
       payload: entry.payload ?? {},
       created_at: new Date(),
+      ...(seq !== undefined ? { seq } : {}),
     });
+    const kept = this.limits.lifecycleEventsKept;
+    if (seq !== undefined && seq > kept) await this.lifecycle.deleteMany({ sandboxRecordId: sandbox._id, seq: { $lte: seq - kept } });
   }
 }

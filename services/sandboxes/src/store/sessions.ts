@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { outboxInsert, withOutbox, type OutboxMessage } from '@ars/bus';
+import { outboxInsert, withOutbox, type OutboxMessage, type RunSandboxQueuedData } from '@ars/bus';
 import type { Collection, Db } from '@ars/mongo';
-import { COLLECTIONS, type SessionDoc, type SessionResult, type SessionState } from './collections.js';
+import { COLLECTIONS, type QueuedRequest, type QueueReason, type SessionDoc, type SessionResult, type SessionState } from './collections.js';
 
 /** States in which a session is alive (claimed by an instance that heartbeats it). */
 export const LIVE_STATES: readonly SessionState[] = ['allocating', 'running'];
@@ -18,6 +18,17 @@ export function finishedMessage(runId: string, result: SessionResult): OutboxMes
     type: 'run.finished',
     id: `${runId}:finished`,
     data: { runId, status: result.status, error: result.error, failure: result.failure, eventCount: result.eventCount },
+  };
+}
+
+/** A `run.sandbox-queued` notice: runs restarts the run's start deadline when it reads one. */
+export function queuedMessage(runId: string, queue: QueuedRequest, state: RunSandboxQueuedData['state'], id: string): OutboxMessage<RunSandboxQueuedData> {
+  return {
+    topic: 'runs.sandbox-queued',
+    key: runId,
+    type: 'run.sandbox-queued',
+    id,
+    data: { runId, state, reason: queue.reason, queuedAt: queue.queuedAt.toISOString() },
   };
 }
 
@@ -61,6 +72,112 @@ export class SessionStore {
     };
     const inserted = await this.insertOrExisting(session);
     return inserted === true ? { claimed: true, session } : { claimed: false, existing: inserted };
+  }
+
+  /** Claims the run for `instanceId` as `queued` (it waits for a session slot), or answers the document already there. */
+  async enqueue(runId: string, userId: string, instanceId: string, queue: QueuedRequest): Promise<true | SessionDoc> {
+    const now = new Date();
+    return this.insertOrExisting({
+      _id: runId,
+      sessionId: newSessionId(),
+      userId,
+      state: 'queued',
+      instanceId,
+      heartbeatAt: now,
+      sandboxRecordId: null,
+      sandboxId: null,
+      sandboxDir: null,
+      eventCount: 0,
+      cancelRequested: false,
+      result: null,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+      queue,
+    });
+  }
+
+  /**
+   * Sends (through the outbox) a `queued` notice for the instance's queued run, and schedules the
+   * next one; false when the run is no longer queued there. Each notice has its own id.
+   */
+  async notice(runId: string, instanceId: string, reason: QueueReason, now: Date = new Date()): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const doc = await this.collection.findOne({ _id: runId, instanceId, state: 'queued' });
+      if (!doc?.queue) return false;
+      const queue: QueuedRequest = {
+        ...doc.queue,
+        reason,
+        notices: doc.queue.notices + 1,
+        renewAt: new Date(now.getTime() + doc.queue.renewEveryMs),
+        holdUntil: new Date(now.getTime() + 3 * doc.queue.renewEveryMs),
+      };
+      const update = await this.collection.updateOne(
+        { _id: runId, instanceId, state: 'queued', 'queue.notices': doc.queue.notices },
+        withOutbox<SessionDoc>({ $set: { queue, updatedAt: now } }, [queuedMessage(runId, queue, 'queued', `${runId}:queued:${doc.queue.notices}`)]),
+      );
+      if (update.modifiedCount === 1) return true;
+    }
+    return false;
+  }
+
+  /** The instance's queued runs whose next notice is due before `dueBefore`. */
+  async noticesDue(instanceId: string, dueBefore: Date): Promise<SessionDoc[]> {
+    return this.collection.find({ instanceId, state: 'queued', 'queue.renewAt': { $lte: dueBefore } }, { projection: { _outbox: 0 } }).limit(500).toArray();
+  }
+
+  /**
+   * Takes the instance's queued run out of the queue: `allocating`, with its sandbox record (a
+   * `dequeued` notice in the same write when runs was told it waits). Null when it is no longer
+   * queued there (cancelled meanwhile); else the session as it was queued.
+   */
+  async admit(runId: string, instanceId: string, sandboxRecordId: string): Promise<SessionDoc | null> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const doc = await this.collection.findOne({ _id: runId, instanceId, state: 'queued' }, { projection: { _outbox: 0 } });
+      if (!doc?.queue) return null;
+      const now = new Date();
+      const set = { $set: { state: 'allocating' as const, sandboxRecordId, heartbeatAt: now, updatedAt: now }, $unset: { queue: '' as const } };
+      const update = await this.collection.updateOne(
+        { _id: runId, instanceId, state: 'queued', 'queue.notices': doc.queue.notices },
+        doc.queue.notices > 0 ? withOutbox<SessionDoc>(set, [queuedMessage(runId, doc.queue, 'dequeued', `${runId}:dequeued`)]) : set,
+      );
+      if (update.modifiedCount === 1) return doc;
+    }
+    return null;
+  }
+
+  /** Ends a queued run (cancelled, or too late to start) with `run.finished` in its outbox; false when it was no longer queued. */
+  async finishQueued(runId: string, result: SessionResult): Promise<boolean> {
+    const now = new Date();
+    const update = await this.collection.updateOne(
+      { _id: runId, state: 'queued' },
+      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now }, $unset: { queue: '' } }, [finishedMessage(runId, result)]),
+    );
+    return update.modifiedCount === 1;
+  }
+
+  /** Graceful shutdown: the instance's queued runs are left to whichever instance adopts them first. */
+  async handBack(instanceId: string): Promise<number> {
+    const update = await this.collection.updateMany({ instanceId, state: 'queued' }, { $set: { instanceId: null, heartbeatAt: null, updatedAt: new Date() } });
+    return update.modifiedCount;
+  }
+
+  /** Queued runs nobody keeps: handed back at a shutdown, or their instance stopped heartbeating before `staleBefore`. Oldest first. */
+  async adoptable(staleBefore: Date): Promise<SessionDoc[]> {
+    return this.collection
+      .find({ state: 'queued', $or: [{ instanceId: null }, { heartbeatAt: { $lt: staleBefore } }] }, { projection: { _outbox: 0 } })
+      .sort({ 'queue.queuedAt': 1 })
+      .limit(200)
+      .toArray();
+  }
+
+  /** Takes an adoptable queued run into `instanceId`'s queue (unless another instance was first). */
+  async adopt(doc: SessionDoc, instanceId: string): Promise<boolean> {
+    const update = await this.collection.updateOne(
+      { _id: doc._id, state: 'queued', instanceId: doc.instanceId, heartbeatAt: doc.heartbeatAt },
+      { $set: { instanceId, heartbeatAt: new Date(), updatedAt: new Date() } },
+    );
+    return update.modifiedCount === 1;
   }
 
   /** A run ended before it was claimed (its start deadline passed): one finished document, `run.finished` in its outbox. */
@@ -155,10 +272,10 @@ export class SessionStore {
     return update.modifiedCount === 1;
   }
 
-  /** Marks the instance's live sessions (those it still runs) alive now. */
+  /** Marks the instance's live and queued sessions (those it still runs or keeps) alive now. */
   async heartbeat(instanceId: string, runIds: string[]): Promise<void> {
     if (runIds.length === 0) return;
-    await this.collection.updateMany({ _id: { $in: runIds }, instanceId, state: { $in: [...LIVE_STATES] } }, { $set: { heartbeatAt: new Date() } });
+    await this.collection.updateMany({ _id: { $in: runIds }, instanceId, state: { $in: [...LIVE_STATES, 'queued'] } }, { $set: { heartbeatAt: new Date() } });
   }
 
   /** Run ids of the instance's live sessions someone asked (through another instance) to cancel. */

@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createBus, topicProvisioning, type Bus, type BusConsumer, type RunAgentEventData, type RunFinishedData, type RunRequestedData, type RunSandboxAllocatedData } from '@ars/bus';
+import { createBus, topicProvisioning, type Bus, type BusConsumer, type RunAgentEventData, type RunFinishedData, type RunRequestedData, type RunSandboxAllocatedData, type RunSandboxQueuedData } from '@ars/bus';
 import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { createLogger } from '@ars/logger';
 import { testInfrastructure } from '@ars/testenv';
@@ -29,6 +29,8 @@ export interface RunMessages {
   /** Every `run.agent-event` message id seen, in arrival order (duplicates kept). */
   eventIds: string[];
   finished: RunFinishedData[];
+  /** `run.sandbox-queued` notices, in arrival order. */
+  queued: RunSandboxQueuedData[];
 }
 
 export interface SandboxesKit {
@@ -71,19 +73,20 @@ export async function startSandboxesKit(): Promise<SandboxesKit> {
   const messagesOf = (runId: string): RunMessages => {
     let entry = byRun.get(runId);
     if (!entry) {
-      entry = { allocated: [], events: [], eventIds: [], finished: [] };
+      entry = { allocated: [], events: [], eventIds: [], finished: [], queued: [] };
       byRun.set(runId, entry);
     }
     return entry;
   };
   const consumer: BusConsumer = await bus.consume({
     groupId: `runs-test-${randomUUID()}`,
-    topics: ['runs.sandbox-allocated', 'runs.agent-events', 'runs.finished'],
+    topics: ['runs.sandbox-allocated', 'runs.sandbox-queued', 'runs.agent-events', 'runs.finished'],
     session: fastSession,
     handle: async (message, context) => {
       const data = message.data as { runId: string };
       const entry = messagesOf(data.runId);
       if (context.topic === 'runs.sandbox-allocated') entry.allocated.push(message.data as RunSandboxAllocatedData);
+      if (context.topic === 'runs.sandbox-queued') entry.queued.push(message.data as RunSandboxQueuedData);
       if (context.topic === 'runs.agent-events') {
         entry.events.push(message.data as RunAgentEventData);
         entry.eventIds.push(message.id);

@@ -20,7 +20,7 @@ describe('the NetworkPolicy selects every sandbox Pod and governs both direction
       rootDirectory: null,
       labels: { team: 'a' },
     });
-    for (const [key, value] of Object.entries(spec.podSelector.matchLabels ?? {})) expect(pod.metadata?.labels?.[key]).toBe(value);
+    for (const [key, value] of Object.entries(spec.podSelector?.matchLabels ?? {})) expect(pod.metadata?.labels?.[key]).toBe(value);
     expect(spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(policy).toMatchObject({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { namespace: 'ars-sandboxes' } });
   });
@@ -32,7 +32,8 @@ describe('no ingress but the preview ports', () => {
   });
   test('who may open it can be narrowed to given peers', () => {
     const narrowed = sandboxNetworkPolicy({ namespace: 'n', previewFrom: [{ podSelector: { matchLabels: { app: 'sandboxes' } } }] });
-    expect(narrowed.spec?.ingress?.[0]?.from).toEqual([{ podSelector: { matchLabels: { app: 'sandboxes' } } }]);
+    // The manifest is applied as JSON, where the field is `from` (client-node names it `_from` in its models).
+    expect((narrowed.spec?.ingress?.[0] as { from?: unknown } | undefined)?.from).toEqual([{ podSelector: { matchLabels: { app: 'sandboxes' } } }]);
   });
 });
 

@@ -87,7 +87,7 @@ describe('redrive-dlq puts the dead letters of a topic back on it, one line each
     await bus.publish(TOPIC, { key: 'k', type: 'test.step', id: 'cli-marker', data: { n: 2 } });
     await waitUntil(() => handled.some((m) => m.id === 'cli-marker'), 'the marker');
     expect(handled.filter((m) => m.id === 'cli-poison')).toHaveLength(1);
-  }, 120_000);
+  }, 240_000); // three `npm run admin` processes, each joining a consumer group
 
   test('wrong arguments and no brokers: exit 1 with one line saying why', async () => {
     const unknown = await admin(['redrive-dlq', 'no.such.topic'], { KAFKA_BROKERS: mock.brokers.join(',') });
@@ -98,5 +98,5 @@ describe('redrive-dlq puts the dead letters of a topic back on it, one line each
     const noBrokers = await admin(['redrive-dlq', TOPIC], { KAFKA_BROKERS: '', STACK_STATE_DIR: 'no-such-stack-dir' });
     expect(noBrokers.code).toBe(1);
     expect(noBrokers.stderr).toBe('redrive-dlq: no Kafka brokers: set KAFKA_BROKERS (host:port,...) or start the stack with npm start\n');
-  });
+  }, 120_000);
 });

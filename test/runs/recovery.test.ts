@@ -10,8 +10,9 @@ const LIMITS = {
   // Long enough for a sandbox to be allocated on a machine shared by several suites.
   RUN_START_TIMEOUT_MS: '20000',
   // The watchdog's lostBy (createdAt + timeout + grace) must fall after the harness limit even when
-  // the sandbox took seconds to start, and after a killed runs is back reading what it missed.
-  RUN_LOST_GRACE_MS: '30000',
+  // the sandbox took seconds to start, and after a killed runs is back reading what it missed (its
+  // consumer rejoins the group only once the dead member's session has timed out).
+  RUN_LOST_GRACE_MS: '60000',
   WATCHDOG_INTERVAL_MS: '500',
   SESSION_HEARTBEAT_MS: '500',
   SESSION_LOST_AFTER_MS: '3000',
@@ -70,13 +71,13 @@ describe('the runs service killed mid-run and restarted: the run still ends corr
     const session = await sessionPublishedItsEnd(run.runId, 30_000);
     expect(session.result?.status).toBe('success');
     await system().stack.services.runs.start();
-    const { run: done, events } = await runs.waitFor(run.runId);
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
     expect(done.status).toBe('success');
     expect(events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['one', 'two', 'four']);
     expect(events.filter((e) => e.type === 'tool_call')).toHaveLength(1);
     expect(events[0]?.type).toBe('stream_started');
     expectNoDuplicates(events);
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('the sandboxes service killed mid-run and restarted: the run ends failed, saying the sandbox was lost', () => {

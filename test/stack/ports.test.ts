@@ -35,7 +35,7 @@ function registryOn(port: number, log: string[] = []): ServiceProcess {
       LOG_LEVEL: 'warn',
       ARS_ENV: 'development',
     },
-    readyTimeoutMs: 30_000,
+    readyTimeoutMs: 90_000,
     output: () => undefined,
     log: (line) => void log.push(line),
   });
@@ -121,7 +121,7 @@ describe('a service is ready only when its own process answers: a stranger on it
     const service = registryOn(reservation.port);
     await expect(service.start()).rejects.toThrow(/is answered by another process, not this mcp-registry .*its port is taken|cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
     expect(service.child()?.isRunning()).toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   test('a port held by a process that does not speak HTTP: the service exits at start and the stack reports its one line', async () => {
     const reservation = await reservePort();
@@ -133,7 +133,7 @@ describe('a service is ready only when its own process answers: a stranger on it
     await expect(service.start()).rejects.toThrow(
       `mcp-registry exited (code 1) before it was ready: mcp-registry: cannot listen on 127.0.0.1:${reservation.port}: the port is in use by another process (EADDRINUSE)`,
     );
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a service that exits unasked is restarted on its port; one stopped or killed on purpose stays down', () => {
@@ -145,7 +145,7 @@ describe('a service that exits unasked is restarted on its port; one stopped or 
     await service.start();
     const first = { pid: service.child()?.pid, instance: service.instanceId() };
     process.kill(first.pid!, 'SIGKILL');
-    await waitFor(() => log.some((line) => line.startsWith('[stack] mcp-registry restarted (attempt 1)')), 60_000);
+    await waitFor(() => log.some((line) => line.startsWith('[stack] mcp-registry restarted (attempt 1)')), 120_000);
     expect(log[0]).toBe('[stack] mcp-registry exited (signal SIGKILL); restarting in 1 s (attempt 1)');
     expect(log[1]).toBe(`[stack] mcp-registry restarted (attempt 1): pid ${service.child()?.pid}, ready at ${service.url}`);
     expect(service.restarts()).toBe(1);
@@ -154,7 +154,7 @@ describe('a service that exits unasked is restarted on its port; one stopped or 
     const answer = await fetch(`${service.url}/readyz`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('x-ars-instance')).toBe(service.instanceId());
-  }, 90_000);
+  }, 240_000);
 
   test('kill() and stop() (tests of recovery) suspend the automatic restart until start()', async () => {
     const reservation = await reservePort();
@@ -172,7 +172,7 @@ describe('a service that exits unasked is restarted on its port; one stopped or 
     expect(service.restarts()).toBe(0);
     await service.start();
     expect((await fetch(`${service.url}/readyz`)).headers.get('x-ars-instance')).toBe(service.instanceId());
-  }, 90_000);
+  }, 240_000);
 });
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {

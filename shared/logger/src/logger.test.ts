@@ -137,3 +137,21 @@ describe('secrets inside the message, top-level string fields and an error are r
     expect(fields.stderr).toBe(`GITHUB_TOKEN=${token}`);
   });
 });
+
+describe('an error under any key is logged as data, never thrown', () => {
+  test('a DOMException (an abort reason) as `cause` is serialized with its message and stack', async () => {
+    const reason = AbortSignal.timeout(1);
+    await new Promise((resolve) => reason.addEventListener('abort', resolve, { once: true }));
+    const out = capture();
+    const logger = createLogger({ service: 'x', destination: out.destination });
+    expect(() => logger.warn({ code: 'SERVICE_UNAVAILABLE', cause: reason.reason as Error }, 'peer timed out')).not.toThrow();
+    const [record] = out.records();
+    expect(record?.cause).toMatchObject({ type: 'DOMException', name: 'TimeoutError', message: 'The operation was aborted due to timeout' });
+  });
+  test('an Error under another key has its secrets redacted', () => {
+    const out = capture();
+    createLogger({ service: 'x', destination: out.destination }).warn({ failure: new Error('push to https://x:ghp_abcdefghijklmnopqrstuvwxyz0123@host failed') }, 'push failed');
+    expect(out.lines.join('')).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123');
+    expect(out.records()[0]?.failure).toMatchObject({ type: 'Error' });
+  });
+});

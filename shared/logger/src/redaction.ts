@@ -1,3 +1,4 @@
+import { stdSerializers } from 'pino';
 import { REDACTED, sanitizeText } from '@ars/sanitize';
 
 /** What a redacted value is replaced with. */
@@ -60,22 +61,40 @@ export function sanitizeLogText(value: unknown): unknown {
   return typeof value === 'string' ? sanitizeText(value, { cap: LOG_STRING_CAP }) : value;
 }
 
-/** The line's top-level string fields sanitized (a copy only when one changed: the caller's object is never modified). */
+/**
+ * The line's top-level fields made safe (a copy only when one changed: the caller's object is never
+ * modified): strings sanitized; errors under any key serialized like `err`. An error left as it is
+ * may be a DOMException (an abort's reason), whose getters throw when the path redaction copies it
+ * as a plain object, failing the request that logged it.
+ */
 export function sanitizeLogFields(fields: Record<string, unknown>): Record<string, unknown> {
   let out: Record<string, unknown> | null = null;
   for (const key of Object.keys(fields)) {
     const value = fields[key];
-    if (typeof value !== 'string') continue;
-    const clean = sanitizeLogText(value);
+    let clean: unknown = value;
+    if (typeof value === 'string') clean = sanitizeLogText(value);
+    else if (!ERROR_KEYS.has(key) && isErrorLike(value)) clean = serializeError(value);
     if (clean !== value) (out ??= { ...fields })[key] = clean;
   }
   return out ?? fields;
 }
 
+const serializeError = sanitizeErr(stdSerializers.err);
+/** Keys whose own serializer (the logger's `serializers`) turns an error into data after this. */
+const ERROR_KEYS = new Set(['err', 'error']);
+
+/**
+ * pino's own test of an error (a string `message`), which also holds for errors of another realm
+ * and for DOMException, neither of which `instanceof Error` recognises everywhere.
+ */
+function isErrorLike(value: unknown): value is Error {
+  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { stack?: unknown }).stack === 'string';
+}
+
 /** An error serializer whose `message` and `stack` are sanitized. */
 export function sanitizeErr(serialize: (error: Error) => unknown): (error: unknown) => unknown {
   return (error) => {
-    const serialized = error instanceof Error ? serialize(error) : error;
+    const serialized = isErrorLike(error) ? serialize(error) : error;
     if (serialized === null || typeof serialized !== 'object') return sanitizeLogText(serialized);
     const record = serialized as Record<string, unknown>;
     return { ...record, message: sanitizeLogText(record.message), stack: sanitizeLogText(record.stack) };

@@ -98,11 +98,15 @@ describe('values the services know never appear in events, run.error or sandbox 
     const ready = await owner.client.waitForStatus(sandbox.id, 'ready');
     const logs = JSON.stringify([ready.sandbox.install_log, ready.sandbox.dev_log, ready.sandbox.error]);
     expect(logs).toContain('value=[REDACTED]');
+    // The configured install command itself is in the install lifecycle events' payloads.
+    const lifecycle = JSON.stringify(ready.lifecycle_events);
+    expect(lifecycle).toContain('value=[REDACTED]');
 
     for (const value of known) {
       expect(raw).not.toContain(value);
       expect(JSON.stringify(dataOf(await runs.get(run.runId)))).not.toContain(value);
       expect(logs).not.toContain(value);
+      expect(lifecycle).not.toContain(value);
     }
   });
 });

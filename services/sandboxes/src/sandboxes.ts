@@ -89,7 +89,9 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       ctx.onShutdown(() => catalogHttp.close(), 'catalog client');
       let relay: OutboxRelay | undefined;
       const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-      const sandboxStore = new SandboxStore(db, { maxLivePerUser: config.SANDBOX_MAX_LIVE_PER_USER, lifecycleEventsKept: config.SANDBOX_LIFECYCLE_EVENTS_MAX });
+      // Redacted from every event, error, lifecycle payload and sandbox log this service publishes or keeps.
+      const secrets = knownSecrets(configSecrets(sandboxesConfigSchema, config));
+      const sandboxStore = new SandboxStore(db, { maxLivePerUser: config.SANDBOX_MAX_LIVE_PER_USER, lifecycleEventsKept: config.SANDBOX_LIFECYCLE_EVENTS_MAX }, secrets);
       const catalog = new CatalogClient(catalogHttp);
       const provider = createProvider(config, serviceRuntime.env ?? process.env, isolation);
       if (provider.name === 'local' && isolation === null) {
@@ -100,8 +102,6 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       }
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
       ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
-      // Redacted from every event, error and sandbox log this service publishes or keeps.
-      const secrets = knownSecrets(configSecrets(sandboxesConfigSchema, config));
       deps = {
         instanceId,
         bus,

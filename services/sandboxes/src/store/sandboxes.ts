@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db, Filter } from '@ars/mongo';
+import { NO_KNOWN_SECRETS, sanitizePayload, type KnownSecrets } from '@ars/sanitize';
 import type { AllocatedSandbox, ProviderName } from '../providers/provider.js';
 import { COLLECTIONS, type LifecycleEventDoc, type SandboxDoc, type SandboxStatus } from './collections.js';
 
@@ -81,6 +82,8 @@ export class SandboxStore {
   constructor(
     db: Db,
     readonly limits: SandboxStoreLimits,
+    /** Redacted from every lifecycle payload (a configured install command may hold one). */
+    private readonly secrets: KnownSecrets = NO_KNOWN_SECRETS,
   ) {
     this.sandboxes = db.collection<SandboxDoc>(COLLECTIONS.sandboxes);
     this.lifecycle = db.collection<LifecycleEventDoc>(COLLECTIONS.lifecycleEvents);
@@ -258,7 +261,8 @@ export class SandboxStore {
       event_type: entry.eventType,
       decision_code: entry.decisionCode ?? null,
       worker_run_id: entry.runId ?? sandbox.runId,
-      payload: entry.payload ?? {},
+      // Payloads carry repository-configured text (the install command): the user reads them back.
+      payload: sanitizePayload(entry.payload ?? {}, { knownSecrets: this.secrets }),
       created_at: new Date(),
       ...(seq !== undefined ? { seq } : {}),
     });

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { hostPid } from '@ars/testenv';
 
 /** Every live descendant of `rootPid`, read from /proc (Linux). */
 export function descendantsOf(rootPid: number): number[] {
@@ -47,21 +48,4 @@ export function commandLineOf(pid: number): string {
   }
 }
 
-/**
- * The host's pid of a process a sandbox reported by its own pid (`$PPID`, `$!`): inside the sandbox's
- * PID namespace (SANDBOX_ISOLATION=bwrap) they differ. `cwd` (the reporting shell's `$PWD`, the
- * process's working directory) tells sandboxes apart. Outside a namespace, the pid itself. Resolve
- * it while the process lives.
- */
-export function hostPid(pid: number, cwd: string): number {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const levels = /^NSpid:\s*(.+)$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]?.trim().split(/\s+/).map(Number) ?? [];
-      if (levels.length > 1 && levels[levels.length - 1] === pid && readlinkSync(`/proc/${entry}/cwd`) === cwd) return Number(entry);
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pid;
-}
+export { hostPid };

@@ -5,3 +5,4 @@ export { testInfrastructure } from './current.js';
 export type { CurrentInfrastructure } from './current.js';
 export { freePort, reservePort } from './ports.js';
 export type { PortReservation } from './ports.js';
+export { hostPid } from './processes.js';

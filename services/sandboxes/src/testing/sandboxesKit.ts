@@ -3,14 +3,14 @@
 // real in-process catalog with real bare git repositories, and the sandboxes service in-process.
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBus, topicProvisioning, type Bus, type BusConsumer, type RunAgentEventData, type RunFinishedData, type RunRequestedData, type RunSandboxAllocatedData, type RunSandboxQueuedData } from '@ars/bus';
 import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { createLogger } from '@ars/logger';
-import { testInfrastructure } from '@ars/testenv';
+import { hostPid, testInfrastructure } from '@ars/testenv';
 import { freePort, startCatalogHarness, type CatalogHarness } from '../../../catalog/src/testing/catalogHarness.js';
 import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
 
@@ -240,23 +240,6 @@ export function commitToBare(barePath: string, branch: string, files: Record<str
   }
 }
 
-/**
- * The host's pid of a process a sandbox reported by its own pid (`$PPID`, `$!`): inside the sandbox's
- * PID namespace (SANDBOX_ISOLATION=bwrap) they differ. `cwd` (the reporting shell's `$PWD`, the
- * process's working directory) tells sandboxes apart. Outside a namespace, the pid itself.
- */
-export function hostPid(pid: number, cwd: string): number {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const levels = /^NSpid:\s*(.+)$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]?.trim().split(/\s+/).map(Number) ?? [];
-      if (levels.length > 1 && levels[levels.length - 1] === pid && readlinkSync(`/proc/${entry}/cwd`) === cwd) return Number(entry);
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pid;
-}
 
 /** `$PPID $PWD` as printed by `@shell echo $PPID $PWD`: the harness's pid as the host sees it. */
 export function reportedHostPid(output: unknown): number {

@@ -61,14 +61,17 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
 function queuedRequest(request: RunRequestedData, now: Date): QueuedRequest {
   const startBy = request.startBy !== undefined ? Date.parse(request.startBy) : Number.NaN;
   const window = Number.isFinite(startBy) ? Math.max(1_000, startBy - now.getTime()) : DEFAULT_START_WINDOW_MS;
+  const renewEveryMs = Math.max(250, Math.floor(window / 3));
   return {
     request,
     queuedAt: now,
     reason: 'instance_full',
     notices: 0,
-    renewAt: now,
+    // The first notice is startRun's, once the queue's pass has said why the run waits; a renewal due
+    // at once could race it and announce the placeholder reason.
+    renewAt: new Date(now.getTime() + renewEveryMs),
     holdUntil: new Date(now.getTime() + window),
-    renewEveryMs: Math.max(250, Math.floor(window / 3)),
+    renewEveryMs,
   };
 }
 

@@ -34,7 +34,7 @@ describe('SANDBOX_ISOLATION: bwrap by default; none only outside production', ()
     expect(() => loadConfig(schema, { ...base, SANDBOX_ISOLATION: 'docker' })).toThrow(/SANDBOX_ISOLATION/);
   });
   test('ARS_ENV=production refuses SANDBOX_ISOLATION=none with one line naming it', () => {
-    const production = loadConfig(schema, { ...base, ARS_ENV: 'production', SANDBOX_ISOLATION: 'none' });
+    const production = loadConfig(schema, { ...base, ARS_ENV: 'production', SANDBOX_ISOLATION: 'none', CODEX_PATH: 'bundled', CLAUDE_CODE_PATH: 'bundled' });
     expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(ConfigError);
     expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(/^Invalid configuration: SANDBOX_ISOLATION=none is refused in production[^\n]*$/);
   });

@@ -15,9 +15,15 @@ for (const glob of workspaceGlobs) {
   for (const dir of dirs) {
     const manifest = join(root, dir, 'package.json');
     if (!existsSync(manifest)) continue;
-    const { name } = JSON.parse(readFileSync(manifest, 'utf8'));
-    if (existsSync(join(root, dir, 'src/index.ts'))) {
-      moduleNameMapper[`^${name.replace('/', '\\/')}$`] = `<rootDir>/${dir}/src/index.ts`;
+    const { name, exports } = JSON.parse(readFileSync(manifest, 'utf8'));
+    // Every entry point a package exports (`.`, `./client`, `./testing` …) maps to the source its
+    // `types` condition names; a package without an exports map is reached through src/index.ts.
+    const entries = exports && typeof exports === 'object' ? Object.entries(exports) : [['.', { types: './src/index.ts' }]];
+    for (const [subpath, target] of entries) {
+      const source = typeof target === 'object' && target !== null ? target.types : undefined;
+      if (typeof source !== 'string' || !existsSync(join(root, dir, source))) continue;
+      const specifier = subpath === '.' ? name : `${name}/${subpath.replace(/^\.\//, '')}`;
+      moduleNameMapper[`^${specifier.replace(/[/.]/g, '\\$&')}$`] = `<rootDir>/${dir}/${source.replace(/^\.\//, '')}`;
     }
   }
 }

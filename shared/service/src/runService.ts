@@ -100,7 +100,8 @@ export interface ServiceDefinition<S extends EnvSchema = EnvSchema, D = undefine
   };
 }
 
-export interface RunningService<S extends EnvSchema = EnvSchema, D = undefined> {
+/** A started service; `D` is what its `compose` built (`unknown` when only the service matters, as in a list of them). */
+export interface RunningService<S extends EnvSchema = EnvSchema, D = unknown> {
   context: ServiceContext<S>;
   /** What `compose` built (undefined without it). */
   deps: D;

@@ -22,7 +22,7 @@ export interface CatalogRuntime {
   logger?: Logger;
 }
 
-export type RunningCatalog = RunningService<typeof catalogConfigSchema>;
+export type RunningCatalog = RunningService<typeof catalogConfigSchema, CatalogDeps>;
 
 /** Starts the catalog: `main.ts` with process defaults; tests in-process with `handleSignals: false`. */
 export async function startCatalog(runtime: CatalogRuntime = {}): Promise<RunningCatalog> {
@@ -43,7 +43,7 @@ export async function startCatalog(runtime: CatalogRuntime = {}): Promise<Runnin
     configSchema: catalogConfigSchema,
     indexes: CATALOG_INDEXES,
     runtime,
-    routes: (ctx) => {
+    compose: (ctx) => {
       const db = ctx.mongo?.db;
       if (!db) throw new Error('the catalog needs MongoDB');
       if (settings.developmentKey) {
@@ -60,7 +60,8 @@ export async function startCatalog(runtime: CatalogRuntime = {}): Promise<Runnin
         logger: ctx.logger,
       };
       ctx.logger.info({ source_host_dir: settings.sourceHostDir, github_app: Boolean(settings.github), environment: settings.environment }, 'catalog configured');
-      return [catalogRoutes(deps, ctx.config.INTERNAL_TOKEN)];
+      return deps;
     },
+    routes: (ctx, deps) => [catalogRoutes(deps, ctx.config.INTERNAL_TOKEN)],
   });
 }

@@ -1,32 +1,18 @@
 import { environmentOf } from '@ars/config';
-import type { HttpClient } from '@ars/http-client';
-import type { Logger } from '@ars/logger';
-import { runService, type RunningService, type ServiceConfig, type ServiceContext, type ServiceDefinition } from '@ars/service';
+import { runService, type RunningService, type ServiceContext, type ServiceDefinition } from '@ars/service';
 import { gatewayConfigSchema, gatewayDevelopmentDefaults, type GatewayConfigSchema } from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
+import type { Gateway } from './http/deps.js';
 import { publicRoutes } from './http/publicRoutes.js';
 import { sessionRoutes } from './http/sessionRoutes.js';
-import { createPeerClients, peerReadinessChecks, type Peer } from './peers.js';
-import { sessionIndexes, sessionStore, type SessionStore } from './store/sessions.js';
-import { tokenIndexes, tokenStore, type TokenStore } from './store/personalAccessTokens.js';
-import { userIndexes, userStore, type UserStore } from './store/users.js';
-import { createRedisRateLimiter, type RateLimiter } from './store/rateLimiter.js';
+import { createPeerClients, peerReadinessChecks } from './peers.js';
+import { sessionIndexes, sessionStore } from './store/sessions.js';
+import { tokenIndexes, tokenStore } from './store/personalAccessTokens.js';
+import { userIndexes, userStore } from './store/users.js';
+import { createRedisRateLimiter } from './store/rateLimiter.js';
 
-/** Everything a route needs, built once per process. */
-export interface Gateway {
-  config: ServiceConfig<GatewayConfigSchema>;
-  logger: Logger;
-  peers: Record<Peer, HttpClient>;
-  limiter: RateLimiter;
-  users: UserStore;
-  sessions: SessionStore;
-  tokens: TokenStore;
-  /** `PUBLIC_BASE_URL`'s origin, e.g. `http://127.0.0.1:8080`. */
-  publicOrigin: string;
-  production: boolean;
-}
-
-function buildGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
+/** The composition step: stores, the rate limiter and one client per peer, each closed on shutdown. */
+function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
   const { config } = ctx;
   if (!ctx.mongo) throw new Error('the gateway needs MongoDB');
   const limiter = createRedisRateLimiter(config.REDIS_URL);
@@ -47,9 +33,7 @@ function buildGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
 export type GatewayRuntime = ServiceDefinition<GatewayConfigSchema>['runtime'];
 
 /** The gateway service (main.ts runs it; tests run it in-process with `runtime`). */
-export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<GatewayConfigSchema>> {
-  let gateway: Gateway | undefined;
-  const gatewayOf = (ctx: ServiceContext<GatewayConfigSchema>): Gateway => (gateway ??= buildGateway(ctx));
+export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<GatewayConfigSchema, Gateway>> {
   return runService({
     name: 'gateway',
     port: 8080,
@@ -61,11 +45,9 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
     // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
     // its own (malformed JSON there is a JSON-RPC -32700, not a REST 400).
     skipBodyParsing: (ctx) => ctx.path === PUBLIC_PREFIX || ctx.path.startsWith(`${PUBLIC_PREFIX}/`),
-    readiness: (ctx) => {
-      const g = gatewayOf(ctx);
-      return { redis: () => g.limiter.ping(), ...peerReadinessChecks(g.peers) };
-    },
-    routes: (ctx) => [publicRoutes(gatewayOf(ctx)), sessionRoutes(gatewayOf(ctx))],
+    compose: composeGateway,
+    readiness: (_ctx, gateway) => ({ redis: () => gateway.limiter.ping(), ...peerReadinessChecks(gateway.peers) }),
+    routes: (_ctx, gateway) => [publicRoutes(gateway), sessionRoutes(gateway)],
     ...(runtime ? { runtime } : {}),
   });
 }

@@ -24,12 +24,12 @@ export interface RunsRuntime {
   logger?: Logger;
 }
 
-export type RunningRuns = RunningService<typeof runsConfigSchema>;
+export type RunningRuns = RunningService<typeof runsConfigSchema, RunsDeps>;
 
 /**
  * Starts the runs service: `main.ts` with process defaults; tests in-process with
- * `handleSignals: false`. Routes, then (in `start`) the outbox relay, the consumers and the watchdog;
- * shutdown stops them in reverse order.
+ * `handleSignals: false`. Compose (stores and peer clients), routes, then (in `start`) the outbox
+ * relay, the consumers and the watchdog; shutdown stops them in reverse order.
  */
 export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns> {
   try {
@@ -38,7 +38,7 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
     if (runtime.handleSignals === false) throw error;
     return exitOnConfigError(error);
   }
-  let deps: RunsDeps | undefined;
+  // The relay starts after the routes; until then a kick has nothing to wake.
   let relayKick = (): void => undefined;
   return runService({
     name: 'runs',
@@ -48,7 +48,7 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
     configSchema: runsConfigSchema,
     indexes: RUNS_INDEXES,
     runtime,
-    routes: (ctx) => {
+    compose: (ctx) => {
       const db = ctx.mongo?.db;
       if (!db) throw new Error('runs needs MongoDB');
       const { config, logger } = ctx;
@@ -56,7 +56,7 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
       const catalog = createHttpClient({ baseUrl: config.CATALOG_URL, caller: 'runs', internalToken, logger, peer: 'catalog' });
       const sandboxes = createHttpClient({ baseUrl: config.SANDBOXES_URL, caller: 'runs', internalToken, logger, peer: 'sandboxes' });
       ctx.onShutdown(() => Promise.all([catalog.close(), sandboxes.close()]).then(() => undefined), 'http clients');
-      deps = {
+      const deps: RunsDeps = {
         runs: new RunStore(db),
         events: new RunEventStore(db),
         idempotency: new IdempotencyStore(db),
@@ -76,14 +76,14 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
         },
         'runs configured',
       );
-      return [runsRoutes(deps, internalToken)];
+      return deps;
     },
-    start: async (ctx) => {
+    routes: (ctx, deps) => [runsRoutes(deps, ctx.config.INTERNAL_TOKEN ?? '')],
+    start: async (ctx, deps) => {
       const db = ctx.mongo?.db;
       const bus = ctx.bus;
-      if (!db || !bus || !deps) throw new Error('runs needs MongoDB and Kafka');
+      if (!db || !bus) throw new Error('runs needs MongoDB and Kafka');
       const { config, logger } = ctx;
-      const wired = deps;
 
       const relay = startOutboxRelay({ db, collections: [COLLECTIONS.runs], bus, logger });
       relayKick = () => relay.kick();
@@ -94,7 +94,7 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
       // What a sandbox could not know to redact: this service's own secrets (INTERNAL_TOKEN, MONGO_URL's password).
       const secrets = knownSecrets(configSecrets(runsFullConfigSchema, config));
       const deadlines = { startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS };
-      const consumer = await startRunConsumers(bus, { runs: wired.runs, events: wired.events, deadlines, logger, secrets }, {
+      const consumer = await startRunConsumers(bus, { runs: deps.runs, events: deps.events, deadlines, logger, secrets }, {
         groupId: config.RUNS_CONSUMER_GROUP,
         processed,
         sessionTimeoutMs: config.RUNS_CONSUMER_SESSION_TIMEOUT_MS,
@@ -102,11 +102,11 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
       ctx.onShutdown(() => consumer.stop(), 'consumers');
 
       const watchdog = startWatchdog({
-        runs: wired.runs,
+        runs: deps.runs,
         settings: { startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS },
         intervalMs: config.WATCHDOG_INTERVAL_MS,
         logger,
-        cancelInSandbox: (run) => requestSandboxCancel(wired, run._id, run.userId),
+        cancelInSandbox: (run) => requestSandboxCancel(deps, run._id, run.userId),
         kickOutbox: () => relay.kick(),
       });
       ctx.onShutdown(() => watchdog.stop(), 'watchdog');

@@ -42,7 +42,14 @@ export interface SandboxesRuntime {
   consumerSession?: { sessionTimeoutMs?: number; rebalanceTimeoutMs?: number; heartbeatIntervalMs?: number };
 }
 
-export type RunningSandboxes = RunningService<typeof sandboxesConfigSchema> & { deps: SessionDeps; lifecycle: LifecycleDeps };
+/** What compose builds: the harness sessions' dependencies and the public sandboxes'. */
+export interface SandboxesDeps {
+  sessions: SessionDeps;
+  lifecycle: LifecycleDeps;
+}
+
+/** The running service; tests reach the sessions' dependencies as `deps` and the public sandboxes' as `lifecycle`. */
+export type RunningSandboxes = Omit<RunningService<typeof sandboxesConfigSchema, SandboxesDeps>, 'deps'> & { deps: SessionDeps; lifecycle: LifecycleDeps };
 
 /** `CODEX_PATH` / `CLAUDE_CODE_PATH`: unset → the stand-in; `bundled` → the SDK's own CLI; else that path. */
 export function harnessExecutable(harness: HarnessName, configured: string | undefined): string | undefined {
@@ -51,10 +58,14 @@ export function harnessExecutable(harness: HarnessName, configured: string | und
   return configured;
 }
 
-/** Starts the sandboxes service: `main.ts` with process defaults; tests in-process with `handleSignals: false`. */
+/**
+ * Starts the sandboxes service: `main.ts` with process defaults; tests in-process with
+ * `handleSignals: false`. Compose (stores, provider, catalog client), routes, then (in `start`) the
+ * outbox relay, the keeper, the supervisor and the `runs.requested` consumer.
+ */
 export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<RunningSandboxes> {
-  let deps: SessionDeps | undefined;
-  let lifecycle: LifecycleDeps | undefined;
+  // Started in `start`; until then a kick has nothing to wake.
+  let relay: OutboxRelay | undefined;
   const { consumerSession, ...serviceRuntime } = runtime;
   // Before anything starts: a refused configuration, or isolation unavailable here, is one line and exit 1.
   let isolation: LocalIsolation | null;
@@ -74,7 +85,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
     developmentDefaults: sandboxesDevelopmentDefaults,
     indexes: SANDBOXES_INDEXES,
     runtime: serviceRuntime,
-    routes: (ctx) => {
+    compose: (ctx) => {
       const db = ctx.mongo?.db;
       const bus = ctx.bus;
       if (!db || !bus) throw new Error('the sandboxes service needs MongoDB and Kafka');
@@ -87,7 +98,6 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         peer: 'catalog',
       });
       ctx.onShutdown(() => catalogHttp.close(), 'catalog client');
-      let relay: OutboxRelay | undefined;
       const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
       // Redacted from every event, error, lifecycle payload and sandbox log this service publishes or keeps.
       const secrets = knownSecrets(configSecrets(sandboxesConfigSchema, config));
@@ -102,7 +112,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       }
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
       ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
-      deps = {
+      const sessions: SessionDeps = {
         instanceId,
         bus,
         sessions: new SessionStore(db),
@@ -125,12 +135,11 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         },
         logger: ctx.logger,
       };
-      const started = deps;
       // A session that ends frees its slot: the oldest queued run that fits starts.
-      started.live.onEnded(() => {
-        pumpQueue(started).catch((error: unknown) => ctx.logger.warn({ err: error }, 'run queue pump failed'));
+      sessions.live.onEnded(() => {
+        pumpQueue(sessions).catch((error: unknown) => ctx.logger.warn({ err: error }, 'run queue pump failed'));
       });
-      lifecycle = {
+      const lifecycle: LifecycleDeps = {
         instanceId,
         sandboxes: sandboxStore,
         logs: new SandboxLogStore(db),
@@ -153,47 +162,43 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         },
         logger: ctx.logger,
       };
-      // Registered first, so it runs last on shutdown: the ended sessions' `run.finished` go out first.
-      ctx.onShutdown(async () => {
-        if (relay) {
-          await relay.runOnce().catch(() => undefined);
-          await relay.stop();
-        }
-      }, 'outbox relay');
-      // Graceful shutdown: live sessions are aborted and reported failed `sandbox_lost`.
-      ctx.onShutdown(() => started.live.abortAll('shutdown', Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 3_000)), 'live sessions');
-      const startRelay = (): void => {
-        relay = startOutboxRelay({ db, collections: [COLLECTIONS.sessions], bus, logger: ctx.logger });
-      };
-      startRelay();
       ctx.logger.info(
-        { provider: provider.name, isolation: provider.name === 'local' ? config.SANDBOX_ISOLATION : 'pod', sandbox_root: config.SANDBOX_ROOT, codex: config.CODEX_PATH ?? 'stand-in', claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in', instance_id: started.instanceId },
+        { provider: provider.name, isolation: provider.name === 'local' ? config.SANDBOX_ISOLATION : 'pod', sandbox_root: config.SANDBOX_ROOT, codex: config.CODEX_PATH ?? 'stand-in', claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in', instance_id: sessions.instanceId },
         'sandboxes configured',
       );
-      return [sandboxesRoutes(started, lifecycle, config.INTERNAL_TOKEN)];
+      return { sessions, lifecycle };
     },
-    start: async (ctx) => {
+    routes: (ctx, deps) => [sandboxesRoutes(deps.sessions, deps.lifecycle, ctx.config.INTERNAL_TOKEN)],
+    start: async (ctx, { sessions, lifecycle }) => {
       const db = ctx.mongo?.db;
-      if (!deps || !lifecycle || !db || !ctx.bus) throw new Error('the sandboxes service was not configured');
-      const keeping = lifecycle;
-      const keeper = startKeeper(keeping, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
+      const bus = ctx.bus;
+      if (!db || !bus) throw new Error('the sandboxes service needs MongoDB and Kafka');
+      const shutdownGraceMs = Math.max(1_000, ctx.config.SHUTDOWN_TIMEOUT_MS - 3_000);
+      const outbox = startOutboxRelay({ db, collections: [COLLECTIONS.sessions], bus, logger: ctx.logger });
+      relay = outbox;
+      // Registered first, so it runs last on shutdown: the ended sessions' `run.finished` go out first.
+      ctx.onShutdown(async () => {
+        await outbox.runOnce().catch(() => undefined);
+        await outbox.stop();
+      }, 'outbox relay');
+      // Graceful shutdown: live sessions are aborted and reported failed `sandbox_lost`.
+      ctx.onShutdown(() => sessions.live.abortAll('shutdown', shutdownGraceMs), 'live sessions');
+      const keeper = startKeeper(lifecycle, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Public sandboxes are stopped (and snapshotted) at shutdown, while MongoDB is still there.
-      ctx.onShutdown(() => keeper.stop(Math.max(1_000, ctx.config.SHUTDOWN_TIMEOUT_MS - 3_000)), 'sandbox keeper');
-      const sessions = deps;
+      ctx.onShutdown(() => keeper.stop(shutdownGraceMs), 'sandbox keeper');
       // Hooks run in reverse: the queue closes first, the consumer stops, the supervisor stops, then
       // the queued runs are handed back (any instance adopts them), then live sessions are aborted.
       ctx.onShutdown(async () => {
         const handed = await sessions.sessions.handBack(sessions.instanceId);
         if (handed > 0) ctx.logger.info({ queued_runs: handed }, 'queued runs handed back: another instance (or this one restarted) takes them');
       }, 'queued runs');
-      const supervisor = startSupervisor(deps, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
+      const supervisor = startSupervisor(sessions, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Registered after the live-sessions hook, so it stops before them (hooks run in reverse).
       ctx.onShutdown(() => supervisor.stop(), 'session supervisor');
-      const consumer = await consumeRunRequested(ctx.bus, db, deps, consumerSession ? { session: consumerSession } : {});
+      const consumer = await consumeRunRequested(bus, db, sessions, consumerSession ? { session: consumerSession } : {});
       ctx.onShutdown(() => consumer.stop(), 'runs.requested consumer');
       ctx.onShutdown(() => sessions.queue.close(), 'run queue');
     },
   });
-  if (!deps || !lifecycle) throw new Error('the sandboxes service was not configured');
-  return Object.assign(service, { deps, lifecycle });
+  return { ...service, deps: service.deps.sessions, lifecycle: service.deps.lifecycle };
 }

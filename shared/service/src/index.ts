@@ -1,3 +1,3 @@
 export { PortInUseError, runService } from './runService.js';
-export type { RunningService, ServiceContext, ServiceDefinition, ServiceConfig, ShutdownHook } from './runService.js';
+export type { Compose, RunningService, ServiceContext, ServiceDefinition, ServiceConfig, ShutdownHook } from './runService.js';
 export { env } from '@ars/config';

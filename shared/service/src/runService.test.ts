@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { ConfigError } from '@ars/config';
 import { createLogger } from '@ars/logger';
 import { Router, ok } from '@ars/http-app';
-import { env, runService, type RunningService } from '@ars/service';
+import { env, runService, type RunningService, type ServiceContext } from '@ars/service';
 import { freePort } from '@ars/testenv';
 
 const logger = createLogger({ service: 'service-test', level: 'silent' });
@@ -65,6 +66,119 @@ describe('/readyz reports 200 only when every check passes, else 503 naming the 
   });
 });
 
+describe('compose builds the dependencies once, after config, Mongo and the bus, and every hook receives them', () => {
+  test('routes, readiness and start get the composed deps, typed; compose runs once', async () => {
+    let composed = 0;
+    const seen: { start?: object; readiness?: object } = {};
+    const service = await runService({
+      name: 'compose-test',
+      configSchema: { GREETING: env.string({ default: 'hello' }) },
+      compose: (ctx) => {
+        composed += 1;
+        return { greeting: ctx.config.GREETING, upstreamHealthy: () => true };
+      },
+      readiness: (_ctx, deps) => {
+        seen.readiness = deps;
+        return { upstream: async () => deps.upstreamHealthy() };
+      },
+      routes: (_ctx, deps) => {
+        const router = new Router();
+        const greeting: string = deps.greeting;
+        router.get('/greet', (c) => ok(c, { greeting }));
+        return [router];
+      },
+      start: (_ctx, deps) => {
+        seen.start = deps;
+      },
+      runtime: { ...inProcess, env: { PORT: String(await freePort()), GREETING: 'hi' } },
+    });
+    running.push(service);
+    expect(await (await fetch(`${service.url}/greet`)).json()).toEqual({ ok: true, data: { greeting: 'hi' } });
+    expect(await (await fetch(`${service.url}/readyz`)).json()).toEqual({
+      ok: true,
+      data: { status: 'ready', service: 'compose-test', checks: { upstream: { ok: true } } },
+    });
+    expect(composed).toBe(1);
+    expect(seen.readiness).toBe(service.deps);
+    expect(seen.start).toBe(service.deps);
+  });
+
+  test('an async compose is awaited before the hooks', async () => {
+    const service = await runService({
+      name: 'compose-async',
+      compose: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return { answer: 42 };
+      },
+      routes: (_ctx, deps) => {
+        const router = new Router();
+        router.get('/answer', (c) => ok(c, deps.answer));
+        return [router];
+      },
+      runtime: { ...inProcess, env: { PORT: String(await freePort()) } },
+    });
+    running.push(service);
+    expect(await (await fetch(`${service.url}/answer`)).json()).toEqual({ ok: true, data: 42 });
+  });
+
+  test('without compose, deps is undefined', async () => {
+    let received: unknown = 'not called';
+    const service = await runService({
+      name: 'no-compose',
+      start: (_ctx, deps) => {
+        received = deps;
+      },
+      runtime: { ...inProcess, env: { PORT: String(await freePort()) } },
+    });
+    running.push(service);
+    expect(received).toBeUndefined();
+    expect(service.deps).toBeUndefined();
+  });
+});
+
+describe('a compose that throws stops start-up with its error and closes what was opened', () => {
+  test('in-process: runService rejects with the error; hooks registered before the throw run; no route, readiness or start', async () => {
+    const closed: string[] = [];
+    const called: string[] = [];
+    const failure = new Error('the upstream client cannot be built');
+    const port = await freePort();
+    const starting = runService({
+      name: 'compose-throws',
+      compose: (ctx) => {
+        ctx.onShutdown(() => void closed.push('client'), 'client');
+        throw failure;
+      },
+      readiness: () => {
+        called.push('readiness');
+        return {};
+      },
+      routes: () => void called.push('routes'),
+      start: () => void called.push('start'),
+      runtime: { ...inProcess, env: { PORT: String(port) } },
+    });
+    await expect(starting).rejects.toBe(failure);
+    expect(closed).toEqual(['client']);
+    expect(called).toEqual([]);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  test('as a process: one line on stderr naming the service and the cause, exit 1', () => {
+    // Runs the built package (build first).
+    const script = `
+      import { runService } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+      await runService({ name: 'fixture', port: 1, compose: () => { throw new Error('no upstream'); } });
+      console.log('not reached');
+    `;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent' },
+    });
+    expect(result.stderr).toBe('fixture: cannot compose its dependencies: no upstream\n');
+    expect(result.stdout).toBe('');
+    expect(result.status).toBe(1);
+  });
+});
+
 const infrastructure = process.env.ARS_TEST_MONGO_URL && process.env.ARS_TEST_KAFKA_BROKERS ? describe : describe.skip;
 
 infrastructure('with MONGO_URL and KAFKA_BROKERS, Mongo is connected with its indexes and the bus is created; readiness includes both', () => {
@@ -96,5 +210,26 @@ infrastructure('with MONGO_URL and KAFKA_BROKERS, Mongo is connected with its in
     await mongo!.db.dropDatabase();
     expect(await service.shutdown()).toBe(0);
     await expect(mongo!.ping()).rejects.toThrow();
+  });
+
+  test('a compose that throws closes Mongo and the bus it was given', async () => {
+    let opened: ServiceContext | undefined;
+    const failure = new Error('cannot compose');
+    await expect(
+      runService({
+        name: 'infra-compose-throws',
+        compose: (ctx) => {
+          opened = ctx;
+          throw failure;
+        },
+        runtime: {
+          ...inProcess,
+          env: { PORT: String(await freePort()), MONGO_URL: process.env.ARS_TEST_MONGO_URL, KAFKA_BROKERS: process.env.ARS_TEST_KAFKA_BROKERS },
+        },
+      }),
+    ).rejects.toBe(failure);
+    expect(opened?.mongo).toBeDefined();
+    await expect(opened!.mongo!.ping()).rejects.toThrow();
+    expect(await opened!.bus!.isReady()).toBe(false);
   });
 });

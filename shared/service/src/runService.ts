@@ -46,7 +46,14 @@ export interface ServiceContext<S extends EnvSchema = EnvSchema> {
   onShutdown(hook: ShutdownHook, name?: string): void;
 }
 
-export interface ServiceDefinition<S extends EnvSchema = EnvSchema> {
+/** Builds what the hooks work with (stores, clients, settings) from the ready context; see `compose`. */
+export type Compose<S extends EnvSchema, D> = (ctx: ServiceContext<S>) => D | Promise<D>;
+
+/**
+ * A service's declaration. `D` is what `compose` returns: every hook after it receives it typed
+ * (list `compose` before the hooks in the object literal, so TypeScript infers `D` before typing them).
+ */
+export interface ServiceDefinition<S extends EnvSchema = EnvSchema, D = undefined> {
   /** The service name: logs, telemetry, Kafka client id, default database `ars_<name>`. */
   name: string;
   /** The default HTTP port (`PORT` overrides it; without it `PORT` is required). */
@@ -64,12 +71,18 @@ export interface ServiceDefinition<S extends EnvSchema = EnvSchema> {
   developmentDefaults?: (config: ServiceConfig<S>) => readonly DevelopmentDefault[];
   /** Indexes ensured at start-up (needs Mongo). */
   indexes?: readonly CollectionIndexes[];
-  /** Builds the routers to mount. */
-  routes?: (ctx: ServiceContext<S>) => readonly (Router | MountableRouter)[] | void | Promise<readonly (Router | MountableRouter)[] | void>;
-  /** Starts consumers, relays, timers — register their stop with `ctx.onShutdown`. Runs before HTTP listens. */
-  start?: (ctx: ServiceContext<S>) => Promise<void> | void;
+  /**
+   * The composition step: builds the service's dependencies once, after config, Mongo and the bus
+   * are ready and before readiness, routes and `start`; what it opens it closes with `ctx.onShutdown`.
+   * A throw stops start-up (one line on stderr, what was opened closed, exit 1). Without it, `deps` is undefined.
+   */
+  compose?: Compose<S, D>;
   /** Extra readiness checks beside Mongo ping and bus readiness. */
-  readiness?: Record<string, ReadinessCheck> | ((ctx: ServiceContext<S>) => Record<string, ReadinessCheck>);
+  readiness?: Record<string, ReadinessCheck> | ((ctx: ServiceContext<S>, deps: D) => Record<string, ReadinessCheck>);
+  /** Builds the routers to mount. */
+  routes?: (ctx: ServiceContext<S>, deps: D) => readonly (Router | MountableRouter)[] | void | Promise<readonly (Router | MountableRouter)[] | void>;
+  /** Starts consumers, relays, timers — register their stop with `ctx.onShutdown`. Runs before HTTP listens. */
+  start?: (ctx: ServiceContext<S>, deps: D) => Promise<void> | void;
   /** JSON body limit (default 1mb). */
   bodyLimit?: string;
   /** Requests the JSON body parser leaves to the route (see `@ars/http-app` `readRawBody`). */
@@ -87,8 +100,11 @@ export interface ServiceDefinition<S extends EnvSchema = EnvSchema> {
   };
 }
 
-export interface RunningService<S extends EnvSchema = EnvSchema> {
+/** A started service; `D` is what its `compose` built (`unknown` when only the service matters, as in a list of them). */
+export interface RunningService<S extends EnvSchema = EnvSchema, D = unknown> {
   context: ServiceContext<S>;
+  /** What `compose` built (undefined without it). */
+  deps: D;
   server: RunningServer;
   /** `http://host:port` */
   url: string;
@@ -99,10 +115,13 @@ export interface RunningService<S extends EnvSchema = EnvSchema> {
 /**
  * The runner every service's `main.ts` calls. Loads config (one line and exit 1 when wrong), starts
  * telemetry, connects Mongo (when `MONGO_URL` is set) and ensures indexes, creates the bus (when
- * `KAFKA_BROKERS` is set), builds the Koa app with readiness = Mongo ping + bus ready + extras, runs
- * `start`, listens on HOST:PORT and logs one `ready` line. SIGTERM/SIGINT shut it down gracefully.
+ * `KAFKA_BROKERS` is set), builds the Koa app, composes the dependencies, adds readiness = Mongo ping +
+ * bus ready + extras, mounts the routes, runs `start`, listens on HOST:PORT and logs one `ready` line.
+ * SIGTERM/SIGINT shut it down gracefully.
  */
-export async function runService<S extends EnvSchema = Record<never, never>>(definition: ServiceDefinition<S>): Promise<RunningService<S>> {
+export async function runService<S extends EnvSchema = Record<never, never>, D = undefined>(
+  definition: ServiceDefinition<S, D>,
+): Promise<RunningService<S, D>> {
   const runtime = definition.runtime ?? {};
   const exit = runtime.exit ?? ((code: number) => process.exit(code));
   const handleSignals = runtime.handleSignals ?? true;
@@ -237,28 +256,52 @@ export async function runService<S extends EnvSchema = Record<never, never>>(def
     const kafka = bus;
     if (db) checks.mongo = () => db.ping();
     if (kafka) checks.bus = () => kafka.isReady();
-    Object.assign(checks, typeof definition.readiness === 'function' ? definition.readiness(context) : definition.readiness);
-    const routers = (await definition.routes?.(context)) ?? [];
+    const deps = await composeDeps(definition, context);
+    Object.assign(checks, typeof definition.readiness === 'function' ? definition.readiness(context, deps) : definition.readiness);
+    const routers = (await definition.routes?.(context, deps)) ?? [];
     if (routers.length > 0) mountRouters(context.http, ...routers);
-    await definition.start?.(context);
+    await definition.start?.(context, deps);
 
     if (stopping) throw new Error('shut down during start-up');
     server = await startHttpServer(context.http, { host: config.HOST, port: config.PORT }).catch((error: unknown) => {
       throw portInUse(error) ? new PortInUseError(definition.name, config.HOST, config.PORT) : error;
     });
     logger.info({ address: server.url, host: server.host, port: server.port, mongo: Boolean(mongo), bus: Boolean(bus), telemetry: telemetry.enabled }, 'ready');
-    return { context, server, url: server.url, shutdown };
+    return { context, deps, server, url: server.url, shutdown };
   } catch (error) {
     if (error instanceof PortInUseError) {
       // One line a person (or the local stack, which reports it) reads; the structured log has it too.
       if (handleSignals) process.stderr.write(`${error.message}\n`);
       logger.fatal({ host: config.HOST, port: config.PORT }, 'port in use');
+    } else if (error instanceof ComposeError) {
+      // Like a configuration error: one line naming the cause, not a stack trace.
+      if (handleSignals) process.stderr.write(`${error.message}\n`);
+      logger.fatal({ err: error.cause }, 'compose failed');
     } else {
       logger.fatal({ err: error }, 'start-up failed');
     }
     await shutdown('start-up failed', 1);
     if (handleSignals) exit(1);
-    throw error;
+    // In-process callers (tests) see what compose threw, not the wrapper.
+    throw error instanceof ComposeError ? error.cause : error;
+  }
+}
+
+/** Runs `compose` (undefined without it), marking its failure so start-up can name it. */
+async function composeDeps<S extends EnvSchema, D>(definition: ServiceDefinition<S, D>, context: ServiceContext<S>): Promise<D> {
+  if (!definition.compose) return undefined as D;
+  try {
+    return await definition.compose(context);
+  } catch (error) {
+    throw new ComposeError(definition.name, error);
+  }
+}
+
+/** `compose` threw: the service cannot build its dependencies. */
+class ComposeError extends Error {
+  constructor(service: string, cause: unknown) {
+    super(`${service}: cannot compose its dependencies: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'ComposeError';
   }
 }
 

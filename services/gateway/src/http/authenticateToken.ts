@@ -2,7 +2,7 @@ import { AppError } from '@ars/errors';
 import type { Middleware } from '@ars/http-app';
 import { hashToken, isWellFormedToken } from '../domain/personalAccessTokens.js';
 import { missingScopeMessage, type Scope } from '../domain/scopes.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import type { Principal } from './state.js';
 
 /**

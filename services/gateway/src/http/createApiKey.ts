@@ -1,7 +1,7 @@
 import { ok, validateBody, type RouterMiddleware } from '@ars/http-app';
 import { displayPrefixOf, generateToken, hashToken } from '../domain/personalAccessTokens.js';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../domain/scopes.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { requestBody } from './requestBody.js';
 import { sessionPrincipalOf } from './sessionAuth.js';
 

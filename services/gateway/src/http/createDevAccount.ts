@@ -1,5 +1,5 @@
 import { ok, validateBody, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { requestBody } from './requestBody.js';
 import { startSession } from './sessionAuth.js';
 

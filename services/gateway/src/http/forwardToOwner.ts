@@ -3,7 +3,7 @@ import { clampLimit, ok, type RouterContext, type RouterMiddleware } from '@ars/
 import type { RequestOptions } from '@ars/http-client';
 import { idempotencyKeyProblem } from '@ars/idempotency';
 import type { PublicRoute } from '../domain/routeTable.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { requestBody } from './requestBody.js';
 import type { Peer } from '../peers.js';
 import { principalOf } from './authenticateToken.js';

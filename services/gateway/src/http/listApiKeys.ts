@@ -1,5 +1,5 @@
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import type { TokenDocument } from '../store/personalAccessTokens.js';
 import { sessionPrincipalOf } from './sessionAuth.js';
 

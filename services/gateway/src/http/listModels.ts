@@ -1,5 +1,5 @@
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { principalOf } from './authenticateToken.js';
 
 /** CONTRACT.md, Model: exactly these fields. */

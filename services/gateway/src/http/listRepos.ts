@@ -1,5 +1,5 @@
 import { clampLimit, ok, parseQuery, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { principalOf } from './authenticateToken.js';
 
 /** CONTRACT.md, Repo: exactly these fields. */

@@ -1,5 +1,5 @@
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { clearSessionCookie, sessionOf } from './sessionAuth.js';
 
 /** POST /api/session/logout: the session is deleted (its cookie no longer works anywhere) and the cookie cleared. */

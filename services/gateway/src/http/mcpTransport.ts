@@ -1,6 +1,6 @@
 import { isAppError } from '@ars/errors';
 import { readRawBody, type RouterContext, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { resolveBearer } from './authenticateToken.js';
 import { limitPerToken } from './rateLimits.js';
 

@@ -1,6 +1,6 @@
 import { Router, type Middleware, type RouterMiddleware } from '@ars/http-app';
 import { PUBLIC_PREFIX, PUBLIC_ROUTES, type PublicRoute } from '../domain/routeTable.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import type { Peer } from '../peers.js';
 import { authenticateToken, requireScope } from './authenticateToken.js';
 import { forwardToOwner } from './forwardToOwner.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@ars/errors';
 import type { Middleware } from '@ars/http-app';
 import { LIMITER_UNAVAILABLE, PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS, perTokenWindow, runStartExceededMessage, runStartWindows } from '../domain/limits.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import type { ConsumeResult, RateLimiter, RateWindow } from '../store/rateLimiter.js';
 import { principalOf } from './authenticateToken.js';
 

@@ -1,6 +1,6 @@
 import { AppError } from '@ars/errors';
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { describeApiKey } from './listApiKeys.js';
 import { sessionPrincipalOf } from './sessionAuth.js';
 

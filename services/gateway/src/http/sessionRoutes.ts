@@ -1,5 +1,5 @@
 import { Router } from '@ars/http-app';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { createApiKey } from './createApiKey.js';
 import { createDevAccount } from './createDevAccount.js';
 import { currentSession } from './currentSession.js';

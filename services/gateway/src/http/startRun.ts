@@ -3,7 +3,7 @@ import { ok, tooManyCharacters, validateBody, type RouterMiddleware } from '@ars
 import { requestHash } from '@ars/idempotency';
 import { MAX_PROMPT_LENGTH } from '../domain/limits.js';
 import type { PublicRoute } from '../domain/routeTable.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './deps.js';
 import { requestBody } from './requestBody.js';
 import { principalOf } from './authenticateToken.js';
 import { internalPath, publicError, requireIdempotencyKey } from './forwardToOwner.js';

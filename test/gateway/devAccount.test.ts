@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '@ars/stack';
-import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
+import { startGatewayUnderTest, type GatewayUnderTest } from '@ars/gateway/testing';
 import { startSystem, type System } from '../support/system.js';
 import { bearer, call, createToken, dataOf, errorOf, type Account } from '../support/accounts.js';
 

@@ -2,7 +2,7 @@
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { newRunsUser } from '../support/runs.js';
-import { letRunStartMinutePass } from '../gateway/support/runStartWindow.js';
+import { letRunStartMinutePass } from '@ars/gateway/testing';
 
 const system = systemForSuite();
 

@@ -1,8 +1,8 @@
 // The passing of a minute, without waiting for it: the user's minute window of run starts emptied in
 // Redis (what the window's own expiry does 60 s after a start), the hour and day windows untouched.
-import { runStartWindows } from '@ars/gateway';
 import { testInfrastructure } from '@ars/testenv';
 import { Redis } from 'ioredis';
+import { runStartWindows } from '../domain/limits.js';
 
 export async function letRunStartMinutePass(userId: string): Promise<void> {
   const minute = runStartWindows(userId).find((window) => window.windowMs === 60_000);

@@ -1,5 +1,5 @@
-import { startSystem, type System } from '../support/system.js';
-import { bearer, call, dataOf, tenant } from '../support/accounts.js';
+import { startSystem, type System } from '@ars/system-tests/support';
+import { bearer, call, dataOf, tenant } from '../testing/index.js';
 
 let system: System;
 let gateway: System['gateway'];

@@ -1,7 +1,5 @@
-import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
-import { startSystem, type System } from '../support/system.js';
-import { bearer, call, createToken, dataOf, errorOf, tenant, type Account, type Answer } from '../support/accounts.js';
-import { letRunStartMinutePass } from './support/runStartWindow.js';
+import { startSystem, type System } from '@ars/system-tests/support';
+import { bearer, call, createToken, dataOf, errorOf, letRunStartMinutePass, startGatewayUnderTest, startRunAt, tenant, type Account, type Answer, type GatewayUnderTest } from '../testing/index.js';
 
 let system: System;
 let gateway: System['gateway'];
@@ -26,11 +24,7 @@ afterAll(async () => {
 }, 60_000);
 
 function startRun(token: string, account: Account, key: string, body?: Record<string, unknown>): Promise<Answer<{ runId: string; replayed: boolean }>> {
-  return call(`${runsApi}/runs`, {
-    method: 'POST',
-    headers: { ...bearer(token), 'idempotency-key': key },
-    json: body ?? { repoId: account.repos[0]?.id, prompt: 'do it' },
-  });
+  return startRunAt(runsApi, token, account, key, body);
 }
 
 describe('per PAT: 60 requests per rolling 60 s, then 429 RATE_LIMITED with Retry-After: 60', () => {
@@ -172,51 +166,5 @@ describe('run starts per user: 10 per minute across all of the user\'s PATs, ind
     expect(errorOf(conflict).code).toBe('IDEMPOTENCY_CONFLICT');
     for (let i = 1; i < 10; i += 1) expect((await startRun(token.token, account, `ok-${i}`)).status).toBe(202);
     expect((await startRun(token.token, account, 'ok-10')).status).toBe(429);
-  });
-});
-
-describe('POST /runs: Idempotency-Key required, body validated, canonical body hash sent to runs', () => {
-  test('missing key is 400 saying it is required; a key over 200 characters is 400', async () => {
-    const { account, token } = await tenant(withRuns.baseUrl);
-    const missing = await call(`${runsApi}/runs`, { method: 'POST', headers: bearer(token.token), json: { repoId: account.repos[0]?.id, prompt: 'x' } });
-    expect(missing.status).toBe(400);
-    expect(errorOf(missing).message).toContain('Idempotency-Key header is required');
-    expect((await startRun(token.token, account, 'k'.repeat(200))).status).toBe(202);
-    const long = await startRun(token.token, account, 'k'.repeat(201));
-    expect(long.status).toBe(400);
-    expect(errorOf(long).message).toContain('200');
-  });
-
-  test.each([
-    [{ prompt: 'x' }, 'repoId is required'],
-    [{ repoId: 'r' }, 'prompt is required'],
-    [{ repoId: 'r', prompt: 'x', harness: 'gpt' }, 'harness must be one of codex, claude-code'],
-    [{ repoId: 'r', prompt: 'x'.repeat(100_001) }, 'prompt must be at most 100000 characters'],
-    [{ repoId: 'r', prompt: '😀'.repeat(100_001) }, 'prompt must be at most 100000 characters'],
-  ])('%j is 400 naming the field', async (body, message) => {
-    const { account, token } = await tenant(withRuns.baseUrl);
-    const answer = await startRun(token.token, account, 'v', body);
-    expect(answer.status).toBe(400);
-    expect(errorOf(answer).message).toBe(message);
-  });
-
-  test('key order and whitespace do not change the body hash: the second call is a replay', async () => {
-    const { account, token } = await tenant(withRuns.baseUrl);
-    const repoId = account.repos[0]?.id;
-    const first = await call<{ replayed: boolean }>(`${runsApi}/runs`, {
-      method: 'POST',
-      headers: { ...bearer(token.token), 'idempotency-key': 'order', 'content-type': 'application/json' },
-      body: JSON.stringify({ repoId, prompt: 'p', harness: 'codex' }),
-    });
-    const second = await call<{ replayed: boolean }>(`${runsApi}/runs`, {
-      method: 'POST',
-      headers: { ...bearer(token.token), 'idempotency-key': 'order', 'content-type': 'application/json' },
-      body: `{ "harness" : "codex",\n "prompt": "p", "repoId": ${JSON.stringify(repoId)} }`,
-    });
-    expect(dataOf(first).replayed).toBe(false);
-    expect(dataOf(second).replayed).toBe(true);
-    const sent = withRuns.runs.received.filter((r) => r.userId === account.userId);
-    expect(sent[0]?.bodyHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(sent[1]?.bodyHash).toBe(sent[0]?.bodyHash);
   });
 });

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { startGateway } from '@ars/gateway';
 import { createLogger } from '@ars/logger';
 import { freePort, testInfrastructure } from '@ars/testenv';
+import { startGateway } from '../index.js';
 import { startEmptyPeer, startRunsStandIn, type EmptyPeer, type RunsStandIn } from './peerStandIns.js';
-import type { System } from '../../support/system.js';
 
 export interface GatewayUnderTest {
   baseUrl: string;
@@ -15,9 +14,18 @@ export interface GatewayUnderTest {
   stop(): Promise<void>;
 }
 
+/**
+ * What the gateway under test takes from the running system (the system tests' `System` fits): the
+ * internal token its services accept and its catalog's internal API.
+ */
+export interface RunningSystem {
+  internalToken: string;
+  stack: { services: { catalog: { url: string } } };
+}
+
 export interface GatewayOptions {
   /** The running system whose catalog this gateway composes from. */
-  system: System;
+  system: RunningSystem;
   /** Another Redis than the suite's (the outage test stops its own). */
   redisUrl?: string;
   env?: Record<string, string>;

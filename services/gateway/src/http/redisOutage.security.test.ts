@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '@ars/testenv';
-import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
-import { startSystem, type System } from '../support/system.js';
-import { bearer, call, errorOf, tenant } from '../support/accounts.js';
+import { startSystem, type System } from '@ars/system-tests/support';
+import { bearer, call, errorOf, startGatewayUnderTest, tenant, type GatewayUnderTest } from '../testing/index.js';
 
 /** A private redis-server this test stops and starts again on the same port. */
 async function startRedis(port: number): Promise<ChildProcess> {

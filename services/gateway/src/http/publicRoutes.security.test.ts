@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
-import { PUBLIC_ROUTES } from '@ars/gateway';
-import { startSystem, type System } from '../support/system.js';
-import { bearer, call, createToken, dataOf, errorOf, tenant } from '../support/accounts.js';
+import { PUBLIC_ROUTES } from '../domain/routeTable.js';
+import { startSystem, type System } from '@ars/system-tests/support';
+import { bearer, call, createToken, dataOf, errorOf, tenant, type CreatedToken } from '../testing/index.js';
 
 let system: System;
 let gateway: System['gateway'];
@@ -14,6 +14,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await system?.stop();
 }, 60_000);
+
+async function freshToken(): Promise<CreatedToken> {
+  return (await tenant(gateway.baseUrl)).token;
+}
+
 
 /** A concrete URL and body for a route of the index. */
 function requestFor(route: (typeof PUBLIC_ROUTES)[number]): { url: string; init: RequestInit & { json?: unknown } } {
@@ -147,5 +152,28 @@ describe('tenancy: another user\'s resources are 404, never 403', () => {
     }
     const cancel = await call(`${api}/runs/${runId}/cancel`, { method: 'POST', headers: bearer(b.token.token) });
     expect(cancel.status).toBe(404);
+  });
+});
+
+describe('the body is read only after authentication, and a bad body counts against the PAT', () => {
+  test('malformed JSON without a token is 401, not 400', async () => {
+    const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    expect(answer.status).toBe(401);
+  });
+
+  test('60 malformed bodies with one PAT, then the 61st request is 429', async () => {
+    const token = await freshToken();
+    for (let i = 0; i < 60; i += 1) {
+      const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{' });
+      expect(answer.status).toBe(400);
+    }
+    expect((await call(`${api}/agents`, { headers: bearer(token.token) })).status).toBe(429);
+  });
+
+  test('a read-only token sending a write route a malformed body gets 403 (scope before body)', async () => {
+    const { account } = await tenant(gateway.baseUrl);
+    const readOnly = await createToken(gateway.baseUrl, account, { name: 'ro', scopes: ['read'] });
+    const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { ...bearer(readOnly.token), 'content-type': 'application/json' }, body: '{' });
+    expect(answer.status).toBe(403);
   });
 });

@@ -1,7 +1,5 @@
-import { startGatewayUnderTest, type GatewayUnderTest } from './support/gatewayUnderTest.js';
-import { startSystem, type System } from '../support/system.js';
-import { bearer, call, createToken, errorOf, tenant, type CreatedToken } from '../support/accounts.js';
-import { newRunsUser } from '../support/runs.js';
+import { newRunsUser, startSystem, type System } from '@ars/system-tests/support';
+import { bearer, call, errorOf, startGatewayUnderTest, tenant, type CreatedToken, type GatewayUnderTest } from '../testing/index.js';
 
 let system: System;
 let gateway: System['gateway'];
@@ -43,29 +41,6 @@ describe('malformed JSON, a wrong content type and an oversized body are 400 BAD
     const answer = await call(`${api}/automations`, { method: 'POST', headers: bearer(token.token), json: { name: 'x'.repeat(1_100_000) } });
     expect(answer.status).toBe(400);
     expect(errorOf(answer).message).toBe('Request body exceeds the 1mb limit');
-  });
-});
-
-describe('the body is read only after authentication, and a bad body counts against the PAT', () => {
-  test('malformed JSON without a token is 401, not 400', async () => {
-    const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
-    expect(answer.status).toBe(401);
-  });
-
-  test('60 malformed bodies with one PAT, then the 61st request is 429', async () => {
-    const token = await freshToken();
-    for (let i = 0; i < 60; i += 1) {
-      const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{' });
-      expect(answer.status).toBe(400);
-    }
-    expect((await call(`${api}/agents`, { headers: bearer(token.token) })).status).toBe(429);
-  });
-
-  test('a read-only token sending a write route a malformed body gets 403 (scope before body)', async () => {
-    const { account } = await tenant(gateway.baseUrl);
-    const readOnly = await createToken(gateway.baseUrl, account, { name: 'ro', scopes: ['read'] });
-    const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { ...bearer(readOnly.token), 'content-type': 'application/json' }, body: '{' });
-    expect(answer.status).toBe(403);
   });
 });
 

@@ -6,6 +6,12 @@ export interface FieldCause {
   message: string;
 }
 
+/** What validating one object found: the name it gets ('' when it has none) and the causes (none: valid). */
+export interface Validation {
+  name: string;
+  causes: FieldCause[];
+}
+
 /** A JSON object as the API server receives it (nothing about it is trusted). */
 export type Json = Record<string, unknown>;
 

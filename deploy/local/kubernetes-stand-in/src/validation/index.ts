@@ -1,5 +1,4 @@
-export type { FieldCause } from './causes.js';
-export type { Validation } from './pod.js';
+export type { FieldCause, Validation } from './causes.js';
 export { validatePod } from './pod.js';
 export { validateSecret } from './secret.js';
 export { validateNetworkPolicy } from './networkPolicy.js';

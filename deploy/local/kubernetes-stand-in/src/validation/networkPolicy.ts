@@ -2,11 +2,10 @@
 // NetworkPolicySpec, NetworkPolicyPeer, NetworkPolicyPort, IPBlock). The JSON field of a rule's
 // sources is `from` (client-node's model calls it `_from`; the server drops unknown fields, so a
 // `_from` would silently allow every source).
-import { invalid, isObject, listOf, notSupported, required, type FieldCause, type Json } from './causes.js';
+import { invalid, isObject, listOf, notSupported, required, type FieldCause, type Json, type Validation } from './causes.js';
 import { isStrictSubset, parseCidr } from './cidr.js';
 import { checkLabelSelector, checkObjectMeta } from './meta.js';
 import { isPortName, PORT_NAME_HELP } from './names.js';
-import type { Validation } from './pod.js';
 
 const POLICY_TYPES = ['Ingress', 'Egress'] as const;
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const;

@@ -1,15 +1,9 @@
 // A Pod as the API server validates it on create (the core/v1 Pod reference: PodSpec, Container,
 // Volume, VolumeMount, EnvVar, ContainerPort, ResourceRequirements).
-import { duplicate, forbidden, invalid, isObject, listOf, notFound, notSupported, required, type FieldCause, type Json } from './causes.js';
+import { duplicate, forbidden, invalid, isObject, listOf, notFound, notSupported, required, type FieldCause, type Json, type Validation } from './causes.js';
 import { checkLabels, checkObjectMeta } from './meta.js';
 import { CONFIG_KEY_HELP, DNS_LABEL_HELP, DNS_SUBDOMAIN_HELP, ENV_VAR_NAME_HELP, isConfigKey, isDnsLabel, isDnsSubdomain, isEnvVarName, isPortName, PORT_NAME_HELP } from './names.js';
 import { parseQuantity, QUANTITY_HELP } from './quantity.js';
-
-export interface Validation {
-  /** The name the object gets ('' when it has none). */
-  name: string;
-  causes: FieldCause[];
-}
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;

@@ -1,9 +1,8 @@
 // A Secret as the API server validates it on create (the core/v1 Secret reference): data keys,
 // base64 values, the 1 MiB cap, and the keys the built-in types require.
 import { CONFIG_KEY_HELP, isConfigKey } from './names.js';
-import { entriesOf, invalid, isObject, required, tooLong, type FieldCause, type Json } from './causes.js';
+import { entriesOf, invalid, isObject, required, tooLong, type FieldCause, type Json, type Validation } from './causes.js';
 import { checkObjectMeta } from './meta.js';
-import type { Validation } from './pod.js';
 
 const MAX_SECRET_BYTES = 1024 * 1024;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { importBoundaries } from './scripts/importBoundaries.js';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.stack/**'] },
@@ -19,4 +20,6 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // What may import what across workspaces (scripts/importBoundaries.js).
+  ...importBoundaries(new URL('.', import.meta.url).pathname),
 );

@@ -1,5 +1,5 @@
 // The sandboxes SERVICE wired with SANDBOX_PROVIDER=kubernetes against the stand-in Kubernetes API
-// server (src/testing/kubernetesStandIn.ts): runs from `runs.requested`, and public sandboxes through
+// server (@ars/kubernetes-stand-in, deploy/local/kubernetes-stand-in): runs from `runs.requested`, and public sandboxes through
 // the internal routes, each in a Pod the stand-in runs as local processes. The harness CLIs are the
 // stand-ins of bin/ (local paths, which exist "in the Pod" here). See
 // src/providers/kubernetes/README.md for what the stand-in shows and what it cannot.
@@ -9,7 +9,7 @@ import { assertStandInsBuilt } from './harness/testing.js';
 import { secretName } from './providers/kubernetes/podManifest.js';
 import { NAMESPACE } from './providers/kubernetes/testing.js';
 import type { LifecycleEventView, SandboxLogsView, SandboxView } from './domain/sandboxView.js';
-import { KubernetesStandIn } from './testing/kubernetesStandIn.js';
+import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
 import { commitToBare, gitIn, startSandboxesKit, type SandboxesKit, type TestRepo } from './testing/sandboxesKit.js';
 
 jest.setTimeout(180_000);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
-import { KubernetesStandIn } from '../../testing/kubernetesStandIn.js';
+import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
 import { KubernetesError, KubernetesPods } from './kubernetesPods.js';
 import { bareRepository, client, manifests, NAMESPACE, output, type BareRepository } from './testing.js';
 

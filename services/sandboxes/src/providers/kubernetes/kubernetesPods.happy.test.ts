@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { KubernetesStandIn } from '../../testing/kubernetesStandIn.js';
+import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
 import { bareRepository, client, manifests, NAMESPACE, output, type BareRepository } from './testing.js';
 import { REPO_DIR } from './podManifest.js';
 

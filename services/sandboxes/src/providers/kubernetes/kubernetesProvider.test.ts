@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runHarness, standInExecutable, type HarnessEvent, type HarnessName } from '../../harness/index.js';
 import { assertStandInsBuilt, eventually, isAlive } from '../../harness/testing.js';
-import { KubernetesStandIn } from '../../testing/kubernetesStandIn.js';
+import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
 import { AllocationError, type AllocateRequest, type AllocatedSandbox, type HarnessLaunch } from '../provider.js';
 import { KubernetesProvider } from './kubernetesProvider.js';
 import { kubernetesSettings } from './settings.js';

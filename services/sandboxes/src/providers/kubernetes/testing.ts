@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubernetesStandIn } from '../../testing/kubernetesStandIn.js';
+import type { KubernetesStandIn } from '@ars/kubernetes-stand-in';
 import { KubernetesPods } from './kubernetesPods.js';
 import { buildSandboxManifests, type SandboxManifests, type SandboxPodInput } from './podManifest.js';
 

@@ -1,7 +1,9 @@
+// The provider's Kubernetes client against the stand-in API server (@ars/kubernetes-stand-in): what
+// client-node makes of its answers. The stand-in's own rules are tested in its package.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubernetesError } from '../providers/kubernetes/kubernetesPods.js';
-import { bareRepository, client, manifests, NAMESPACE, type BareRepository } from '../providers/kubernetes/testing.js';
-import { KubernetesStandIn } from './kubernetesStandIn.js';
+import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
+import { KubernetesError } from './kubernetesPods.js';
+import { bareRepository, client, manifests, NAMESPACE, type BareRepository } from './testing.js';
 
 let standIn: KubernetesStandIn;
 let repo: BareRepository;
@@ -28,34 +30,7 @@ async function request(method: string, path: string, body?: unknown, token: stri
 
 const POD = `/api/v1/namespaces/${NAMESPACE}/pods`;
 
-function pod(overrides: Record<string, unknown> = {}, container: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'valid-name' },
-    spec: { containers: [{ name: 'main', image: 'busybox', ...container }] },
-    ...overrides,
-  };
-}
-
 describe('the stand-in rejects an invalid manifest like the API server (422 Status with causes)', () => {
-  it.each([
-    ['missing containers', pod({ spec: { containers: [] } }), 'spec.containers', 'FieldValueRequired'],
-    ['a bad name', pod({ metadata: { name: 'Bad_Name' } }), 'metadata.name', 'FieldValueInvalid'],
-    ['no name', pod({ metadata: {} }), 'metadata.name', 'FieldValueRequired'],
-    ['an invalid quantity', pod({}, { resources: { limits: { cpu: 'lots' } } }), 'spec.containers[0].resources.limits[cpu]', 'FieldValueInvalid'],
-    ['a request above its limit', pod({}, { resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } }), 'spec.containers[0].resources.requests', 'FieldValueInvalid'],
-    ['a missing image', pod({}, { image: '' }), 'spec.containers[0].image', 'FieldValueRequired'],
-    ['a mount of an unknown volume', pod({}, { volumeMounts: [{ name: 'nope', mountPath: '/x' }] }), 'spec.containers[0].volumeMounts[0].name', 'FieldValueNotFound'],
-    ['an unknown restart policy', pod({ spec: { restartPolicy: 'Sometimes', containers: [{ name: 'main', image: 'busybox' }] } }), 'spec.restartPolicy', 'FieldValueNotSupported'],
-  ])('%s', async (_what, body, field, reason) => {
-    const { status, json } = await request('POST', POD, body);
-    expect(status).toBe(422);
-    expect(json).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422 });
-    expect(json.message).toMatch(/^Pod "[^"]*" is invalid: /);
-    expect((json.details as { causes: unknown[] }).causes).toContainEqual(expect.objectContaining({ field, reason }));
-  });
-
   it('says the same to client-node, which the client maps to `invalid`', async () => {
     const made = manifests({ cloneUrl: repo.url });
     const main = made.pod.spec?.containers[0];
@@ -69,16 +44,6 @@ describe('the stand-in rejects an invalid manifest like the API server (422 Stat
     expect(error).toBeInstanceOf(KubernetesError);
     expect((error as KubernetesError).reason).toBe('invalid');
     expect((error as KubernetesError).message).toContain('spec.containers[0].resources.limits[cpu]: Invalid value: "lots"');
-  });
-});
-
-describe('the stand-in checks the bearer token and the namespace', () => {
-  it('answers 401 Unauthorized without a known token, 404 for an unknown namespace on create, 400 for a mismatched namespace', async () => {
-    expect((await request('GET', `${POD}/x`, undefined, null)).json).toMatchObject({ reason: 'Unauthorized', code: 401 });
-    expect((await request('GET', `${POD}/x`, undefined, 'guess')).status).toBe(401);
-    expect((await request('POST', '/api/v1/namespaces/absent/pods', pod())).json).toMatchObject({ code: 404, message: 'namespaces "absent" not found', details: { kind: 'namespaces' } });
-    expect((await request('POST', POD, pod({ metadata: { name: 'x', namespace: 'other' } }))).status).toBe(400);
-    expect((await request('GET', `${POD}/x`)).json).toMatchObject({ code: 404, message: 'pods "x" not found', reason: 'NotFound' });
   });
 });
 

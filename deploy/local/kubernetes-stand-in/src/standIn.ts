@@ -1,10 +1,11 @@
 // A stand-in Kubernetes API server for tests (no cluster is available here). It answers the REST
-// paths and shapes @kubernetes/client-node calls for Pods and Secrets, the Pod log, and the exec
+// paths and shapes @kubernetes/client-node calls for Pods, Secrets and NetworkPolicies, the Pod log, and the exec
 // WebSocket (channel protocol v5/v4), checks bearer tokens and Role-like rules, rejects manifests
 // the way the API server's validation does (422 `Status` with causes), records every call, and
 // "runs" a Pod on this machine: init containers are run as local processes in a per-pod temporary
 // directory standing for the `/workspace` volume, and execs are local processes in it. It is not a
-// cluster: see services/sandboxes/src/providers/kubernetes/README.md for what it checks and what not.
+// cluster: see this package's README for what it checks and what not. Its validation
+// (src/validation/) is written from the Kubernetes API documentation, never from the code it tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -14,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { V1Container, V1ContainerStatus, V1Pod, V1Secret, V1Status, V1StatusCause } from '@kubernetes/client-node';
-import { isDnsLabel, isDnsSubdomain, isLabelKey, isLabelValue, isQuantity, quantityValue } from '../providers/kubernetes/podManifest.js';
+import type { V1Container, V1ContainerStatus, V1NetworkPolicy, V1Pod, V1Secret, V1Status, V1StatusCause } from '@kubernetes/client-node';
+import { validateNetworkPolicy, validatePod, validateSecret } from './validation/index.js';
 
 /** A Role rule: resources such as `pods`, `pods/exec`, `pods/log`, `secrets`; verbs such as `create`, `get`, `list`, `delete` (`*` for all). */
 export interface StandInRule {
@@ -40,7 +41,7 @@ export interface RecordedCall {
   method: string;
   path: string;
   query: Record<string, string[]>;
-  /** `pods`, `pods/log`, `pods/exec`, `secrets`, or '' for an unknown path. */
+  /** `pods`, `pods/log`, `pods/exec`, `secrets`, `networkpolicies`, or '' for an unknown path. */
   resource: string;
   verb: string;
   namespace: string | null;
@@ -83,109 +84,12 @@ function notFound(kind: string, name: string): HttpStatus {
   return statusOf(404, 'NotFound', `${kind} "${name}" not found`, { name, kind });
 }
 
+const KIND_LABEL: Record<string, string> = { pods: 'Pod', secrets: 'Secret', networkpolicies: 'NetworkPolicy' };
+
 function invalid(kind: string, name: string, causes: V1StatusCause[]): HttpStatus {
   const text = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
-  const label = kind === 'pods' ? 'Pod' : 'Secret';
+  const label = KIND_LABEL[kind] ?? kind;
   return statusOf(422, 'Invalid', `${label} "${name}" is invalid: ${causes.length > 1 ? `[${text}]` : text}`, { name, kind, causes });
-}
-
-function cause(field: string, reason: string, message: string): V1StatusCause {
-  return { field, reason, message };
-}
-
-const DNS_LABEL_HELP = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS_SUBDOMAIN_HELP = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-
-function validateLabels(labels: unknown, field: string, causes: V1StatusCause[]): void {
-  if (labels === undefined || labels === null) return;
-  if (typeof labels !== 'object') {
-    causes.push(cause(field, 'FieldValueInvalid', 'Invalid value: must be a map of strings'));
-    return;
-  }
-  for (const [key, value] of Object.entries(labels as Record<string, unknown>)) {
-    if (!isLabelKey(key)) causes.push(cause(field, 'FieldValueInvalid', `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.'`));
-    if (typeof value !== 'string' || !isLabelValue(value)) {
-      causes.push(cause(`${field}`, 'FieldValueInvalid', `Invalid value: "${String(value)}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`));
-    }
-  }
-}
-
-function validateName(name: unknown, causes: V1StatusCause[]): string {
-  if (typeof name !== 'string' || name === '') {
-    causes.push(cause('metadata.name', 'FieldValueRequired', 'Required value: name or generateName is required'));
-    return '';
-  }
-  if (!isDnsSubdomain(name)) causes.push(cause('metadata.name', 'FieldValueInvalid', `Invalid value: "${name}": ${DNS_SUBDOMAIN_HELP}`));
-  return name;
-}
-
-function validateContainer(container: V1Container, field: string, volumes: Set<string>, names: Set<string>, causes: V1StatusCause[]): void {
-  if (!container.name) causes.push(cause(`${field}.name`, 'FieldValueRequired', 'Required value'));
-  else if (!isDnsLabel(container.name)) causes.push(cause(`${field}.name`, 'FieldValueInvalid', `Invalid value: "${container.name}": ${DNS_LABEL_HELP}`));
-  else if (names.has(container.name)) causes.push(cause(`${field}.name`, 'FieldValueDuplicate', `Duplicate value: "${container.name}"`));
-  else names.add(container.name);
-  if (!container.image || !container.image.trim()) causes.push(cause(`${field}.image`, 'FieldValueRequired', 'Required value'));
-  const resources = container.resources ?? {};
-  const parsed: Record<'requests' | 'limits', Record<string, number>> = { requests: {}, limits: {} };
-  for (const kind of ['requests', 'limits'] as const) {
-    for (const [resource, value] of Object.entries(resources[kind] ?? {})) {
-      const text = String(value);
-      const number = isQuantity(text) ? quantityValue(text) : null;
-      if (number === null) {
-        causes.push(cause(`${field}.resources.${kind}[${resource}]`, 'FieldValueInvalid', `Invalid value: "${text}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`));
-      } else parsed[kind][resource] = number;
-    }
-  }
-  for (const [resource, request] of Object.entries(parsed.requests)) {
-    const limit = parsed.limits[resource];
-    if (limit !== undefined && request > limit) {
-      causes.push(cause(`${field}.resources.requests`, 'FieldValueInvalid', `Invalid value: "${String(resources.requests?.[resource])}": must be less than or equal to ${resource} limit of ${String(resources.limits?.[resource])}`));
-    }
-  }
-  (container.volumeMounts ?? []).forEach((mount, index) => {
-    if (!volumes.has(mount.name)) causes.push(cause(`${field}.volumeMounts[${index}].name`, 'FieldValueNotFound', `Not found: "${mount.name}"`));
-    if (!mount.mountPath) causes.push(cause(`${field}.volumeMounts[${index}].mountPath`, 'FieldValueRequired', 'Required value'));
-  });
-}
-
-function validatePod(pod: V1Pod): { name: string; causes: V1StatusCause[] } {
-  const causes: V1StatusCause[] = [];
-  const name = validateName(pod.metadata?.name, causes);
-  validateLabels(pod.metadata?.labels, 'metadata.labels', causes);
-  const spec = pod.spec;
-  if (!spec) {
-    causes.push(cause('spec', 'FieldValueRequired', 'Required value'));
-    return { name, causes };
-  }
-  const volumes = new Set<string>();
-  (spec.volumes ?? []).forEach((volume, index) => {
-    if (!volume.name || !isDnsLabel(volume.name)) causes.push(cause(`spec.volumes[${index}].name`, 'FieldValueInvalid', `Invalid value: "${volume.name}": ${DNS_LABEL_HELP}`));
-    else if (volumes.has(volume.name)) causes.push(cause(`spec.volumes[${index}].name`, 'FieldValueDuplicate', `Duplicate value: "${volume.name}"`));
-    volumes.add(volume.name);
-  });
-  if (!spec.containers || spec.containers.length === 0) causes.push(cause('spec.containers', 'FieldValueRequired', 'Required value'));
-  const names = new Set<string>();
-  (spec.initContainers ?? []).forEach((container, index) => validateContainer(container, `spec.initContainers[${index}]`, volumes, names, causes));
-  (spec.containers ?? []).forEach((container, index) => validateContainer(container, `spec.containers[${index}]`, volumes, names, causes));
-  const policy = spec.restartPolicy;
-  if (policy !== undefined && !['Always', 'OnFailure', 'Never'].includes(policy)) {
-    causes.push(cause('spec.restartPolicy', 'FieldValueNotSupported', `Unsupported value: "${policy}": supported values: "Always", "OnFailure", "Never"`));
-  }
-  validateLabels(spec.nodeSelector, 'spec.nodeSelector', causes);
-  return { name, causes };
-}
-
-function validateSecret(secret: V1Secret): { name: string; causes: V1StatusCause[] } {
-  const causes: V1StatusCause[] = [];
-  const name = validateName(secret.metadata?.name, causes);
-  validateLabels(secret.metadata?.labels, 'metadata.labels', causes);
-  for (const key of [...Object.keys(secret.data ?? {}), ...Object.keys(secret.stringData ?? {})]) {
-    if (!/^[-._a-zA-Z0-9]+$/.test(key)) causes.push(cause(`data[${key}]`, 'FieldValueInvalid', `Invalid value: "${key}": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`));
-  }
-  for (const [key, value] of Object.entries(secret.data ?? {})) {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) causes.push(cause(`data[${key}]`, 'FieldValueInvalid', 'Invalid value: not base64'));
-  }
-  return { name, causes };
 }
 
 function tailOf(text: string, lines: number): string {
@@ -209,6 +113,7 @@ export class KubernetesStandIn {
   private readonly namespaces: Set<string>;
   private readonly pods = new Map<string, PodState>();
   private readonly secrets = new Map<string, V1Secret>();
+  private readonly policies = new Map<string, V1NetworkPolicy>();
   private readonly wss: WebSocketServer;
   private readonly workspacePath: string;
   private readonly protocols: string[];
@@ -254,6 +159,10 @@ export class KubernetesStandIn {
     return this.secrets.get(`${namespace}/${name}`);
   }
 
+  networkPolicy(namespace: string, name: string): V1NetworkPolicy | undefined {
+    return this.policies.get(`${namespace}/${name}`);
+  }
+
   /** The local directory standing for the Pod's `/workspace` volume (removed when the Pod is deleted). */
   workspaceOf(namespace: string, name: string): string | undefined {
     return this.pods.get(`${namespace}/${name}`)?.dir;
@@ -275,7 +184,9 @@ export class KubernetesStandIn {
   // ---- HTTP ---------------------------------------------------------------------------------
 
   private route(method: string, url: URL): Omit<RecordedCall, 'status' | 'method' | 'path' | 'query'> {
-    const match = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|secrets)(?:\/([^/]+)(?:\/(log|exec))?)?$/.exec(url.pathname);
+    const match =
+      /^\/api\/v1\/namespaces\/([^/]+)\/(pods|secrets)(?:\/([^/]+)(?:\/(log|exec))?)?$/.exec(url.pathname) ??
+      /^\/apis\/networking\.k8s\.io\/v1\/namespaces\/([^/]+)\/(networkpolicies)(?:\/([^/]+))?()$/.exec(url.pathname);
     if (!match) return { resource: '', verb: '', namespace: null, name: null };
     const [, namespace = '', kind = '', name, sub] = match;
     const resource = sub ? `${kind}/${sub}` : kind;
@@ -365,6 +276,7 @@ export class KubernetesStandIn {
         return { status: 200, json: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: 'secrets', uid: stored.metadata?.uid } } };
       }
     }
+    if (route.resource === 'networkpolicies') return this.dispatchNetworkPolicy(method, namespace, name, body);
     if (route.resource === 'pods') {
       if (method === 'POST' && name === null) {
         if (!this.namespaces.has(namespace)) throw notFound('namespaces', namespace);
@@ -410,6 +322,30 @@ export class KubernetesStandIn {
       const limitBytes = url.searchParams.get('limitBytes');
       if (limitBytes !== null) text = Buffer.from(text, 'utf8').subarray(0, Math.max(1, Number(limitBytes))).toString('utf8');
       return { status: 200, text };
+    }
+    throw statusOf(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+
+  private dispatchNetworkPolicy(method: string, namespace: string, name: string | null, body: unknown): { status: number; json: unknown } {
+    if (method === 'POST' && name === null) {
+      if (!this.namespaces.has(namespace)) throw notFound('namespaces', namespace);
+      const policy = (body ?? {}) as V1NetworkPolicy;
+      this.checkNamespace(policy.metadata?.namespace, namespace);
+      const { name: policyName, causes } = validateNetworkPolicy(policy);
+      if (causes.length > 0) throw invalid('networkpolicies', policyName, causes);
+      const key = `${namespace}/${policyName}`;
+      if (this.policies.has(key)) throw statusOf(409, 'AlreadyExists', `networkpolicies.networking.k8s.io "${policyName}" already exists`, { name: policyName, kind: 'networkpolicies' });
+      const stored: V1NetworkPolicy = { ...policy, apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: this.metadata(policy.metadata, policyName, namespace) };
+      this.policies.set(key, stored);
+      return { status: 201, json: stored };
+    }
+    if (name === null) throw statusOf(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    const stored = this.policies.get(`${namespace}/${name}`);
+    if (!stored) throw notFound('networkpolicies.networking.k8s.io', name);
+    if (method === 'GET') return { status: 200, json: stored };
+    if (method === 'DELETE') {
+      this.policies.delete(`${namespace}/${name}`);
+      return { status: 200, json: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: 'networking.k8s.io', kind: 'networkpolicies', uid: stored.metadata?.uid } } };
     }
     throw statusOf(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   }

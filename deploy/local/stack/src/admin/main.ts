@@ -1,8 +1,11 @@
+// The admin command of the local stack (a development tool: it reads the running stack's
+// .stack/stack.json, so it lives with the stack, not in the gateway it calls).
 // `npm run --silent admin -- dev-account --json` (from the repository root, with the stack running).
 // `npm run --silent admin -- redrive-dlq <topic> [--group <consumer group>] [--dry-run] [--limit N] [--json]`.
 import { resolve } from 'node:path';
 import { isTopicName, redriveDeadLetters, type BaseTopicName, type RedriveLine, type RedriveSummary } from '@ars/bus';
-import { readStackFile, repoRoot } from '@ars/stack';
+import { repoRoot } from '../paths.js';
+import { readStackFile } from '../stackFile.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 const USAGE = [

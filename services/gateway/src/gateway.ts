@@ -1,6 +1,8 @@
+import { createCatalogClient, type CatalogClient } from '@ars/catalog/client';
 import { environmentOf } from '@ars/config';
 import type { HttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
+import { createRunsClient, type RunsClient } from '@ars/runs/client';
 import { runService, type RunningService, type ServiceConfig, type ServiceContext, type ServiceDefinition } from '@ars/service';
 import { gatewayConfigSchema, gatewayDevelopmentDefaults, type GatewayConfigSchema } from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
@@ -16,7 +18,11 @@ import { createRedisRateLimiter, type RateLimiter } from './store/rateLimiter.js
 export interface Gateway {
   config: ServiceConfig<GatewayConfigSchema>;
   logger: Logger;
+  /** Every peer's internal API, for readiness and the generic forwarding of public routes. */
   peers: Record<Peer, HttpClient>;
+  /** The typed clients of the internal routes the gateway calls by name. */
+  catalog: CatalogClient;
+  runs: RunsClient;
   limiter: RateLimiter;
   users: UserStore;
   sessions: SessionStore;
@@ -31,10 +37,13 @@ function buildGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
   if (!ctx.mongo) throw new Error('the gateway needs MongoDB');
   const limiter = createRedisRateLimiter(config.REDIS_URL);
   ctx.onShutdown(() => limiter.close(), 'redis');
+  const peers = createPeerClients(ctx);
   return {
     config,
     logger: ctx.logger,
-    peers: createPeerClients(ctx),
+    peers,
+    catalog: createCatalogClient(peers.catalog),
+    runs: createRunsClient(peers.runs),
     limiter,
     users: userStore(ctx.mongo.db),
     sessions: sessionStore(ctx.mongo.db),

@@ -1,4 +1,6 @@
+import { createCatalogClient } from '@ars/catalog/client';
 import { environmentOf } from '@ars/config';
+import { createRunsClient } from '@ars/runs/client';
 import { runService, type RunningService, type ServiceContext, type ServiceDefinition } from '@ars/service';
 import { gatewayConfigSchema, gatewayDevelopmentDefaults, type GatewayConfigSchema } from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
@@ -17,10 +19,13 @@ function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
   if (!ctx.mongo) throw new Error('the gateway needs MongoDB');
   const limiter = createRedisRateLimiter(config.REDIS_URL);
   ctx.onShutdown(() => limiter.close(), 'redis');
+  const peers = createPeerClients(ctx);
   return {
     config,
     logger: ctx.logger,
-    peers: createPeerClients(ctx),
+    peers,
+    catalog: createCatalogClient(peers.catalog),
+    runs: createRunsClient(peers.runs),
     limiter,
     users: userStore(ctx.mongo.db),
     sessions: sessionStore(ctx.mongo.db),

@@ -1,12 +1,13 @@
 import { mongoProcessedStore, startOutboxRelay } from '@ars/bus';
 import { exitOnConfigError, type EnvSource } from '@ars/config';
+import { createCatalogClient } from '@ars/catalog/client';
 import { createHttpClient } from '@ars/http-client';
+import { createSandboxesClient } from '@ars/sandboxes/client';
 import type { Logger } from '@ars/logger';
 import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
 import { checkRunsConfig, RUNS_PORT, runsConfigSchema, runsFullConfigSchema } from './config.js';
 import { startRunConsumers } from './consumers/index.js';
-import { requestSandboxCancel } from './http/cancelRun.js';
 import type { RunsDeps } from './http/deps.js';
 import { runsRoutes } from './http/routes.js';
 import { COLLECTIONS, RUNS_INDEXES } from './store/collections.js';
@@ -53,15 +54,15 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
       if (!db) throw new Error('runs needs MongoDB');
       const { config, logger } = ctx;
       const internalToken = config.INTERNAL_TOKEN ?? '';
-      const catalog = createHttpClient({ baseUrl: config.CATALOG_URL, caller: 'runs', internalToken, logger, peer: 'catalog' });
-      const sandboxes = createHttpClient({ baseUrl: config.SANDBOXES_URL, caller: 'runs', internalToken, logger, peer: 'sandboxes' });
-      ctx.onShutdown(() => Promise.all([catalog.close(), sandboxes.close()]).then(() => undefined), 'http clients');
+      const catalogHttp = createHttpClient({ baseUrl: config.CATALOG_URL, caller: 'runs', internalToken, logger, peer: 'catalog' });
+      const sandboxesHttp = createHttpClient({ baseUrl: config.SANDBOXES_URL, caller: 'runs', internalToken, logger, peer: 'sandboxes' });
+      ctx.onShutdown(() => Promise.all([catalogHttp.close(), sandboxesHttp.close()]).then(() => undefined), 'http clients');
       const deps: RunsDeps = {
         runs: new RunStore(db),
         events: new RunEventStore(db),
         idempotency: new IdempotencyStore(db),
-        catalog,
-        sandboxes,
+        catalog: createCatalogClient(catalogHttp),
+        sandboxes: createSandboxesClient(sandboxesHttp),
         settings: { timeoutMs: config.RUN_TIMEOUT_MS, startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS },
         kickOutbox: () => relayKick(),
         logger,
@@ -106,7 +107,7 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
         settings: { startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS },
         intervalMs: config.WATCHDOG_INTERVAL_MS,
         logger,
-        cancelInSandbox: (run) => requestSandboxCancel(deps, run._id, run.userId),
+        cancelInSandbox: (run) => deps.sandboxes.cancelRun(run._id, run.userId),
         kickOutbox: () => relay.kick(),
       });
       ctx.onShutdown(() => watchdog.stop(), 'watchdog');

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { startOutboxRelay, type OutboxRelay } from '@ars/bus';
 import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
+import { createCatalogClient } from '@ars/catalog/client';
 import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
-import { CatalogClient } from './clients/catalog.js';
 import { sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
 import { consumeRunRequested } from './consumers/runRequested.js';
 import { standInExecutable, type HarnessName } from './harness/index.js';
@@ -91,8 +91,10 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       if (!db || !bus) throw new Error('the sandboxes service needs MongoDB and Kafka');
       const config = ctx.config;
       const catalogHttp = createHttpClient({
-        baseUrl: `${config.CATALOG_URL.replace(/\/$/, '')}/internal`,
+        baseUrl: config.CATALOG_URL,
         caller: 'sandboxes',
+        // A clone URL may need a fresh installation token from the source host: more than the default 5 s.
+        timeoutMs: 10_000,
         internalToken: config.INTERNAL_TOKEN,
         logger: ctx.logger,
         peer: 'catalog',
@@ -102,7 +104,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       // Redacted from every event, error, lifecycle payload and sandbox log this service publishes or keeps.
       const secrets = knownSecrets(configSecrets(sandboxesConfigSchema, config));
       const sandboxStore = new SandboxStore(db, { maxLivePerUser: config.SANDBOX_MAX_LIVE_PER_USER, lifecycleEventsKept: config.SANDBOX_LIFECYCLE_EVENTS_MAX }, secrets);
-      const catalog = new CatalogClient(catalogHttp);
+      const catalog = createCatalogClient(catalogHttp);
       const provider = createProvider(config, serviceRuntime.env ?? process.env, isolation);
       if (provider.name === 'local' && isolation === null) {
         ctx.logger.warn(

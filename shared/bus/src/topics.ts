@@ -8,6 +8,8 @@
  * issues that fix those shapes.
  */
 
+import { HARNESSES, type Harness } from '@ars/contract';
+
 /** A JSON Schema object (draft 2020-12 / draft-07 subset understood by ajv 8). */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -36,7 +38,7 @@ const runsRequested: TopicSpec = {
       runId: str,
       userId: str,
       repoId: str,
-      harness: { enum: ['codex', 'claude-code'] },
+      harness: { enum: [...HARNESSES] },
       prompt: { type: 'string' },
       branch: {
         type: 'object',
@@ -257,7 +259,7 @@ export interface RunRequestedData {
   runId: string;
   userId: string;
   repoId: string;
-  harness: 'codex' | 'claude-code';
+  harness: Harness;
   prompt: string;
   branch: { base: string; working: string; createBranch: boolean };
   rootDirectory?: string | null;

@@ -1,15 +1,5 @@
-/** Agents: the user's own and the presets every user sees. */
-
-/** The contract's Agent: exactly its fields. */
-export interface Agent {
-  id: string;
-  name: string;
-  slug: string | null;
-  model: string;
-  description: string | null;
-  category: string | null;
-  preset: boolean;
-}
+/** Agents: the user's own and the presets every user sees (the shape, `Agent`, is @ars/contract's). */
+import type { Agent } from '@ars/contract';
 
 export const PRESET_PREFIX = 'preset:';
 

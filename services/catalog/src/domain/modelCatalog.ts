@@ -3,6 +3,7 @@
  * model list. Prices are US dollars per million tokens. `visible` is the default catalog visibility
  * (an operator can override it per model through `PUT /internal/models/:modelId/visibility`).
  */
+import type { Model } from '@ars/contract';
 import type { CatalogModel } from './modelAvailability.js';
 
 export const PROVIDERS = ['openai', 'anthropic'] as const;
@@ -83,16 +84,6 @@ export function catalogModel(id: string): CatalogModel | undefined {
 
 export function isProvider(value: string): value is Provider {
   return (PROVIDERS as readonly string[]).includes(value);
-}
-
-/** The contract's Model: exactly its fields. */
-export interface Model {
-  id: string;
-  provider: string;
-  name: string;
-  contextLength: number | null;
-  capabilities: string[];
-  pricing: { input: number | null; output: number | null };
 }
 
 export function toContractModel(model: CatalogModel): Model {

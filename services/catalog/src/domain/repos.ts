@@ -1,13 +1,4 @@
-/** Repositories as the contract names them. */
-
-/** The contract's Repo (`RepoItem`): exactly its fields. */
-export interface Repo {
-  id: string;
-  full_name: string;
-  installation_id: number;
-  default_branch: string | null;
-  root_directory: string | null;
-}
+/** Repositories as the contract names them (the shape, `Repo`, is @ars/contract's). */
 
 export const REPO_LIMIT = { min: 1, max: 200, default: 100, name: 'limit' } as const;
 

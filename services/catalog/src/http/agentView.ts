@@ -1,4 +1,4 @@
-import type { Agent } from '../domain/agents.js';
+import type { Agent } from '@ars/contract';
 import type { AgentDoc } from '../store/collections.js';
 
 export function toAgent(doc: AgentDoc): Agent {

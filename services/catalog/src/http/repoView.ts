@@ -1,4 +1,4 @@
-import type { Repo } from '../domain/repos.js';
+import type { Repo } from '@ars/contract';
 import type { RepoDoc } from '../store/collections.js';
 
 export function toRepo(doc: RepoDoc): Repo {

@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DevInstallation } from '@ars/contract';
 import { createLogger } from '@ars/logger';
 import { freePort, testInfrastructure } from '@ars/testenv';
 import { startCatalog, type RunningCatalog } from '../catalog.js';
@@ -32,10 +33,8 @@ export interface CatalogHarness {
   stop(): Promise<void>;
 }
 
-export interface DevInstallation {
-  installation: { id: number; account: string; provider: string };
-  repos: { id: string; full_name: string; default_branch: string | null }[];
-}
+/** The dev installation answer is the contract package's shape. */
+export type { DevInstallation };
 
 export async function startCatalogHarness(extraEnv: Record<string, string> = {}): Promise<CatalogHarness> {
   const infra = testInfrastructure();

@@ -9,9 +9,6 @@ export const RUN_START_LIMITS = [
 
 export const RETRY_AFTER_SECONDS = 60;
 
-/** `prompt` of POST /runs: 100,000 characters, counted as code points (`characterCount` of @ars/http-app, as runs counts them). */
-export const MAX_PROMPT_LENGTH = 100_000;
-
 export interface LimitWindow {
   key: string;
   limit: number;

@@ -3,11 +3,6 @@ import type { Gateway } from './deps.js';
 import { requestBody } from './requestBody.js';
 import { startSession } from './sessionAuth.js';
 
-interface DevInstallation {
-  installation: { id: number; account: string; provider: string };
-  repos: { id: string; full_name: string; default_branch: string | null }[];
-}
-
 const parseDevAccount = validateBody<{ repoCount?: number }>({
   type: 'object',
   properties: { repoCount: { type: 'integer', minimum: 2, maximum: 20 } },
@@ -22,10 +17,7 @@ export function createDevAccount(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const body = parseDevAccount(requestBody(ctx));
     const user = await gateway.users.create('dev');
-    const created = await gateway.peers.catalog.post<DevInstallation>('/internal/dev/installations', {
-      userId: user._id,
-      repoCount: body.repoCount ?? 2,
-    });
+    const created = await gateway.catalog.createDevInstallation({ userId: user._id, repoCount: body.repoCount ?? 2 });
     const sessionCookie = await startSession(gateway, ctx, user._id);
     ok(
       ctx,

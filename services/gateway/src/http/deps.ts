@@ -1,5 +1,7 @@
+import type { CatalogClient } from '@ars/catalog/client';
 import type { HttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
+import type { RunsClient } from '@ars/runs/client';
 import type { ServiceConfig } from '@ars/service';
 import type { GatewayConfigSchema } from '../config.js';
 import type { Peer } from '../peers.js';
@@ -12,7 +14,11 @@ import type { UserStore } from '../store/users.js';
 export interface Gateway {
   config: ServiceConfig<GatewayConfigSchema>;
   logger: Logger;
+  /** Every peer's internal API, for readiness and the generic forwarding of public routes. */
   peers: Record<Peer, HttpClient>;
+  /** The typed clients of the internal routes the gateway calls by name. */
+  catalog: CatalogClient;
+  runs: RunsClient;
   limiter: RateLimiter;
   users: UserStore;
   sessions: SessionStore;

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_HEADER } from '@ars/contract';
 import { AppError, isAppError } from '@ars/errors';
 import { clampLimit, ok, type RouterContext, type RouterMiddleware } from '@ars/http-app';
 import type { RequestOptions } from '@ars/http-client';
@@ -31,7 +32,7 @@ export function forwardedQuery(route: PublicRoute, query: Record<string, string 
 
 /** `Idempotency-Key` where the contract requires it: 400 when missing or over 200 characters. */
 export function requireIdempotencyKey(ctx: RouterContext): string {
-  const key = ctx.get('Idempotency-Key');
+  const key = ctx.get(IDEMPOTENCY_KEY_HEADER);
   const problem = idempotencyKeyProblem(key || undefined);
   if (problem) throw AppError.badRequest(problem);
   return key;
@@ -53,7 +54,7 @@ export function forwardToOwner(gateway: Gateway, route: PublicRoute & { owner: P
   return async (ctx) => {
     const { userId } = principalOf(ctx.state);
     const headers: Record<string, string> = {};
-    if (route.idempotencyKey) headers['Idempotency-Key'] = requireIdempotencyKey(ctx);
+    if (route.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = requireIdempotencyKey(ctx);
     const query = forwardedQuery(route, ctx.query);
     const path = internalPath(route, userId, ctx.params);
     const body = route.method === 'POST' || route.method === 'PUT' ? (requestBody(ctx) ?? {}) : undefined;

@@ -1,18 +1,9 @@
+import type { Agent } from '@ars/contract';
 import { ok, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from './deps.js';
 import { principalOf } from './authenticateToken.js';
 
-/** CONTRACT.md, Agent: exactly these fields. */
-export interface Agent {
-  id: string;
-  name: string;
-  slug: string | null;
-  model: string;
-  description: string | null;
-  category: string | null;
-  preset: boolean;
-}
-
+/** CONTRACT.md, Agent: exactly these fields, whatever else the catalog adds. */
 export function toAgent(agent: Agent): Agent {
   return {
     id: agent.id,
@@ -29,7 +20,7 @@ export function toAgent(agent: Agent): Agent {
 export function listAgents(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const { userId } = principalOf(ctx.state);
-    const data = await gateway.peers.catalog.get<{ agents: Agent[] }>(`/internal/users/${encodeURIComponent(userId)}/agents`);
-    ok(ctx, { agents: data.agents.map(toAgent) });
+    const agents = await gateway.catalog.listAgents(userId);
+    ok(ctx, { agents: agents.map(toAgent) });
   };
 }

@@ -1,17 +1,9 @@
+import type { Model } from '@ars/contract';
 import { ok, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from './deps.js';
 import { principalOf } from './authenticateToken.js';
 
-/** CONTRACT.md, Model: exactly these fields. */
-export interface Model {
-  id: string;
-  provider: string;
-  name: string;
-  contextLength: number | null;
-  capabilities: string[];
-  pricing: { input: number | null; output: number | null };
-}
-
+/** CONTRACT.md, Model: exactly these fields, whatever else the catalog adds. */
 export function toModel(model: Model): Model {
   return {
     id: model.id,
@@ -27,7 +19,7 @@ export function toModel(model: Model): Model {
 export function listModels(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const { userId } = principalOf(ctx.state);
-    const data = await gateway.peers.catalog.get<{ models: Model[] }>(`/internal/users/${encodeURIComponent(userId)}/models`);
-    ok(ctx, { models: data.models.map(toModel) });
+    const models = await gateway.catalog.listModels(userId);
+    ok(ctx, { models: models.map(toModel) });
   };
 }

@@ -1,21 +1,14 @@
+import type { Repo } from '@ars/contract';
 import { clampLimit, ok, parseQuery, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from './deps.js';
 import { principalOf } from './authenticateToken.js';
-
-/** CONTRACT.md, Repo: exactly these fields. */
-export interface Repo {
-  id: string;
-  full_name: string;
-  installation_id: number;
-  default_branch: string | null;
-  root_directory: string | null;
-}
 
 const parseReposQuery = parseQuery<{ q?: string; limit?: unknown }>({
   type: 'object',
   properties: { q: { type: 'string' }, limit: {} },
 });
 
+/** CONTRACT.md, Repo: exactly these fields, whatever else the catalog adds. */
 export function toRepo(repo: Repo): Repo {
   return {
     id: repo.id,
@@ -32,9 +25,7 @@ export function listRepos(gateway: Gateway): RouterMiddleware {
     const query = parseReposQuery(ctx.query);
     const limit = clampLimit(query.limit, { min: 1, max: 200, default: 100 });
     const { userId } = principalOf(ctx.state);
-    const data = await gateway.peers.catalog.get<{ repos: Repo[] }>(`/internal/users/${encodeURIComponent(userId)}/repos`, {
-      query: { limit, ...(query.q === undefined ? {} : { q: query.q }) },
-    });
-    ok(ctx, { repos: data.repos.map(toRepo) });
+    const repos = await gateway.catalog.listRepos(userId, { limit, ...(query.q === undefined ? {} : { q: query.q }) });
+    ok(ctx, { repos: repos.map(toRepo) });
   };
 }

@@ -1,7 +1,8 @@
 import { isValidBranchName } from '@ars/git-refs';
 import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
 import { generatedWorkingBranch } from './workingBranch.js';
-import { RUN_STATUSES, nextStatus, type RunStatus } from './runStatus.js';
+import { RUN_STATUSES, type RunStatus } from '@ars/contract';
+import { nextStatus } from './runStatus.js';
 
 describe('run status: pending → streaming on the first agent event → success / failed / cancelled', () => {
   test('the first agent event moves pending to streaming; later ones change nothing', () => {

@@ -1,6 +1,8 @@
-/** CONTRACT.md, Run status. */
-export const RUN_STATUSES = ['pending', 'streaming', 'success', 'failed', 'cancelled'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+import type { RunStatus } from '@ars/contract';
+
+// The statuses are the contract package's; named here beside the rules that move them.
+export type { RunStatus };
+
 export type TerminalStatus = 'success' | 'failed' | 'cancelled';
 
 const TERMINAL = new Set<RunStatus>(['success', 'failed', 'cancelled']);

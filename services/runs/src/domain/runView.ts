@@ -1,25 +1,8 @@
 import type { RunEventDoc, RunDoc } from '../store/collections.js';
-import type { Harness } from './startRunRequest.js';
-import type { RunStatus } from './runStatus.js';
+import type { Run } from '@ars/contract';
 
-/** CONTRACT.md, Run (`RunDetail`): exactly these fields. */
-export interface Run {
-  runId: string;
-  aiCallId: string;
-  sandboxRecordId: string | null;
-  sandboxId: string | null;
-  repoId: string;
-  harness: Harness;
-  status: RunStatus;
-  branch: { base: string; working: string; createBranch: boolean };
-  rootDirectory: string | null;
-  eventsUrl: string;
-  cancelUrl: string;
-  createdAt: string;
-  updatedAt: string;
-  error: string | null;
-  runtime: { provider: string | null; runId: string | null };
-}
+// The Run shape is the contract package's (the gateway passes it on); named here for this service's callers.
+export type { Run };
 
 /** CONTRACT.md, Run event (`RunEvent`): exactly these fields. */
 export interface RunEvent {

@@ -1,5 +1,6 @@
 import { AppError } from '@ars/errors';
-import { planRun, type StartRunBody } from './startRunRequest.js';
+import type { StartRunBody } from '@ars/contract';
+import { planRun } from './startRunRequest.js';
 
 const context = { repoDefaultBranch: 'trunk', idempotencyKey: 'key-1', bodyHash: 'h'.repeat(64) };
 const body = (overrides: Partial<StartRunBody> = {}): StartRunBody => ({ repoId: 'repo_1', prompt: 'fix it', ...overrides });

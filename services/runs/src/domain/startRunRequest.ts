@@ -1,28 +1,10 @@
+import { HARNESSES, MAX_PROMPT_LENGTH, type Harness, type StartRunBody } from '@ars/contract';
 import { branchNameProblem, relativePathProblem } from '@ars/git-refs';
 import { AppError } from '@ars/errors';
 import { tooManyCharacters } from '@ars/http-app';
 import { generatedWorkingBranch } from './workingBranch.js';
 
-export const HARNESSES = ['codex', 'claude-code'] as const;
-export type Harness = (typeof HARNESSES)[number];
-/** CONTRACT.md, Limits: 100,000 characters — code points, as the gateway counts them (`characterCount`). */
-export const MAX_PROMPT_LENGTH = 100_000;
-
-/** The body of POST /runs as the contract states it (types already checked by JSON Schema). */
-export interface StartRunBody {
-  repoId: string;
-  prompt: string;
-  harness?: Harness;
-  baseBranch?: string;
-  workingBranch?: string;
-  createBranch?: boolean;
-  rootDirectory?: string | null;
-  conversationId?: string | null;
-  workspaceSessionId?: string | null;
-  mode?: string | null;
-}
-
-/** What a new run is made of, every default applied. */
+/** What a new run is made of, every default applied (the body's types already checked by `START_RUN_BODY_SCHEMA`). */
 export interface RunPlan {
   repoId: string;
   prompt: string;

@@ -5,18 +5,7 @@ import { toRun } from '../domain/runView.js';
 import type { RunsDeps } from './deps.js';
 import { pathParam, runNotFound } from './params.js';
 
-/** What sandboxes answers (202) to `POST /internal/runs/:runId/cancel`. */
-export interface SandboxCancelAnswer {
-  runId: string;
-  state: 'signalled' | 'not_started' | 'finished';
-}
-
 export const SANDBOX_UNREACHABLE = 'the sandbox could not be reached to cancel the run; try again';
-
-/** Asks sandboxes to stop the run's harness (or never to start it). Throws what the client throws. */
-export async function requestSandboxCancel(deps: Pick<RunsDeps, 'sandboxes'>, runId: string, userId: string): Promise<SandboxCancelAnswer> {
-  return deps.sandboxes.post<SandboxCancelAnswer>(`/internal/runs/${encodeURIComponent(runId)}/cancel`, { userId });
-}
 
 /**
  * `POST /internal/users/:userId/runs/:runId/cancel` → `{run, status, alreadyTerminal}` (DESIGN.md,
@@ -31,7 +20,7 @@ export function cancelRun(router: Router, deps: RunsDeps): void {
     if (!run) throw runNotFound();
     if (isTerminal(run.status)) return ok(ctx, { run: toRun(run), status: 'already_terminal', alreadyTerminal: true });
     try {
-      const answer = await requestSandboxCancel(deps, run._id, userId);
+      const answer = await deps.sandboxes.cancelRun(run._id, userId);
       deps.logger.info({ run_id: run._id, sandbox_state: answer.state }, 'run cancellation requested');
     } catch (error) {
       deps.logger.warn({ run_id: run._id, err: error }, 'sandboxes could not cancel the run');

@@ -1,4 +1,5 @@
-import type { HttpClient } from '@ars/http-client';
+import type { CatalogClient } from '@ars/catalog/client';
+import type { SandboxesClient } from '@ars/sandboxes/client';
 import type { Logger } from '@ars/logger';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import type { RunEventStore } from '../store/runEvents.js';
@@ -19,8 +20,8 @@ export interface RunsDeps {
   runs: RunStore;
   events: RunEventStore;
   idempotency: IdempotencyStore;
-  catalog: HttpClient;
-  sandboxes: HttpClient;
+  catalog: CatalogClient;
+  sandboxes: SandboxesClient;
   settings: RunSettings;
   /** Publish outbox messages now instead of at the relay's next poll. */
   kickOutbox: () => void;

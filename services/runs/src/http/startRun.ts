@@ -1,48 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { OutboxMessage, RunRequestedData } from '@ars/bus';
+import { IDEMPOTENCY_KEY_HEADER, REPLAY_ONLY_HEADER, REQUEST_HASH_HEADER, START_RUN_BODY_SCHEMA, type CatalogRepo, type StartRunBody } from '@ars/contract';
 import { AppError, isAppError } from '@ars/errors';
 import { ok, validateBody, type Router } from '@ars/http-app';
 import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
 import { toRun } from '../domain/runView.js';
-import { planRun, type StartRunBody } from '../domain/startRunRequest.js';
+import { planRun } from '../domain/startRunRequest.js';
 import type { RunDoc } from '../store/collections.js';
 import type { RunsDeps } from './deps.js';
 import { pathParam, requestBody } from './params.js';
 
-export const REQUEST_HASH_HEADER = 'X-Request-Hash';
-/**
- * Asks only for the replay of a key already used: 202 replay or 409 conflict as usual, 204 (nothing)
- * when the key made no run yet — the gateway asks this when the run-start budget is full, so a
- * replay is never refused for the budget (docs/decisions.md).
- */
-export const REPLAY_ONLY_HEADER = 'X-Replay-Only';
-
-const nullableString = { type: ['string', 'null'] };
-
 /** CONTRACT.md, POST /runs, Body (the types; the rules beyond types are `planRun`'s). */
-const parseStartRun = validateBody<StartRunBody>({
-  type: 'object',
-  required: ['repoId', 'prompt'],
-  properties: {
-    repoId: { type: 'string', minLength: 1, maxLength: 200 },
-    prompt: { type: 'string', minLength: 1 },
-    harness: { enum: ['codex', 'claude-code'] },
-    baseBranch: { type: 'string' },
-    workingBranch: { type: 'string' },
-    createBranch: { type: 'boolean' },
-    rootDirectory: nullableString,
-    conversationId: nullableString,
-    workspaceSessionId: nullableString,
-    mode: nullableString,
-  },
-});
-
-/** What the catalog answers for `GET /internal/users/:userId/repos/:repoId`. */
-interface CatalogRepo {
-  id: string;
-  default_branch: string | null;
-  root_directory: string | null;
-}
+const parseStartRun = validateBody<StartRunBody>(START_RUN_BODY_SCHEMA);
 
 /**
  * `POST /internal/users/:userId/runs` (headers `Idempotency-Key`, `X-Request-Hash`; the public body)
@@ -55,7 +24,7 @@ interface CatalogRepo {
 export function startRun(router: Router, deps: RunsDeps): void {
   router.post('/users/:userId/runs', async (ctx) => {
     const userId = pathParam(ctx, 'userId');
-    const key = ctx.get('Idempotency-Key');
+    const key = ctx.get(IDEMPOTENCY_KEY_HEADER);
     const keyProblem = idempotencyKeyProblem(key || undefined);
     if (keyProblem) throw AppError.badRequest(keyProblem);
     const raw = requestBody(ctx);
@@ -130,8 +99,7 @@ export function startRun(router: Router, deps: RunsDeps): void {
 
 async function ownedRepo(deps: RunsDeps, userId: string, repoId: string): Promise<CatalogRepo> {
   try {
-    const { repo } = await deps.catalog.get<{ repo: CatalogRepo }>(`/internal/users/${encodeURIComponent(userId)}/repos/${encodeURIComponent(repoId)}`);
-    return repo;
+    return await deps.catalog.repo(userId, repoId);
   } catch (error) {
     if (isAppError(error) && error.code === 'NOT_FOUND') throw AppError.notFound('Repository not found');
     throw error;

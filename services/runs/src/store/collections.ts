@@ -1,7 +1,7 @@
 import type { OutboxEntry } from '@ars/bus';
 import type { CollectionIndexes } from '@ars/mongo';
 import type { RunFailureKind } from '@ars/bus';
-import type { Harness } from '../domain/startRunRequest.js';
+import type { Harness } from '@ars/contract';
 import type { RunStatus } from '../domain/runStatus.js';
 
 /** The runs service's collections (its own database only) and their documents. */

@@ -1,10 +1,12 @@
 // The harness-neutral interface: one call runs one agent turn through a harness SDK and maps its
 // stream to HarnessEvents (the run events' kinds; see README.md in this folder for the table).
 import { isAbsolute, relative, sep } from 'node:path';
+import { HARNESSES, type Harness } from '@ars/contract';
 
-export type HarnessName = 'codex' | 'claude-code';
+/** The contract's harness names (`POST /runs` `harness`). */
+export type HarnessName = Harness;
 
-export const HARNESS_NAMES: readonly HarnessName[] = ['codex', 'claude-code'];
+export const HARNESS_NAMES: readonly HarnessName[] = HARNESSES;
 
 export type HarnessEventType =
   | 'stream_started'

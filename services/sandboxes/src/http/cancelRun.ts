@@ -1,3 +1,4 @@
+import type { SandboxCancelAnswer } from '@ars/contract';
 import { AppError } from '@ars/errors';
 import { ok, validateBody, type Router } from '@ars/http-app';
 import type { SessionDeps } from '../sessions/deps.js';
@@ -21,6 +22,7 @@ export function cancelRunRoute(router: Router, deps: SessionDeps): void {
     const runId = ctx.params.runId;
     if (!runId || runId.length > 200) throw AppError.notFound('Run not found');
     const state = await cancelRun(deps, runId, userId);
-    ok(ctx, { runId, state }, 202);
+    const answer: SandboxCancelAnswer = { runId, state };
+    ok(ctx, answer, 202);
   });
 }

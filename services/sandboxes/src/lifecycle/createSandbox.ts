@@ -3,7 +3,7 @@
 // one of the caller's snapshots). Answers at once; provisioning goes on in the background.
 import { access } from 'node:fs/promises';
 import { AppError, isAppError } from '@ars/errors';
-import type { CatalogRepo } from '../clients/catalog.js';
+import type { CatalogRepo } from '@ars/contract';
 import { checkSandboxBody, normalizedRoot, planSandbox, reuseKey, snapshotSelector, type CreateSandboxBody, type SandboxPlan, type SnapshotSelector } from '../domain/sandboxRequest.js';
 import type { SandboxDoc, SnapshotDoc } from '../store/collections.js';
 import { newSandboxRecordId } from '../store/sandboxes.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '@ars/logger';
-import type { CatalogClient } from '../clients/catalog.js';
+import type { CatalogClient } from '@ars/catalog/client';
 import type { SandboxProvider } from '../providers/provider.js';
 import type { SandboxLogStore } from '../store/sandboxLogs.js';
 import type { SandboxStore } from '../store/sandboxes.js';

@@ -75,7 +75,7 @@ async function provision(deps: LifecycleDeps, doc: SandboxDoc, live: LiveSandbox
 
 async function cloneUrlOf(deps: LifecycleDeps, doc: SandboxDoc, signal: AbortSignal): Promise<string> {
   try {
-    return (await deps.catalog.repo(doc.userId, doc.repo_id, signal)).clone_url;
+    return (await deps.catalog.repo(doc.userId, doc.repo_id, { signal })).clone_url;
   } catch (error) {
     if (isAppError(error) && error.code === 'NOT_FOUND') throw new ProvisionFailure('the repository was not found for this user', 'repo_not_found');
     throw new ProvisionFailure(`the repository's clone URL could not be obtained from the catalog: ${error instanceof Error ? error.message : String(error)}`, 'catalog_unavailable');

@@ -1,9 +1,7 @@
+import type { CancelState } from '@ars/contract';
 import { AppError } from '@ars/errors';
 import { cancelled } from '../domain/outcome.js';
 import type { SessionDeps } from './deps.js';
-
-/** What a cancel found: a live session aborted, no session yet (recorded) or a queued one (ended cancelled), or a session already over. */
-export type CancelState = 'signalled' | 'not_started' | 'finished';
 
 /**
  * Cancels a run's session: aborts it here, or marks it for the instance that runs it (aborted at

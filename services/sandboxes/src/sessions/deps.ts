@@ -1,7 +1,7 @@
 import type { Bus } from '@ars/bus';
 import type { Logger } from '@ars/logger';
 import type { KnownSecrets } from '@ars/sanitize';
-import type { CatalogClient } from '../clients/catalog.js';
+import type { CatalogClient } from '@ars/catalog/client';
 import type { HarnessName } from '../harness/index.js';
 import type { SandboxProvider } from '../providers/provider.js';
 import type { SandboxStore } from '../store/sandboxes.js';

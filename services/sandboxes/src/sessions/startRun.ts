@@ -146,7 +146,7 @@ async function allocateAndRun(deps: SessionDeps, request: RunRequestedData, sess
   try {
     let cloneUrl: string;
     try {
-      cloneUrl = (await deps.catalog.repo(userId, request.repoId, signal)).clone_url;
+      cloneUrl = (await deps.catalog.repo(userId, request.repoId, { signal })).clone_url;
       live.secrets.push(...urlPassword(cloneUrl));
     } catch (error) {
       if (signal.aborted) return await stop(abortedResult());

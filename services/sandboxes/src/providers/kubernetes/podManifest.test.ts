@@ -135,6 +135,11 @@ describe('input a server or git would refuse is refused before anything is sent'
     [{ workingBranch: '-x' }, 'workingBranch'],
     [{ workingBranch: 'has space' }, 'workingBranch'],
     [{ workingBranch: 'tab\there' }, 'workingBranch'],
+    // names `git check-ref-format --branch` refuses that this file's own copy of the rules let through
+    [{ workingBranch: 'wip.lock/x' }, 'workingBranch'],
+    [{ baseBranch: 'HEAD' }, 'baseBranch'],
+    // a full ref git accepts but that cannot be a sandbox's branch (@ars/git-refs)
+    [{ workingBranch: 'refs/heads/x' }, 'workingBranch'],
     [{ rootDirectory: '../x' }, 'rootDirectory'],
     [{ rootDirectory: '/abs' }, 'rootDirectory'],
     [{ resources: { requests: { cpu: 'lots' }, limits: {} } }, 'resources.requests.cpu'],

@@ -3,6 +3,7 @@
 // idles so harness sessions are `exec`ed into it. The clone URL (it may carry a token) lives only
 // in the Secret and reaches only the init container, as an environment variable.
 import type { V1Container, V1Pod, V1Secret, V1SecurityContext } from '@kubernetes/client-node';
+import { branchNameProblem, relativePathProblem } from '@ars/git-refs';
 
 export const MANAGED_BY = 'agent-run-service';
 export const SANDBOX_ID_LABEL = 'agent-run-service.dev/sandbox-id';
@@ -118,35 +119,11 @@ export function quantityValue(value: string): number | null {
   return factor === undefined ? null : base * factor;
 }
 
-/** Git's ref-name rules for a branch (check-ref-format), in words; null when fine. */
-export function branchProblem(name: string): string | null {
-  if (name.length === 0) return 'must not be empty';
-  if (name.length > 255) return 'must be at most 255 characters';
-  if (name.startsWith('-')) return 'must not start with "-"';
-  if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) return 'must not start or end with "/" or contain "//"';
-  if (name.includes('..')) return 'must not contain ".."';
-  if (name.includes('@{') || name === '@') return 'must not contain "@{" or be "@"';
-  if ([...name].some((ch) => ch.charCodeAt(0) <= 0x20 || ch.charCodeAt(0) === 0x7f) || /[~^:?*[\\]/.test(name)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
-  if (name.endsWith('.') || name.endsWith('.lock')) return 'must not end with "." or ".lock"';
-  if (name.split('/').some((part) => part.startsWith('.'))) return 'must not have a component starting with "."';
-  return null;
-}
-
-/** A relative path inside the repository (no absolute path, no `..`, no empty component); null when fine. */
-export function rootDirectoryProblem(path: string): string | null {
-  if (path.startsWith('/')) return 'must be relative to the repository';
-  if (path.includes('\0') || path.includes('\\')) return 'must not contain NUL or "\\"';
-  const parts = path.replace(/\/+$/, '').split('/');
-  if (parts.some((part) => part === '..')) return 'must not leave the repository ("..")';
-  if (parts.some((part) => part === '')) return 'must not contain empty components';
-  return null;
-}
-
 function normalizedRootDirectory(rootDirectory: string | null): string | null {
   if (rootDirectory === null) return null;
   const trimmed = rootDirectory.replace(/\/+$/, '');
   if (trimmed === '' || trimmed === '.') return null;
-  const problem = rootDirectoryProblem(trimmed);
+  const problem = relativePathProblem(trimmed);
   if (problem) throw new ManifestError('rootDirectory', problem);
   const parts = trimmed.split('/').filter((part) => part !== '.');
   return parts.length === 0 ? null : parts.join('/');
@@ -237,7 +214,7 @@ export function buildSandboxManifests(input: SandboxPodInput): SandboxManifests 
   if (!input.gitImage.trim()) throw new ManifestError('gitImage', 'is required');
   if (!input.cloneUrl) throw new ManifestError('cloneUrl', 'is required');
   for (const [field, branch] of [['baseBranch', input.baseBranch], ['workingBranch', input.workingBranch]] as const) {
-    const problem = branchProblem(branch);
+    const problem = branchNameProblem(branch);
     if (problem) throw new ManifestError(field, problem);
   }
   const rootDirectory = normalizedRootDirectory(input.rootDirectory);

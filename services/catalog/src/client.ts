@@ -1,0 +1,47 @@
+// The catalog's internal API as its callers use it (gateway, runs, sandboxes): one method per route,
+// typed with @ars/contract's shapes. Imports no catalog runtime, so a caller pulls in nothing else.
+import type { Agent, CatalogRepo, DevInstallation, Model, Repo } from '@ars/contract';
+import type { HttpClient } from '@ars/http-client';
+
+/** Per call: aborts it (with the client's deadline) and overrides that deadline. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface CatalogClient {
+  /** `GET /internal/users/:userId/repos?q=&limit=`: the user's repositories by `full_name`. */
+  listRepos(userId: string, query?: { q?: string; limit?: number }): Promise<Repo[]>;
+  /** `GET /internal/users/:userId/repos/:repoId`: NOT_FOUND unless the user's; `clone_url` may carry a token. */
+  repo(userId: string, repoId: string, options?: CallOptions): Promise<CatalogRepo>;
+  /** `GET /internal/users/:userId/agents`: the user's own agents, then the presets. */
+  listAgents(userId: string): Promise<Agent[]>;
+  /** `GET /internal/users/:userId/models`: the models available to the user. */
+  listModels(userId: string): Promise<Model[]>;
+  /** `POST /internal/dev/installations` (development only; NOT_FOUND in production). */
+  createDevInstallation(body: { userId: string; repoCount?: number }): Promise<DevInstallation>;
+}
+
+/** `http`'s base URL is the catalog's root (`CATALOG_URL`); every failure is the AppError the client maps. */
+export function createCatalogClient(http: HttpClient): CatalogClient {
+  const user = (userId: string) => `/internal/users/${encodeURIComponent(userId)}`;
+  return {
+    async listRepos(userId, query = {}) {
+      const answer = await http.get<{ repos: Repo[] }>(`${user(userId)}/repos`, { query });
+      return answer.repos;
+    },
+    async repo(userId, repoId, options = {}) {
+      const answer = await http.get<{ repo: CatalogRepo }>(`${user(userId)}/repos/${encodeURIComponent(repoId)}`, options);
+      return answer.repo;
+    },
+    async listAgents(userId) {
+      return (await http.get<{ agents: Agent[] }>(`${user(userId)}/agents`)).agents;
+    },
+    async listModels(userId) {
+      return (await http.get<{ models: Model[] }>(`${user(userId)}/models`)).models;
+    },
+    async createDevInstallation(body) {
+      return http.post<DevInstallation>('/internal/dev/installations', body);
+    },
+  };
+}

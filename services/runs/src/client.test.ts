@@ -1,0 +1,48 @@
+import type { StartRunBody } from '@ars/contract';
+import { AppError } from '@ars/errors';
+import { createHttpClient, type HttpClient } from '@ars/http-client';
+import { requestHash } from '@ars/idempotency';
+import { createLogger } from '@ars/logger';
+import { createRunsClient, type RunsClient, type StartRunIdentity } from './client.js';
+import { startRunsHarness, type RunsHarness, type Tenant } from './testing/runsHarness.js';
+
+let harness: RunsHarness;
+let http: HttpClient;
+let runs: RunsClient;
+let tenant: Tenant;
+beforeAll(async () => {
+  harness = await startRunsHarness();
+  http = createHttpClient({ baseUrl: harness.url, caller: 'gateway', internalToken: harness.token, logger: createLogger({ service: 'runs-client-test', level: 'silent' }), peer: 'runs' });
+  runs = createRunsClient(http);
+  tenant = await harness.newTenant();
+});
+afterAll(async () => {
+  await http?.close();
+  await harness?.stop();
+});
+
+const identityOf = (key: string, body: StartRunBody): StartRunIdentity => ({ idempotencyKey: key, requestHash: requestHash(body) });
+
+describe('the runs client calls the real start route and answers its typed shape', () => {
+  test('startRun makes a run, the same key replays it; replayRun makes nothing for a new key', async () => {
+    const body: StartRunBody = { repoId: tenant.repoId, prompt: '@say hi' };
+    const key = `client-${Date.now()}`;
+    const first = await runs.startRun(tenant.userId, body, identityOf(key, body));
+    expect(first).toMatchObject({ repoId: tenant.repoId, harness: 'codex', status: 'pending', replayed: false });
+    expect(await runs.startRun(tenant.userId, body, identityOf(key, body))).toMatchObject({ runId: first.runId, replayed: true });
+    expect(await runs.replayRun(tenant.userId, body, identityOf(key, body))).toMatchObject({ runId: first.runId, replayed: true });
+    expect(await runs.replayRun(tenant.userId, body, identityOf(`${key}-unused`, body))).toBeUndefined();
+  });
+});
+
+describe("the runs client maps an error answer to the one error type (AppError with runs' code)", () => {
+  test('the same key with another body is AppError IDEMPOTENCY_CONFLICT', async () => {
+    const key = `client-conflict-${Date.now()}`;
+    const body: StartRunBody = { repoId: tenant.repoId, prompt: '@say one' };
+    await runs.startRun(tenant.userId, body, identityOf(key, body));
+    const other: StartRunBody = { repoId: tenant.repoId, prompt: '@say two' };
+    const error = await runs.startRun(tenant.userId, other, identityOf(key, other)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', status: 409 });
+  });
+});

@@ -1,0 +1,37 @@
+// The runs service's internal API as its callers use it (the gateway): one method per route, typed
+// with @ars/contract's shapes. Imports no runs runtime, so a caller pulls in nothing else.
+import { IDEMPOTENCY_KEY_HEADER, REPLAY_ONLY_HEADER, REQUEST_HASH_HEADER, type StartRunAnswer, type StartRunBody } from '@ars/contract';
+import { AppError } from '@ars/errors';
+import type { HttpClient } from '@ars/http-client';
+
+/** How a start is identified: the caller's key and the canonical hash of the body (`requestHash` of @ars/idempotency). */
+export interface StartRunIdentity {
+  idempotencyKey: string;
+  requestHash: string;
+}
+
+export interface RunsClient {
+  /**
+   * `POST /internal/users/:userId/runs`: a new run (`replayed: false`), or the run the key already
+   * made (`replayed: true`); another body under the key is IDEMPOTENCY_CONFLICT.
+   */
+  startRun(userId: string, body: StartRunBody, identity: StartRunIdentity): Promise<StartRunAnswer>;
+  /** The same route with `X-Replay-Only`: the run the key already made, or undefined when it made none (nothing is made). */
+  replayRun(userId: string, body: StartRunBody, identity: StartRunIdentity): Promise<StartRunAnswer | undefined>;
+}
+
+/** `http`'s base URL is the service's root (`RUNS_URL`); every failure is the AppError the client maps. */
+export function createRunsClient(http: HttpClient): RunsClient {
+  const start = (userId: string, body: StartRunBody, identity: StartRunIdentity, extra: Record<string, string>) =>
+    http.post<StartRunAnswer | undefined>(`/internal/users/${encodeURIComponent(userId)}/runs`, body, {
+      headers: { [IDEMPOTENCY_KEY_HEADER]: identity.idempotencyKey, [REQUEST_HASH_HEADER]: identity.requestHash, ...extra },
+    });
+  return {
+    async startRun(userId, body, identity) {
+      const answer = await start(userId, body, identity, {});
+      if (answer === undefined) throw AppError.internal('runs answered a start without a run');
+      return answer;
+    },
+    replayRun: (userId, body, identity) => start(userId, body, identity, { [REPLAY_ONLY_HEADER]: 'true' }),
+  };
+}

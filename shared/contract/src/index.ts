@@ -1,0 +1,15 @@
+export { IDEMPOTENCY_KEY_HEADER, REPLAY_ONLY_HEADER, REQUEST_HASH_HEADER } from './headers.js';
+export {
+  HARNESSES,
+  MAX_PROMPT_LENGTH,
+  MAX_REPO_ID_LENGTH,
+  RUN_STATUSES,
+  START_RUN_BODY_SCHEMA,
+  type Harness,
+  type Run,
+  type RunStatus,
+  type StartRunAnswer,
+  type StartRunBody,
+} from './runs.js';
+export type { Agent, CatalogRepo, DevInstallation, Model, Repo } from './catalog.js';
+export type { CancelState, SandboxCancelAnswer } from './sandboxes.js';

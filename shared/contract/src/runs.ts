@@ -1,0 +1,72 @@
+/** The harnesses a run can use (CONTRACT.md, POST /runs, `harness`). */
+export const HARNESSES = ['codex', 'claude-code'] as const;
+export type Harness = (typeof HARNESSES)[number];
+
+/** CONTRACT.md, Limits: 100,000 characters, counted as code points (`tooManyCharacters` of @ars/http-app). */
+export const MAX_PROMPT_LENGTH = 100_000;
+
+/** The longest `repoId` accepted (not a contract limit: a bound on what reaches the catalog). */
+export const MAX_REPO_ID_LENGTH = 200;
+
+/** The body of `POST /runs` as the contract states it (the gateway's public route and runs' internal one). */
+export interface StartRunBody {
+  repoId: string;
+  prompt: string;
+  harness?: Harness;
+  baseBranch?: string;
+  workingBranch?: string;
+  createBranch?: boolean;
+  rootDirectory?: string | null;
+  conversationId?: string | null;
+  workspaceSessionId?: string | null;
+  mode?: string | null;
+}
+
+const nullableString = { type: ['string', 'null'] };
+
+/**
+ * JSON Schema of `StartRunBody`: the types. The rules beyond types (the prompt's length in code
+ * points, branch names, `rootDirectory`) are checked in code, since a schema cannot state them.
+ */
+export const START_RUN_BODY_SCHEMA = {
+  type: 'object',
+  required: ['repoId', 'prompt'],
+  properties: {
+    repoId: { type: 'string', minLength: 1, maxLength: MAX_REPO_ID_LENGTH },
+    prompt: { type: 'string', minLength: 1 },
+    harness: { enum: [...HARNESSES] },
+    baseBranch: { type: 'string' },
+    workingBranch: { type: 'string' },
+    createBranch: { type: 'boolean' },
+    rootDirectory: nullableString,
+    conversationId: nullableString,
+    workspaceSessionId: nullableString,
+    mode: nullableString,
+  },
+} as const;
+
+/** CONTRACT.md, Run status. */
+export const RUN_STATUSES = ['pending', 'streaming', 'success', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** CONTRACT.md, Run (`RunDetail`): exactly these fields. */
+export interface Run {
+  runId: string;
+  aiCallId: string;
+  sandboxRecordId: string | null;
+  sandboxId: string | null;
+  repoId: string;
+  harness: Harness;
+  status: RunStatus;
+  branch: { base: string; working: string; createBranch: boolean };
+  rootDirectory: string | null;
+  eventsUrl: string;
+  cancelUrl: string;
+  createdAt: string;
+  updatedAt: string;
+  error: string | null;
+  runtime: { provider: string | null; runId: string | null };
+}
+
+/** What runs answers (202) to a start: the run, and whether the key had already made it. */
+export type StartRunAnswer = Run & { replayed: boolean };

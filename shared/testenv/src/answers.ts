@@ -29,16 +29,15 @@ export async function fetchAnswer<T = unknown>(url: string, init: AnswerRequest 
   const text = await response.text();
   const parsed = (text === '' ? undefined : JSON.parse(text)) as Envelope<T>;
   const what = `${init.method ?? 'GET'} ${url}`;
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: parsed,
-    text,
-    get data(): T {
+  const answer = { status: response.status, headers: response.headers, body: parsed, text };
+  // Not enumerable: an answer compared whole (toEqual) or printed does not read it, and so throw.
+  return Object.defineProperty(answer, 'data', {
+    enumerable: false,
+    get(): T {
       if (!parsed?.ok) throw new Error(`${what} failed: ${response.status} ${text}`);
       return parsed.data;
     },
-  };
+  }) as Answer<T>;
 }
 
 export interface InternalCallerOptions {

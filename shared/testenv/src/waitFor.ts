@@ -13,15 +13,16 @@ export interface WaitOptions {
 /**
  * The one way a test waits for a condition: asks `check` until it answers something other than
  * undefined, null or false, and returns that. Past the deadline it throws naming `what` was awaited,
- * so a failing test says what never happened instead of hanging until jest's own timeout.
+ * so a failing test says what never happened instead of hanging until jest's own timeout. `what`
+ * may be a function, asked only then, to tell what was last seen.
  */
-export async function waitFor<T>(what: string, check: () => T | NotYet | Promise<T | NotYet>, options: number | WaitOptions = {}): Promise<T> {
+export async function waitFor<T>(what: string | (() => string), check: () => T | NotYet | Promise<T | NotYet>, options: number | WaitOptions = {}): Promise<T> {
   const { timeoutMs = 30_000, intervalMs = 50, ignoreErrors = false } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await askOnce(check, ignoreErrors);
     if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -3,8 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/gl
 import { context, trace } from '@opentelemetry/api';
 import { Kafka, logLevel } from 'kafkajs';
 import { AppError } from '@ars/errors';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
-import { waitFor } from '@ars/testenv';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, memoryProcessedStore, NonRetryableError, type Bus, type BusConsumer, type BusMessage, type MessageContext, type RunRequestedData } from './index.js';
 import { fastSession, memoryLogger } from './testing/helpers.js';
 import { contextWithSpan, registerTestTracing } from './testing/otel.js';
@@ -26,7 +25,7 @@ const shared = { seen: new Map<string, Seen[]>(), handlers: new Map<string, Hand
 const processed = memoryProcessedStore();
 
 beforeAll(async () => {
-  mock = await startKafkaMock({
+  mock = await startIsolatedKafka({
     brokers: 3,
     topics: topicNames.flatMap((name) => [
       { name: `bus.test.${name}`, partitions: 4 },

@@ -1,7 +1,6 @@
 // Fault injection on a private mock cluster: a broker goes down and comes back.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
-import { waitFor } from '@ars/testenv';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, type Bus } from './index.js';
 import { fastSession, memoryLogger } from './testing/helpers.js';
 
@@ -10,7 +9,7 @@ let bus: Bus;
 const logger = memoryLogger();
 
 beforeAll(async () => {
-  mock = await startKafkaMock({
+  mock = await startIsolatedKafka({
     brokers: 3,
     topics: [
       { name: 'bus.test.faults', partitions: 6 },

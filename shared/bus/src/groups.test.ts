@@ -1,9 +1,8 @@
 // Consumer groups across processes, through the real broker (librdkafka's mock cluster over TCP).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { startMongoDevServer, type MongoDevServer } from '@ars/mongo-dev';
-import { waitFor } from '@ars/testenv';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, type Bus } from './index.js';
 import { killFixtures, startFixture, type Line } from './testing/helpers.js';
 
@@ -14,7 +13,7 @@ let bus: Bus;
 
 beforeAll(async () => {
   [mock, mongo] = await Promise.all([
-    startKafkaMock({
+    startIsolatedKafka({
       brokers: 3,
       topics: [
         { name: 'bus.test.groups', partitions: 6 },

@@ -2,9 +2,8 @@
 // child processes that are SIGKILLed at the worst moments.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient, type Db } from 'mongodb';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { startMongoDevServer, type MongoDevServer } from '@ars/mongo-dev';
-import { waitFor } from '@ars/testenv';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, mongoProcessedStore, outboxInsert, outboxPush, startOutboxRelay, withOutbox, type Bus, type BusMessage, type WithOutbox } from './index.js';
 import { fastSession, killFixtures, startFixture } from './testing/helpers.js';
 
@@ -21,7 +20,7 @@ const delivered: BusMessage[] = [];
 
 beforeAll(async () => {
   [mock, mongo] = await Promise.all([
-    startKafkaMock({ brokers: 3, topics: [{ name: TOPIC, partitions: 4 }, { name: `${TOPIC}.dlq`, partitions: 1 }] }),
+    startIsolatedKafka({ brokers: 3, topics: [{ name: TOPIC, partitions: 4 }, { name: `${TOPIC}.dlq`, partitions: 1 }] }),
     startMongoDevServer({}),
   ]);
   client = await MongoClient.connect(mongo.url);

@@ -4,9 +4,8 @@
 // topic, a dead-lettered id is not "processed", and a re-drive gets it handled exactly once.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { startMongoDevServer, type MongoDevServer } from '@ars/mongo-dev';
-import { waitFor } from '@ars/testenv';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, memoryProcessedStore, NonRetryableError, redriveDeadLetters, redriveGroupId, type Bus, type BusMessage, type MessageContext } from './index.js';
 import { fastSession, memoryLogger } from './testing/helpers.js';
 
@@ -30,7 +29,7 @@ const seenOn = (topic: string): Seen[] => {
 const poisoned = new Set<string>();
 
 beforeAll(async () => {
-  mock = await startKafkaMock({
+  mock = await startIsolatedKafka({
     brokers: 3,
     topics: ['outage', 'poison'].flatMap((name) => [
       { name: `bus.test.${name}`, partitions: 4 },

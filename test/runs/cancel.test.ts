@@ -1,8 +1,9 @@
 // POST /runs/{runId}/cancel in the form DESIGN.md fixes: {run, status, alreadyTerminal}.
 import { MongoClient } from 'mongodb';
+import { waitFor } from '@ars/testenv';
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
-import { eventually, harnessPid, newRunsUser, processAlive } from '../support/runs.js';
+import { harnessPid, newRunsUser, processAlive } from '../support/runs.js';
 
 const system = systemForSuite();
 
@@ -36,7 +37,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: cancel during @sleep 30000
     expect(done.status).toBe('cancelled');
     expect(done.error).toBeNull();
     expect(all.map((e) => e.message)).not.toContain('too late');
-    await eventually(() => !processAlive(pid), 5_000, `harness process ${pid} to be gone`);
+    await waitFor(`harness process ${pid} to be gone`, () => !processAlive(pid), 5_000);
   });
 });
 

@@ -3,9 +3,10 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@ars/testenv';
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
-import { eventually, git, newRunsUser, processAlive, reportedPid, type Run, RUN_FIELDS, type RunEvent, RunsClient, sourceRepositoryPath } from '../support/runs.js';
+import { git, newRunsUser, processAlive, reportedPid, type Run, RUN_FIELDS, type RunEvent, RunsClient, sourceRepositoryPath } from '../support/runs.js';
 
 const system = systemForSuite();
 
@@ -116,7 +117,7 @@ describe('nothing the agent started outlives its run', () => {
     const { run: done } = await runs.waitFor(run.runId);
     expect(done.status).toBe('success');
     expect(leftPid).toBeGreaterThan(0);
-    await eventually(() => !processAlive(leftPid), 10_000, `the background process ${leftPid} to be gone`);
+    await waitFor(`the background process ${leftPid} to be gone`, () => !processAlive(leftPid), 10_000);
   });
 });
 

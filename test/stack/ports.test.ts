@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type Server } from 'node:net';
 import { claimPort, ephemeralRange, fromRoot, reservableRange, reservePort, serviceProcess, type ServiceProcess } from '@ars/stack';
-import { testInfrastructure } from '@ars/testenv';
+import { testInfrastructure, waitFor } from '@ars/testenv';
 
 const stopAfter: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -145,7 +145,7 @@ describe('a service that exits unasked is restarted on its port; one stopped or 
     await service.start();
     const first = { pid: service.child()?.pid, instance: service.instanceId() };
     process.kill(first.pid!, 'SIGKILL');
-    await waitFor(() => log.some((line) => line.startsWith('[stack] mcp-registry restarted (attempt 1)')), 120_000);
+    await waitFor('the stack to restart mcp-registry', () => log.some((line) => line.startsWith('[stack] mcp-registry restarted (attempt 1)')), { timeoutMs: 120_000, intervalMs: 100 });
     expect(log[0]).toBe('[stack] mcp-registry exited (signal SIGKILL); restarting in 1 s (attempt 1)');
     expect(log[1]).toBe(`[stack] mcp-registry restarted (attempt 1): pid ${service.child()?.pid}, ready at ${service.url}`);
     expect(service.restarts()).toBe(1);
@@ -174,11 +174,3 @@ describe('a service that exits unasked is restarted on its port; one stopped or 
     expect((await fetch(`${service.url}/readyz`)).headers.get('x-ars-instance')).toBe(service.instanceId());
   }, 240_000);
 });
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

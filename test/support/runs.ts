@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { waitFor } from '@ars/testenv';
 import { bearer, call, createAccount, createToken, dataOf, type Account, type Answer } from './accounts.js';
 import { hostPid } from './processTree.js';
 
@@ -94,18 +95,20 @@ export class RunsClient {
     until: (run: Run, events: RunEvent[]) => boolean = (run) => TERMINAL.has(run.status),
     timeoutMs = 45_000,
   ): Promise<{ run: Run; events: RunEvent[]; statuses: string[] }> {
-    const deadline = Date.now() + timeoutMs;
     const seen = new Map<string, RunEvent>();
     const statuses: string[] = [];
-    for (;;) {
+    const settled = async (): Promise<{ run: Run; events: RunEvent[]; statuses: string[] } | undefined> => {
       const { run, events } = dataOf(await this.events(runId, 200));
       for (const event of events) if (!seen.has(event.id)) seen.set(event.id, event);
       if (statuses.at(-1) !== run.status) statuses.push(run.status);
       const all = [...seen.values()];
-      if (until(run, all)) return { run, events: all, statuses };
-      if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after ${timeoutMs} ms (${all.length} events: ${all.map((e) => e.type).join(', ')})`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+      return until(run, all) ? { run, events: all, statuses } : undefined;
+    };
+    const lastSeen = (): string => {
+      const all = [...seen.values()];
+      return `run ${runId} (still ${statuses.at(-1) ?? 'unread'}; ${all.length} events: ${all.map((e) => e.type).join(', ')})`;
+    };
+    return waitFor(lastSeen, settled, { timeoutMs, intervalMs: 200 });
   }
 }
 
@@ -137,14 +140,6 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'the condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -3,6 +3,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { waitFor } from '@ars/testenv';
 import { bearer, call, createAccount, createToken, dataOf, type Account, type Answer } from './accounts.js';
 import { git, sourceRepositoryPath } from './runs.js';
 import type { System } from './system.js';
@@ -74,15 +75,14 @@ export class SandboxesClient {
 
   /** Polls the logs until `until` holds (or fails with what was last seen). */
   async waitFor(id: string, until: (logs: SandboxLogs) => boolean, timeoutMs = 60_000, what = 'the condition'): Promise<SandboxLogs> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const logs = dataOf(await this.logs(id));
-      if (until(logs)) return logs;
-      if (Date.now() > deadline) {
-        throw new Error(`sandbox ${id}: ${what} did not hold within ${timeoutMs} ms; status ${logs.sandbox.status}, error ${logs.sandbox.error}, events ${logs.lifecycle_events.map((e) => `${e.event_type}/${e.decision_code ?? ''}`).join(', ')}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    let last: SandboxLogs | undefined;
+    const held = async (): Promise<SandboxLogs | undefined> => {
+      last = dataOf(await this.logs(id));
+      return until(last) ? last : undefined;
+    };
+    const lastSeen = (): string =>
+      `sandbox ${id}: ${what}; status ${last?.sandbox.status}, error ${last?.sandbox.error}, events ${(last?.lifecycle_events ?? []).map((e) => `${e.event_type}/${e.decision_code ?? ''}`).join(', ')}`;
+    return waitFor(lastSeen, held, { timeoutMs, intervalMs: 500 });
   }
 
   waitForStatus(id: string, status: string, timeoutMs?: number): Promise<SandboxLogs> {

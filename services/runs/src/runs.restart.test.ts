@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createBus, type Bus } from '@ars/bus';
 import { requestHash } from '@ars/idempotency';
-import { testInfrastructure } from '@ars/testenv';
-import { freePort, startCatalogHarness, type CatalogHarness } from '../../catalog/src/testing/catalogHarness.js';
+import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
+import { freePort, internalCaller, testInfrastructure, waitFor, type InternalCall } from '@ars/testenv';
 import type { Run, RunEvent } from './domain/runView.js';
 import { startRunsProcess, type RunsProcess } from './testing/runsProcess.js';
 import { startSandboxesStandIn, type SandboxesStandIn } from './testing/sandboxesStandIn.js';
@@ -14,6 +14,7 @@ let sandboxes: SandboxesStandIn;
 let bus: Bus;
 let env: Record<string, string>;
 let url: string;
+let call: InternalCall;
 let runs: RunsProcess | undefined;
 
 beforeAll(async () => {
@@ -23,6 +24,7 @@ beforeAll(async () => {
   bus = createBus({ brokers: infra.kafkaBrokers, clientId: 'runs-restart-test' });
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
+  call = internalCaller({ url, token: catalog.token, caller: 'runs-restart-test' });
   env = {
     PORT: String(port),
     LOG_LEVEL: 'info',
@@ -44,26 +46,8 @@ afterAll(async () => {
   await catalog?.stop();
 });
 
-async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'x-internal-token': catalog.token, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const parsed = (await response.json()) as { ok: boolean; data: T };
-  if (!parsed.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-  return parsed.data;
-}
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+// Asked while runs is down too: a refused connection is "not yet".
+const untilRuns = { timeoutMs: 45_000, intervalMs: 100, ignoreErrors: true };
 
 const publishEvent = (runId: string, seq: number) =>
   bus.publish('runs.agent-events', {
@@ -78,7 +62,7 @@ describe('a kill -9 of runs mid-run and a restart neither duplicates events nor 
     const userId = catalog.newUser();
     const repoId = (await catalog.devInstallation(userId)).repos[0]?.id ?? '';
     const body = { repoId, prompt: 'long run' };
-    const run = await call<Run>('POST', `/internal/users/${userId}/runs`, body, { 'idempotency-key': randomUUID(), 'x-request-hash': requestHash(body) });
+    const run = (await call<Run>('POST', `/internal/users/${userId}/runs`, body, { 'x-internal-token': catalog.token, 'idempotency-key': randomUUID(), 'x-request-hash': requestHash(body) })).data;
     const runId = run.runId;
     const eventsPath = `/internal/users/${userId}/runs/${runId}/events?limit=200`;
     await bus.publish('runs.sandbox-allocated', {
@@ -88,7 +72,7 @@ describe('a kill -9 of runs mid-run and a restart neither duplicates events nor 
       data: { runId, sandboxRecordId: 'record', sandboxId: null, runtime: { provider: 'local', runId: 'session' } },
     });
     for (let seq = 0; seq < 30; seq += 1) await publishEvent(runId, seq);
-    await waitFor('some events stored', async () => (await call<{ events: RunEvent[] }>('GET', eventsPath)).events.length >= 10);
+    await waitFor('some events stored', async () => (await call<{ events: RunEvent[] }>('GET', eventsPath)).data.events.length >= 10, untilRuns);
 
     await runs?.kill();
     for (let seq = 30; seq < 60; seq += 1) await publishEvent(runId, seq);
@@ -105,9 +89,9 @@ describe('a kill -9 of runs mid-run and a restart neither duplicates events nor 
 
     runs = await startRunsProcess(env);
     const final = await waitFor('all 60 events and success', async () => {
-      const answer = await call<{ run: Run; events: RunEvent[] }>('GET', eventsPath);
+      const answer = (await call<{ run: Run; events: RunEvent[] }>('GET', eventsPath)).data;
       return answer.events.length === 60 && answer.run.status === 'success' ? answer : undefined;
-    });
+    }, untilRuns);
     expect(final.events.map((e) => e.id)).toEqual(Array.from({ length: 60 }, (_, seq) => `${runId}:event:${seq}`));
     expect(final.events.filter((e) => e.message === 'resent')).toEqual([]);
     expect(final.run).toMatchObject({ status: 'success', sandboxRecordId: 'record', error: null });

@@ -4,6 +4,7 @@
 // stand-ins of bin/ (local paths, which exist "in the Pod" here). See
 // src/providers/kubernetes/README.md for what the stand-in shows and what it cannot.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { waitFor } from '@ars/testenv';
 import type { HarnessName } from './harness/index.js';
 import { assertStandInsBuilt } from './harness/testing.js';
 import { secretName } from './providers/kubernetes/podManifest.js';
@@ -87,13 +88,12 @@ async function logsOf(repo: TestRepo, id: string): Promise<SandboxLogsView> {
 
 /** Polls the logs route until `until` holds for what it answers. */
 async function pollLogs(repo: TestRepo, id: string, what: string, until: (logs: SandboxLogsView) => boolean): Promise<SandboxLogsView> {
-  const end = Date.now() + WAIT;
-  for (;;) {
-    const logs = await logsOf(repo, id);
-    if (until(logs)) return logs;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(logs)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let last: SandboxLogsView | undefined;
+  const held = async (): Promise<SandboxLogsView | undefined> => {
+    last = await logsOf(repo, id);
+    return until(last) ? last : undefined;
+  };
+  return waitFor(() => `${what}; last: ${JSON.stringify(last)}`, held, { timeoutMs: WAIT, intervalMs: 100 });
 }
 
 const types = (events: LifecycleEventView[]): string[] => events.map((e) => e.event_type);

@@ -3,9 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/gl
 import { context, trace } from '@opentelemetry/api';
 import { Kafka, logLevel } from 'kafkajs';
 import { AppError } from '@ars/errors';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, memoryProcessedStore, NonRetryableError, type Bus, type BusConsumer, type BusMessage, type MessageContext, type RunRequestedData } from './index.js';
-import { fastSession, memoryLogger, waitUntil } from './testing/helpers.js';
+import { fastSession, memoryLogger } from './testing/helpers.js';
 import { contextWithSpan, registerTestTracing } from './testing/otel.js';
 
 const topicNames = ['roundtrip', 'trace', 'order', 'retry', 'nonretry', 'malformed', 'stop', 'dedupe', 'dlqretry'];
@@ -25,7 +25,7 @@ const shared = { seen: new Map<string, Seen[]>(), handlers: new Map<string, Hand
 const processed = memoryProcessedStore();
 
 beforeAll(async () => {
-  mock = await startKafkaMock({
+  mock = await startIsolatedKafka({
     brokers: 3,
     topics: topicNames.flatMap((name) => [
       { name: `bus.test.${name}`, partitions: 4 },
@@ -92,7 +92,7 @@ describe('a message is {id, type, occurredAt, data} keyed by the aggregate id', 
     const sent = await bus.publish('bus.test.roundtrip', { key: 'run-1', type: 'test.hello', data: { hello: 'world' } });
     expect(sent.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number.isNaN(Date.parse(sent.occurredAt))).toBe(false);
-    await waitUntil(() => seen.length === 1, 30_000, 'the message');
+    await waitFor('the message', () => seen.length === 1, 30_000);
     expect(seen[0]!.message).toEqual(sent);
     expect(seen[0]!.context).toMatchObject({ topic: 'bus.test.roundtrip', key: 'run-1', attempt: 1, offset: '0', groupId: 'bus-test-shared' });
   });
@@ -117,7 +117,7 @@ describe('W3C traceparent travels in the headers; the remote context is the pare
   test('with no OpenTelemetry SDK registered no trace header is generated', async () => {
     const seen = collect('bus.test.trace');
     await bus.publish('bus.test.trace', { key: 'k', type: 't', data: { n: 1 } });
-    await waitUntil(() => seen.length === 1, 30_000, 'the message');
+    await waitFor('the message', () => seen.length === 1, 30_000);
     expect(seen[0]!.context.headers.traceparent).toBeUndefined();
   });
   test('with a propagator registered the active span travels and the handler runs in that trace', async () => {
@@ -129,7 +129,7 @@ describe('W3C traceparent travels in the headers; the remote context is the pare
         handlerTraceIds.push(trace.getSpanContext(context.active())?.traceId);
       });
       await context.with(contextWithSpan(traceId, '00f067aa0ba902b7'), () => bus.publish('bus.test.trace', { key: 'k', type: 't', data: { n: 2 } }));
-      await waitUntil(() => seen.find((s) => (s.message.data as { n: number }).n === 2), 30_000, 'the traced message');
+      await waitFor('the traced message', () => seen.find((s) => (s.message.data as { n: number }).n === 2), 30_000);
       const traced = seen.find((s) => (s.message.data as { n: number }).n === 2)!;
       expect(traced.context.headers.traceparent).toBe(`00-${traceId}-00f067aa0ba902b7-01`);
       expect(handlerTraceIds[handlerTraceIds.length - 1]).toBe(traceId);
@@ -154,7 +154,7 @@ describe('per-key ordering: one partition is handled one message at a time, in o
     for (let seq = 0; seq < 10; seq++) {
       await bus.publishMany('bus.test.order', keys.map((key) => ({ key, type: 'test.step', data: { seq } })));
     }
-    await waitUntil(() => seen.length === 80, 30_000, 'all 80 messages');
+    await waitFor('all 80 messages', () => seen.length === 80, 30_000);
     for (const key of keys) {
       expect(seen.filter((s) => s.context.key === key).map((s) => (s.message.data as { seq: number }).seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }
@@ -172,7 +172,7 @@ describe('a handler that keeps failing: bounded retries, then the dead-letter to
     const dead = collect('bus.test.retry.dlq');
     const poison = await bus.publish('bus.test.retry', { key: 'k', type: 'test.step', data: { poison: true } });
     await bus.publish('bus.test.retry', { key: 'k', type: 'test.step', data: { poison: false } });
-    await waitUntil(() => dead.length === 1 && seen.length === 4, 30_000, 'the dead letter and the next message');
+    await waitFor('the dead letter and the next message', () => dead.length === 1 && seen.length === 4, 30_000);
     expect(seen.filter((s) => s.message.id === poison.id).map((s) => s.context.attempt)).toEqual([1, 2, 3]);
     const letter = dead[0]!;
     expect(letter.message.type).toBe('bus.dead-letter');
@@ -192,7 +192,7 @@ describe('a handler that keeps failing: bounded retries, then the dead-letter to
     });
     const dead = collect('bus.test.nonretry.dlq');
     await bus.publish('bus.test.nonretry', { key: 'k', type: 'test.step', data: {} });
-    await waitUntil(() => dead.length === 1, 30_000, 'the dead letter');
+    await waitFor('the dead letter', () => dead.length === 1, 30_000);
     expect(seen).toHaveLength(1);
     expect(dead[0]!.message.data).toMatchObject({ error: { message: 'bad input', attempts: 1, name: 'NonRetryableError' } });
   });
@@ -208,7 +208,7 @@ describe('a dead-letter topic has no dead-letter topic: its failing handler is r
       type: 'bus.dead-letter',
       data: { topic: 'bus.test.dlqretry', partition: 0, offset: '7', key: 'k', value: '{}', headers: {}, error: { message: 'x', attempts: 3, failedAt: new Date().toISOString(), consumerGroup: 'g' } },
     });
-    await waitUntil(() => seen.some((s) => s.context.attempt === 5), 30_000, 'the fifth attempt');
+    await waitFor('the fifth attempt', () => seen.some((s) => s.context.attempt === 5), 30_000);
     expect(seen.map((s) => s.context.attempt)).toEqual([1, 2, 3, 4, 5]);
     expect(logger.entries.filter((e) => e.msg.startsWith('handler of a dead-letter topic failed')).length).toBe(2);
   });
@@ -229,7 +229,7 @@ describe('malformed messages go straight to the dead-letter topic; nothing is dr
       ],
     });
     await raw.disconnect();
-    await waitUntil(() => dead.length === 2 && seen.length === 1, 30_000, 'two dead letters and the good message');
+    await waitFor('two dead letters and the good message', () => dead.length === 2 && seen.length === 1, 30_000);
     expect(seen[0]!.message.id).toBe('y');
     const [first, second] = dead.map((d) => d.message.data as { value: string; headers: Record<string, string>; error: { message: string; kind: string; attempts: number } });
     expect(first).toMatchObject({ value: '{not json', error: { kind: 'malformed', attempts: 0, message: expect.stringContaining('not JSON') } });
@@ -244,7 +244,7 @@ describe('idempotent handling by message id', () => {
     await bus.publish('bus.test.dedupe', message);
     await bus.publish('bus.test.dedupe', message);
     await bus.publish('bus.test.dedupe', { ...message, id: 'other-id' });
-    await waitUntil(() => seen.length === 2 && logger.entries.some((e) => e.msg === 'message already processed: skipped' && e.fields.messageId === 'fixed-id'), 30_000, 'the duplicate to be skipped');
+    await waitFor('the duplicate to be skipped', () => seen.length === 2 && logger.entries.some((e) => e.msg === 'message already processed: skipped' && e.fields.messageId === 'fixed-id'), 30_000);
     expect(seen.map((s) => s.message.id)).toEqual(['fixed-id', 'other-id']);
   });
 });
@@ -259,10 +259,10 @@ describe('graceful stop: stop fetching, let in-flight handlers finish, commit, d
       order.push(`handler ${(message.data as { n: number }).n} finished`);
     });
     await bus.publish('bus.test.stop', { key: 'k', type: 'test.step', data: { n: 1 } });
-    await waitUntil(() => first.seen.length === 1, 30_000, 'the slow handler to start');
+    await waitFor('the slow handler to start', () => first.seen.length === 1, 30_000);
     const stopping = first.consumer.stop().then(() => order.push('stopped'));
     // The handler is released only once stop() is under way: stop must still wait for it.
-    await waitUntil(() => logger.entries.some((e) => e.msg.startsWith('consumer stopping') && e.fields.groupId === 'stop-group'), 30_000, 'stop() to begin');
+    await waitFor('stop() to begin', () => logger.entries.some((e) => e.msg.startsWith('consumer stopping') && e.fields.groupId === 'stop-group'), 30_000);
     release();
     await stopping;
     expect(order).toEqual(['handler 1 finished', 'stopped']);
@@ -270,7 +270,7 @@ describe('graceful stop: stop fetching, let in-flight handlers finish, commit, d
 
     await bus.publish('bus.test.stop', { key: 'k', type: 'test.step', data: { n: 2 } });
     const second = await ownGroup('bus.test.stop', 'stop-group');
-    await waitUntil(() => second.seen.length >= 1, 30_000, 'the next message');
+    await waitFor('the next message', () => second.seen.length >= 1, 30_000);
     expect(second.seen.map((s) => (s.message.data as { n: number }).n)).toEqual([2]);
   });
 });

@@ -1,10 +1,10 @@
 // Consumer groups across processes, through the real broker (librdkafka's mock cluster over TCP).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { startMongoDevServer, type MongoDevServer } from '@ars/mongo-dev';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, type Bus } from './index.js';
-import { killFixtures, startFixture, waitUntil, type Line } from './testing/helpers.js';
+import { killFixtures, startFixture, type Line } from './testing/helpers.js';
 
 let mock: KafkaMock;
 let mongo: MongoDevServer;
@@ -13,7 +13,7 @@ let bus: Bus;
 
 beforeAll(async () => {
   [mock, mongo] = await Promise.all([
-    startKafkaMock({
+    startIsolatedKafka({
       brokers: 3,
       topics: [
         { name: 'bus.test.groups', partitions: 6 },
@@ -51,14 +51,14 @@ describe('two consumer processes in one group share the partitions of a topic; o
     const a = startFixture('consumer.mjs', env);
     const b = startFixture('consumer.mjs', env);
     // Wait for a stable split: both members hold partitions, disjoint, covering all six.
-    await waitUntil(
+    await waitFor(
+      'both members to share the six partitions',
       () => {
         const pa = lastAssignment(a.lines) ?? [];
         const pb = lastAssignment(b.lines) ?? [];
         return pa.length > 0 && pb.length > 0 && new Set([...pa, ...pb]).size === 6 && pa.length + pb.length === 6;
       },
       40_000,
-      'both members to share the six partitions',
     ).catch((error: unknown) => {
       console.error(JSON.stringify(a.lines), JSON.stringify(b.lines), a.child.exitCode, b.child.exitCode);
       throw error;
@@ -68,7 +68,7 @@ describe('two consumer processes in one group share the partitions of a topic; o
     for (let seq = 0; seq < 5; seq++) {
       for (const key of keys) await bus.publish('bus.test.groups', { key, type: 'test.step', data: { seq } });
     }
-    await waitUntil(() => handled(a.lines).length + handled(b.lines).length >= 60, 30_000, 'all 60 messages handled');
+    await waitFor('all 60 messages handled', () => handled(a.lines).length + handled(b.lines).length >= 60, 30_000);
 
     expect(handled(a.lines).length).toBeGreaterThan(0);
     expect(handled(b.lines).length).toBeGreaterThan(0);
@@ -96,7 +96,7 @@ describe('a consumer killed mid-batch: the redelivery is absorbed by idempotent 
     expect(handled(first.lines).map((l) => l.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
 
     const second = startFixture('consumer.mjs', env);
-    await waitUntil(() => handled(second.lines).some((l) => l.seq === 9), 40_000, 'the second member to reach seq 9');
+    await waitFor('the second member to reach seq 9', () => handled(second.lines).some((l) => l.seq === 9), 40_000);
 
     // Redelivered: seq 0..5 were recorded as processed and are skipped; seq 6 died before it was
     // recorded, so its handler ran again and its own idempotency (insert by message id) held.

@@ -2,10 +2,10 @@
 // child processes that are SIGKILLed at the worst moments.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient, type Db } from 'mongodb';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { startMongoDevServer, type MongoDevServer } from '@ars/mongo-dev';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, mongoProcessedStore, outboxInsert, outboxPush, startOutboxRelay, withOutbox, type Bus, type BusMessage, type WithOutbox } from './index.js';
-import { fastSession, killFixtures, startFixture, waitUntil } from './testing/helpers.js';
+import { fastSession, killFixtures, startFixture } from './testing/helpers.js';
 
 const TOPIC = 'bus.test.outbox';
 const DB = 'bus_outbox_test';
@@ -20,7 +20,7 @@ const delivered: BusMessage[] = [];
 
 beforeAll(async () => {
   [mock, mongo] = await Promise.all([
-    startKafkaMock({ brokers: 3, topics: [{ name: TOPIC, partitions: 4 }, { name: `${TOPIC}.dlq`, partitions: 1 }] }),
+    startIsolatedKafka({ brokers: 3, topics: [{ name: TOPIC, partitions: 4 }, { name: `${TOPIC}.dlq`, partitions: 1 }] }),
     startMongoDevServer({}),
   ]);
   client = await MongoClient.connect(mongo.url);
@@ -65,8 +65,8 @@ describe('an outboxed state change and its message cannot part', () => {
     expect(doc?._outbox?.map((e) => e.id)).toEqual([messageId]);
 
     const relay = startFixture('outbox-relay.mjs', relayEnv());
-    await waitUntil(() => handled.some((m) => m.id === messageId), 30_000, 'the relayed message');
-    await waitUntil(async () => ((await things().findOne({ _id: 'w1' }))?._outbox?.length === 0 ? true : undefined), 30_000, 'the entry to be pulled');
+    await waitFor('the relayed message', () => handled.some((m) => m.id === messageId), 30_000);
+    await waitFor('the entry to be pulled', async () => ((await things().findOne({ _id: 'w1' }))?._outbox?.length === 0 ? true : undefined), 30_000);
     await relay.stop();
     expect(handled.filter((m) => m.id === messageId)).toHaveLength(1);
     expect(handled.find((m) => m.id === messageId)).toMatchObject({ type: 'test.created', data: { docId: 'w1' } });
@@ -83,11 +83,11 @@ describe('an outboxed state change and its message cannot part', () => {
     expect((await things().findOne({ _id: 'w2' }))?._outbox?.map((e) => e.id)).toEqual([messageId]);
 
     const relay = startFixture('outbox-relay.mjs', relayEnv());
-    await waitUntil(() => delivered.filter((m) => m.id === messageId).length === 2, 30_000, 'the second delivery of the same id');
-    await waitUntil(async () => ((await things().findOne({ _id: 'w2' }))?._outbox?.length === 0 ? true : undefined), 30_000, 'the entry to be pulled');
+    await waitFor('the second delivery of the same id', () => delivered.filter((m) => m.id === messageId).length === 2, 30_000);
+    await waitFor('the entry to be pulled', async () => ((await things().findOne({ _id: 'w2' }))?._outbox?.length === 0 ? true : undefined), 30_000);
     await relay.stop();
     // The idempotent group saw the same id twice on the topic and handled it once.
-    await waitUntil(() => handled.some((m) => m.id === messageId), 30_000, 'the handled message');
+    await waitFor('the handled message', () => handled.some((m) => m.id === messageId), 30_000);
     expect(handled.filter((m) => m.id === messageId)).toHaveLength(1);
   });
 
@@ -98,7 +98,7 @@ describe('an outboxed state change and its message cannot part', () => {
       const doc = outboxInsert({ _id: 'k1', status: 'pending' }, [{ topic: TOPIC, key: 'k1', type: 'test.created', data: {} }]);
       await things().insertOne(doc);
       relay.kick();
-      await waitUntil(() => handled.some((m) => m.id === doc._outbox[0]!.id), 30_000, 'the kicked message');
+      await waitFor('the kicked message', () => handled.some((m) => m.id === doc._outbox[0]!.id), 30_000);
     } finally {
       await relay.stop();
     }

@@ -1,5 +1,4 @@
 import { createServer as createRawServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { AppError } from '@ars/errors';
@@ -7,6 +6,7 @@ import { createHttpApp, mountRouters, ok, requireInternalCaller, Router, startHt
 import { createHttpClient, type HttpClient } from '@ars/http-client';
 import { createLogger } from '@ars/logger';
 import { shutdownTelemetry, startTelemetry } from '@ars/telemetry';
+import { freePort } from '@ars/testenv';
 
 const logger = createLogger({ service: 'http-client-test', level: 'silent' });
 const TOKEN = 'internal-token-0123456789';
@@ -60,15 +60,6 @@ function client(baseUrl: string, extra: Partial<Parameters<typeof createHttpClie
   const created = createHttpClient({ baseUrl, caller: 'gateway', internalToken: TOKEN, timeoutMs: 2_000, logger, ...extra });
   closers.push(() => created.close());
   return created;
-}
-
-async function unusedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function startRaw(status: number, body: string, contentType = 'text/html'): Promise<string> {
@@ -163,7 +154,7 @@ describe("a peer's failure envelope becomes an AppError with the same code, mess
 
 describe('a peer that is down or misses the deadline is SERVICE_UNAVAILABLE', () => {
   test('connection refused', async () => {
-    const port = await unusedPort();
+    const port = await freePort(); // reserved for this process and served by nobody: refused
     await expect(client(`http://127.0.0.1:${port}`, { peer: 'runs' }).get('/x')).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       status: 503,

@@ -6,16 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DevInstallation } from '@ars/contract';
 import { createLogger } from '@ars/logger';
-import { freePort, testInfrastructure } from '@ars/testenv';
+import { freePort, internalCaller, testInfrastructure, type InternalCall } from '@ars/testenv';
 import { startCatalog, type RunningCatalog } from '../catalog.js';
-
-export interface Answer<T = Record<string, unknown>> {
-  status: number;
-  body: { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
-  /** The data of a success envelope (throws on a failure, naming it). */
-  data: T;
-  text: string;
-}
 
 export interface CatalogHarness {
   url: string;
@@ -25,7 +17,8 @@ export interface CatalogHarness {
   service: RunningCatalog;
   /** Every log line the service wrote, raw JSON. */
   logLines: string[];
-  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
+  /** An internal route with the harness's token, as `catalog-test`. */
+  call: InternalCall;
   /** A fresh tenant: a user id no other test uses. */
   newUser(): string;
   /** `POST /internal/dev/installations` for the user; the installation and its repositories. */
@@ -59,24 +52,7 @@ export async function startCatalogHarness(extraEnv: Record<string, string> = {})
     },
   });
 
-  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-internal-token': token }): Promise<Answer<T>> => {
-    const response = await fetch(`${service.url}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'x-caller-service': 'catalog-test' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    const parsed = JSON.parse(text) as Answer<T>['body'];
-    return {
-      status: response.status,
-      body: parsed,
-      text,
-      get data(): T {
-        if (!parsed.ok) throw new Error(`${method} ${path} failed: ${response.status} ${text}`);
-        return parsed.data;
-      },
-    };
-  };
+  const call = internalCaller({ url: service.url, token, caller: 'catalog-test' });
 
   return {
     url: service.url,
@@ -98,6 +74,3 @@ export async function startCatalogHarness(extraEnv: Record<string, string> = {})
     },
   };
 }
-
-/** The kit's PORT must be 1–65535 (not 0): a port reserved for this test process (`@ars/testenv`). */
-export { freePort };

@@ -1,4 +1,5 @@
 // Accounts through the development account route, tokens through the PAT lifecycle routes: HTTP only.
+import { fetchAnswer as call, type Answer } from '@ars/testenv';
 
 export interface Account {
   userId: string;
@@ -15,23 +16,9 @@ export interface CreatedToken {
   expiresAt: string | null;
 }
 
-export interface Answer<T = unknown> {
-  status: number;
-  headers: Headers;
-  body: { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
-}
-
-export async function call<T = unknown>(url: string, init: RequestInit & { json?: unknown } = {}): Promise<Answer<T>> {
-  const headers = new Headers(init.headers);
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers.set('content-type', 'application/json');
-    body = JSON.stringify(init.json);
-  }
-  const response = await fetch(url, { ...init, headers, body });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as Answer<T>['body'] };
-}
+// Public routes answer in the same envelope as internal ones: one reader, the kit's.
+export { call };
+export type { Answer };
 
 export function dataOf<T>(answer: Answer<T>): T {
   if (!answer.body.ok) throw new Error(`expected success, got ${answer.status} ${JSON.stringify(answer.body)}`);

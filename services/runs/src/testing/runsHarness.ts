@@ -3,17 +3,15 @@
 // repositories, a stand-in for sandboxes' cancel route, and a bus through which tests play the
 // sandboxes role (publishing `runs.sandbox-allocated`/`runs.agent-events`/`runs.finished`).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createBus, type Bus, type BusConsumer, type BusMessage, type RunFinishedData, type RunRequestedData } from '@ars/bus';
+import { createBus, type Bus, type BusMessage, type RunFinishedData, type RunRequestedData } from '@ars/bus';
+import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
 import { requestHash } from '@ars/idempotency';
 import { createLogger } from '@ars/logger';
 import type { Db } from '@ars/mongo';
-import { testInfrastructure } from '@ars/testenv';
-import { freePort, startCatalogHarness, type Answer, type CatalogHarness } from '../../../catalog/src/testing/catalogHarness.js';
+import { freePort, internalCaller, recordTopics, testInfrastructure, waitFor, type Answer, type InternalCall, type TopicRecorder } from '@ars/testenv';
 import type { Run, RunEvent } from '../domain/runView.js';
 import { startRuns, type RunningRuns } from '../runs.js';
 import { startSandboxesStandIn, type SandboxesStandIn } from './sandboxesStandIn.js';
-
-export type { Answer } from '../../../catalog/src/testing/catalogHarness.js';
 
 export interface Tenant {
   userId: string;
@@ -44,7 +42,8 @@ export interface RunsHarness {
   /** The tests' own bus: they play the sandboxes role through it. */
   bus: Bus;
   logLines: string[];
-  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
+  /** An internal route with the harness's token, as `runs-test`. */
+  call: InternalCall;
   /** A fresh tenant: a new user with a dev installation of real repositories. */
   newTenant(): Promise<Tenant>;
   /** POST start with a key (fresh when absent) and the body's canonical hash. */
@@ -91,40 +90,12 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
   const db = service.context.mongo?.db;
   if (!db) throw new Error('runs started without MongoDB');
   const bus = createBus({ brokers: infra.kafkaBrokers, clientId: 'runs-test-sandboxes' });
-  let requestedConsumer: BusConsumer | undefined;
-  let finishedConsumer: BusConsumer | undefined;
+  let requestedRecorder: TopicRecorder | undefined;
+  let finishedRecorder: TopicRecorder | undefined;
   const requested = new Map<string, BusMessage<RunRequestedData>>();
   const finished = new Map<string, BusMessage<RunFinishedData>[]>();
 
-  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-internal-token': token }): Promise<Answer<T>> => {
-    const response = await fetch(`${service.url}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'x-caller-service': 'runs-test' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    // A 204 has no body (the replay-only question of a key that made no run).
-    const parsed = (text === '' ? undefined : JSON.parse(text)) as Answer<T>['body'];
-    return {
-      status: response.status,
-      body: parsed,
-      text,
-      get data(): T {
-        if (!parsed?.ok) throw new Error(`${method} ${path} failed: ${response.status} ${text}`);
-        return parsed.data;
-      },
-    };
-  };
-
-  const waitFor = async <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  const call = internalCaller({ url: service.url, token, caller: 'runs-test' });
 
   const harness: RunsHarness = {
     url: service.url,
@@ -136,7 +107,7 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
     bus,
     logLines,
     call,
-    waitFor,
+    waitFor: (what, check, timeoutMs) => waitFor(what, check, timeoutMs),
     async newTenant() {
       const userId = catalog.newUser();
       const dev = await catalog.devInstallation(userId);
@@ -184,34 +155,27 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
       await bus.publish('runs.finished', { key: runId, type: 'run.finished', id: `${runId}:finished`, data: { ...data, runId } as RunFinishedData });
     },
     async watchRequested() {
-      if (!requestedConsumer) {
-        requestedConsumer = await bus.consume({
-          groupId: `runs-test-requested-${randomBytes(6).toString('hex')}`,
-          topics: ['runs.requested'],
-          handle: async (message) => {
-            const data = message.data as RunRequestedData;
-            requested.set(data.runId, message as BusMessage<RunRequestedData>);
-          },
-        });
-      }
+      requestedRecorder ??= await recordTopics(bus, {
+        topics: ['runs.requested'],
+        group: 'runs-test-requested',
+        onMessage: (message) => void requested.set((message.data as RunRequestedData).runId, message as BusMessage<RunRequestedData>),
+      });
       return requested;
     },
     async watchFinished() {
-      if (!finishedConsumer) {
-        finishedConsumer = await bus.consume({
-          groupId: `runs-test-finished-${randomBytes(6).toString('hex')}`,
-          topics: ['runs.finished'],
-          handle: async (message) => {
-            const data = message.data as RunFinishedData;
-            finished.set(data.runId, [...(finished.get(data.runId) ?? []), message as BusMessage<RunFinishedData>]);
-          },
-        });
-      }
+      finishedRecorder ??= await recordTopics(bus, {
+        topics: ['runs.finished'],
+        group: 'runs-test-finished',
+        onMessage: (message) => {
+          const data = message.data as RunFinishedData;
+          finished.set(data.runId, [...(finished.get(data.runId) ?? []), message as BusMessage<RunFinishedData>]);
+        },
+      });
       return finished;
     },
     async stop() {
-      await requestedConsumer?.stop();
-      await finishedConsumer?.stop();
+      await requestedRecorder?.stop();
+      await finishedRecorder?.stop();
       await bus.disconnect();
       await service.shutdown('test over');
       await sandboxes.close();

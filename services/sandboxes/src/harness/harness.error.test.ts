@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { waitFor } from '@ars/testenv';
 import type { HarnessEvent, HarnessName } from './adapter.js';
 import { runHarness } from './index.js';
 import { standInExecutable } from './standins/paths.js';
-import { assertStandInsBuilt, eventually, isAlive, makeWorkTree, record, scrubbedEnv, type WorkTree } from './testing.js';
+import { assertStandInsBuilt, isAlive, makeWorkTree, record, scrubbedEnv, type WorkTree } from './testing.js';
 
 const HARNESSES: HarnessName[] = ['codex', 'claude-code'];
 
@@ -51,7 +52,7 @@ describe.each(HARNESSES)('%s adapter: failures, cancellation, crashes', (harness
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(pid).not.toBeNull();
     expect(pid).toBeGreaterThan(1);
-    expect(await eventually(() => !isAlive(pid as number))).toBe(true);
+    expect(await waitFor(`the harness process ${pid} to be gone`, () => !isAlive(pid as number), 10_000)).toBe(true);
   });
 
   test('abort also ends a running @shell command (its process group)', async () => {
@@ -62,15 +63,15 @@ describe.each(HARNESSES)('%s adapter: failures, cancellation, crashes', (harness
     const pidFile = join(tree.dir, 'shell.pid');
     let shellPid = 0;
     expect(
-      await eventually(() => {
+      await waitFor('the shell to write its pid', () => {
         if (existsSync(pidFile)) shellPid = Number(readFileSync(pidFile, 'utf8').trim());
         return shellPid > 0;
-      }),
+      }, 10_000),
     ).toBe(true);
     controller.abort();
     const { result } = await promise;
     expect(result.status).toBe('cancelled');
-    expect(await eventually(() => !isAlive(shellPid))).toBe(true);
+    expect(await waitFor(`the shell ${shellPid} to be gone`, () => !isAlive(shellPid), 10_000)).toBe(true);
   });
 
   test('an already aborted signal gives cancelled without events', async () => {

@@ -1,6 +1,6 @@
 import { assertStandInsBuilt } from '../harness/testing.js';
 import { createLogger } from '@ars/logger';
-import { freePort } from '../../../catalog/src/testing/catalogHarness.js';
+import { freePort } from '@ars/testenv';
 import { startSandboxes } from '../sandboxes.js';
 import { fastSession, isAlive, reportedHostPid, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
 

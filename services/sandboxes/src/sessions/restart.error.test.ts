@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { assertStandInsBuilt } from '../harness/testing.js';
-import { freePort } from '../../../catalog/src/testing/catalogHarness.js';
+import { freePort } from '@ars/testenv';
 import { fastSession, isAlive, reportedHostPid, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
 
 const distEntry = fileURLToPath(new URL('../../dist/sandboxes.js', import.meta.url));

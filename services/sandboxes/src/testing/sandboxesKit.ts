@@ -1,17 +1,16 @@
-// Test support (not built into dist/): the tests play the runs service. A private Kafka mock
-// cluster per test file (so no other test's services read these topics), the suite's MongoDB, a
+// Test support (not built into dist/): the tests play the runs service. An isolated Kafka per test
+// file (so no other test's services read these topics), the suite's MongoDB, a
 // real in-process catalog with real bare git repositories, and the sandboxes service in-process.
 import { execFileSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createBus, topicProvisioning, type Bus, type BusConsumer, type RunAgentEventData, type RunFinishedData, type RunRequestedData, type RunSandboxAllocatedData, type RunSandboxQueuedData } from '@ars/bus';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
+import { createBus, type Bus, type RunAgentEventData, type RunFinishedData, type RunRequestedData, type RunSandboxAllocatedData, type RunSandboxQueuedData } from '@ars/bus';
+import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
 import { createLogger } from '@ars/logger';
-import { hostPid, testInfrastructure } from '@ars/testenv';
-import { freePort, startCatalogHarness, type CatalogHarness } from '../../../catalog/src/testing/catalogHarness.js';
+import { freePort, hostPid, internalCaller, recordTopics, startIsolatedKafka, testInfrastructure, waitFor, type KafkaMock, type NotYet, type TopicRecorder } from '@ars/testenv';
 import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
 
 export const fastSession = { sessionTimeoutMs: 6_000, rebalanceTimeoutMs: 1_500, heartbeatIntervalMs: 300 } as const;
@@ -52,7 +51,7 @@ export interface SandboxesKit {
   requestRun(repo: TestRepo, prompt: string, overrides?: Partial<RunRequestedData>, messageId?: string): Promise<RunRequestedData>;
   messages(runId: string): RunMessages;
   waitFinished(runId: string, timeoutMs?: number): Promise<RunFinishedData>;
-  waitFor<T>(what: string, check: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  waitFor<T>(what: string, check: () => T | NotYet, timeoutMs?: number): Promise<T>;
   cancel(runId: string, userId: string): Promise<{ status: number; body: unknown }>;
   /** An internal route of the running service (`/internal/…`) with the `X-Internal-Token` header; `body` is the parsed JSON answer. */
   internal<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
@@ -61,7 +60,7 @@ export interface SandboxesKit {
 
 export async function startSandboxesKit(): Promise<SandboxesKit> {
   const infra = testInfrastructure();
-  const kafka = await startKafkaMock({ brokers: 1, topics: topicProvisioning() });
+  const kafka = await startIsolatedKafka();
   const catalog = await startCatalogHarness();
   const sandboxRoot = mkdtempSync(join(tmpdir(), 'ars-sandboxes-test-'));
   const dbName = `sandboxes_test_${randomBytes(6).toString('hex')}`;
@@ -78,26 +77,33 @@ export async function startSandboxesKit(): Promise<SandboxesKit> {
     }
     return entry;
   };
-  const consumer: BusConsumer = await bus.consume({
-    groupId: `runs-test-${randomUUID()}`,
+  const recorder: TopicRecorder = await recordTopics(bus, {
+    group: 'runs-test',
     topics: ['runs.sandbox-allocated', 'runs.sandbox-queued', 'runs.agent-events', 'runs.finished'],
     session: fastSession,
-    handle: async (message, context) => {
+    onMessage: (message, topic) => {
       const data = message.data as { runId: string };
       const entry = messagesOf(data.runId);
-      if (context.topic === 'runs.sandbox-allocated') entry.allocated.push(message.data as RunSandboxAllocatedData);
-      if (context.topic === 'runs.sandbox-queued') entry.queued.push(message.data as RunSandboxQueuedData);
-      if (context.topic === 'runs.agent-events') {
+      if (topic === 'runs.sandbox-allocated') entry.allocated.push(message.data as RunSandboxAllocatedData);
+      if (topic === 'runs.sandbox-queued') entry.queued.push(message.data as RunSandboxQueuedData);
+      if (topic === 'runs.agent-events') {
         entry.events.push(message.data as RunAgentEventData);
         entry.eventIds.push(message.id);
       }
-      if (context.topic === 'runs.finished') {
+      if (topic === 'runs.finished') {
         entry.finished.push(message.data as RunFinishedData);
         // The finish's id is fixed: record it beside the data for the tests that check it.
         (entry.finished[entry.finished.length - 1] as RunFinishedData & { messageId?: string }).messageId = message.id;
       }
     },
   });
+
+  const runningUrl = (): string => {
+    if (!kit.service) throw new Error('no service running');
+    return kit.service.url;
+  };
+  const asRuns = internalCaller({ url: runningUrl, token, caller: 'runs' });
+  const asGateway = internalCaller({ url: runningUrl, token, caller: 'gateway' });
 
   const kit: SandboxesKit = {
     kafka,
@@ -174,39 +180,18 @@ export async function startSandboxesKit(): Promise<SandboxesKit> {
       await kit.waitFor(`${finished.eventCount ?? 0} events of ${runId}`, () => messagesOf(runId).events.length >= (finished.eventCount ?? 0), 10_000);
       return finished;
     },
-    waitFor: async (what, check, timeoutMs = 30_000) => {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const value = check();
-        if (value !== undefined && value !== null && value !== false) return value as NonNullable<typeof value>;
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
+    waitFor: (what, check, timeoutMs) => waitFor(what, check, timeoutMs),
     cancel: async (runId, userId) => {
-      const service = kit.service;
-      if (!service) throw new Error('no service running');
-      const response = await fetch(`${service.url}/internal/runs/${encodeURIComponent(runId)}/cancel`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-internal-token': token, 'x-caller-service': 'runs' },
-        body: JSON.stringify({ userId }),
-      });
-      return { status: response.status, body: await response.json() };
+      const answer = await asRuns('POST', `/internal/runs/${encodeURIComponent(runId)}/cancel`, { userId });
+      return { status: answer.status, body: answer.body };
     },
     internal: async <T>(method: string, path: string, body?: unknown) => {
-      const service = kit.service;
-      if (!service) throw new Error('no service running');
-      const response = await fetch(`${service.url}${path}`, {
-        method,
-        headers: { 'x-internal-token': token, 'x-caller-service': 'gateway', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as T };
+      const answer = await asGateway(method, path, body);
+      return { status: answer.status, body: (answer.body ?? null) as T };
     },
     stop: async () => {
       await kit.stopService();
-      await consumer.stop();
+      await recorder.stop();
       await bus.disconnect();
       await catalog.stop();
       await kafka.close();

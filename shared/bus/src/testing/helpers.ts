@@ -1,4 +1,4 @@
-// Test helpers (not part of the package build): child processes speaking JSON lines, polling.
+// Test helpers (not part of the package build): child processes speaking JSON lines (waiting: @ars/testenv).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -111,17 +111,6 @@ export function startFixture(name: string, env: Record<string, string>): Fixture
 /** Kills every fixture process still running (afterEach / afterAll). */
 export async function killFixtures(): Promise<void> {
   await Promise.all([...running].map((f) => f.kill()));
-}
-
-/** Polls `probe` until it returns a value other than undefined/false. */
-export async function waitUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** A logger keeping every line in memory (and dropping nothing), for assertions. */

@@ -1,9 +1,10 @@
 // A run never stays pending or streaming forever: services killed mid-run, a sandbox service that is
 // away, a harness that runs too long. Short limits so the suite does not wait half an hour.
 import { MongoClient } from 'mongodb';
+import { waitFor } from '@ars/testenv';
 import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
-import { eventually, harnessPid, newRunsUser, processAlive, reportedPid, type RunEvent } from '../support/runs.js';
+import { harnessPid, newRunsUser, processAlive, reportedPid, type RunEvent } from '../support/runs.js';
 
 const LIMITS = {
   RUN_TIMEOUT_MS: '15000',
@@ -39,13 +40,13 @@ async function sessionPublishedItsEnd(runId: string, timeoutMs: number): Promise
   try {
     const sessions = client.db('ars_sandboxes').collection<Session & { _id: string }>('sessions');
     let session: Session | null = null;
-    await eventually(
+    await waitFor(
+      `the sandboxes session of ${runId} to publish its end`,
       async () => {
         session = await sessions.findOne({ _id: runId });
         return session?.state === 'finished' && (session._outbox ?? []).length === 0;
       },
       timeoutMs,
-      `the sandboxes session of ${runId} to publish its end`,
     );
     return session as unknown as Session;
   } finally {
@@ -91,11 +92,11 @@ describe('the sandboxes service killed mid-run and restarted: the run ends faile
     const leftPid = reportedPid(before, 'left-pid') ?? 0;
     expect(processAlive(leftPid)).toBe(true);
     await system().stack.services.sandboxes.kill();
-    await eventually(() => !processAlive(pid), 5_000, `harness process ${pid} to be gone`);
+    await waitFor(`harness process ${pid} to be gone`, () => !processAlive(pid), 5_000);
     await system().stack.services.sandboxes.start();
     const { run: done, events } = await runs.waitFor(run.runId, undefined, 30_000);
     // The sweep that ends the lost session releases its sandbox: what the agent left running goes too.
-    await eventually(() => !processAlive(leftPid), 10_000, `the background process ${leftPid} to be gone`);
+    await waitFor(`the background process ${leftPid} to be gone`, () => !processAlive(leftPid), 10_000);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/sandbox was lost/i);
     expect(events.map((e) => e.message)).not.toContain('never');
@@ -156,7 +157,7 @@ describe('a harness that runs longer than its timeout is stopped and the run fai
     const { run: done } = await runs.waitFor(run.runId, undefined, 40_000);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/longer than|timed out|timeout/i);
-    await eventually(() => !processAlive(pid), 5_000, 'the harness process to be gone');
+    await waitFor('the harness process to be gone', () => !processAlive(pid), 5_000);
   }, 90_000);
 });
 

@@ -4,10 +4,10 @@
 // topic, a dead-lettered id is not "processed", and a re-drive gets it handled exactly once.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
 import { startMongoDevServer, type MongoDevServer } from '@ars/mongo-dev';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, memoryProcessedStore, NonRetryableError, redriveDeadLetters, redriveGroupId, type Bus, type BusMessage, type MessageContext } from './index.js';
-import { fastSession, memoryLogger, waitUntil } from './testing/helpers.js';
+import { fastSession, memoryLogger } from './testing/helpers.js';
 
 const GROUP = 'bus-retries';
 let mock: KafkaMock;
@@ -29,7 +29,7 @@ const seenOn = (topic: string): Seen[] => {
 const poisoned = new Set<string>();
 
 beforeAll(async () => {
-  mock = await startKafkaMock({
+  mock = await startIsolatedKafka({
     brokers: 3,
     topics: ['outage', 'poison'].flatMap((name) => [
       { name: `bus.test.${name}`, partitions: 4 },
@@ -77,11 +77,11 @@ describe('an infrastructure error is retried for as long as it lasts, holding on
     await mongo.close();
     const held = await bus.publish('bus.test.outage', { key: 'agg', type: 'test.step', data: { n: 1 } });
     const attemptsOf = () => seenOn('bus.test.outage').filter((s) => s.message.id === held.id);
-    await waitUntil(() => attemptsOf().length >= 6, 60_000, 'six attempts against the stopped MongoDB');
+    await waitFor('six attempts against the stopped MongoDB', () => attemptsOf().length >= 6, 60_000);
     expect(attemptsOf().every((s) => s.outcome === 'failed')).toBe(true);
     // Only that partition is held: a message of another topic (no MongoDB in its handler) goes through meanwhile.
     const meanwhile = await bus.publish('bus.test.poison', { key: 'other', type: 'test.step', data: { n: 0 } });
-    await waitUntil(() => seenOn('bus.test.poison').some((s) => s.message.id === meanwhile.id && s.outcome === 'ok'), 30_000, 'a message of another partition handled during the outage');
+    await waitFor('a message of another partition handled during the outage', () => seenOn('bus.test.poison').some((s) => s.message.id === meanwhile.id && s.outcome === 'ok'), 30_000);
     expect(attemptsOf().some((s) => s.outcome === 'ok')).toBe(false);
     // Warnings are bounded: one for the whole wait (the interval here is 10 minutes).
     const warnings = logger.entries.filter((e) => e.msg.startsWith('handler met an infrastructure error') && e.fields.messageId === held.id);
@@ -89,14 +89,14 @@ describe('an infrastructure error is retried for as long as it lasts, holding on
     expect((warnings[0]!.fields.err as Error).name).toMatch(/^Mongo(Network|ServerSelection)Error$/);
 
     mongo = await startMongoDevServer({ port });
-    await waitUntil(() => attemptsOf().some((s) => s.outcome === 'ok'), 30_000, 'the message handled once MongoDB is back');
+    await waitFor('the message handled once MongoDB is back', () => attemptsOf().some((s) => s.outcome === 'ok'), 30_000);
     expect(await client.db('bus_retries').collection('effects').findOne({ _id: held.id } as never)).toMatchObject({ count: 1 });
     expect(await processed.has(GROUP, held.id)).toBe(true);
 
     // A message the handler refuses, produced after on the same key: the first dead letter must be it.
     poisoned.add('outage-marker');
     const marker = await bus.publish('bus.test.outage', { key: 'agg', type: 'test.step', id: 'outage-marker', data: { poison: true } });
-    await waitUntil(() => seenOn('bus.test.outage.dlq').length >= 1, 30_000, "the marker's dead letter");
+    await waitFor("the marker's dead letter", () => seenOn('bus.test.outage.dlq').length >= 1, 30_000);
     const letters = seenOn('bus.test.outage.dlq').map((s) => JSON.parse((s.message.data as { value: string }).value) as BusMessage);
     expect(letters.map((l) => l.id)).toEqual([marker.id]);
   }, 90_000);
@@ -107,8 +107,8 @@ describe('a poison message goes to the dead-letter topic and is not recorded as 
     poisoned.add('poison-1');
     const poison = await bus.publish('bus.test.poison', { key: 'k', type: 'test.step', id: 'poison-1', data: { n: 1 } });
     const next = await bus.publish('bus.test.poison', { key: 'k', type: 'test.step', data: { n: 2 } });
-    await waitUntil(() => seenOn('bus.test.poison.dlq').length === 1, 30_000, 'the dead letter');
-    await waitUntil(() => processed.has(GROUP, next.id), 30_000, 'the next message recorded as processed');
+    await waitFor('the dead letter', () => seenOn('bus.test.poison.dlq').length === 1, 30_000);
+    await waitFor('the next message recorded as processed', () => processed.has(GROUP, next.id), 30_000);
     expect(await processed.has(GROUP, poison.id)).toBe(false);
     expect(seenOn('bus.test.poison.dlq')[0]!.message.data).toMatchObject({ topic: 'bus.test.poison', key: 'k', error: { kind: 'handler', name: 'NonRetryableError', consumerGroup: GROUP } });
   });
@@ -124,16 +124,16 @@ describe('a poison message goes to the dead-letter topic and is not recorded as 
     const done = await redriveDeadLetters({ brokers: mock.brokers, topic: 'bus.test.poison', session });
     expect(done).toMatchObject({ redriven: 1, skipped: 0, left: 0 });
     const handled = () => seenOn('bus.test.poison').filter((s) => s.message.id === 'poison-1' && s.outcome === 'ok');
-    await waitUntil(() => handled().length === 1, 30_000, 'the re-driven message handled');
+    await waitFor('the re-driven message handled', () => handled().length === 1, 30_000);
     const redelivered = handled()[0]!;
     expect(redelivered.message).toEqual(JSON.parse((seenOn('bus.test.poison.dlq')[0]!.message.data as { value: string }).value));
-    await waitUntil(() => processed.has(GROUP, 'poison-1'), 30_000, 'the re-driven id recorded as processed');
+    await waitFor('the re-driven id recorded as processed', () => processed.has(GROUP, 'poison-1'), 30_000);
 
     const again = await redriveDeadLetters({ brokers: mock.brokers, topic: 'bus.test.poison', session });
     expect(again).toMatchObject({ redriven: 0, wouldRedrive: 0, skipped: 0, left: 0 });
     // A later message on the same key is handled after anything a second re-drive could have sent.
     const marker = await bus.publish('bus.test.poison', { key: 'k', type: 'test.step', data: { n: 3 } });
-    await waitUntil(() => processed.has(GROUP, marker.id), 30_000, 'the marker');
+    await waitFor('the marker', () => processed.has(GROUP, marker.id), 30_000);
     expect(handled()).toHaveLength(1);
   }, 90_000);
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { INSTANCE_HEADER, repoRoot, type StackFile } from '@ars/stack';
-import { freePort } from '@ars/testenv';
+import { freePort, waitFor } from '@ars/testenv';
 import { commandLineOf, descendantsOf, isAlive } from '../support/processTree.js';
 import { newRunsUser } from '../support/runs.js';
 
@@ -96,15 +96,10 @@ describe('npm start reaches /readyz 200 and a signal leaves no process behind', 
     expect(stackPid).toBeDefined();
     process.kill(stackPid!, 'SIGKILL');
     await stack.exited;
-    await waitUntil(() => descendants.filter(isAlive).length === 0, 20_000);
+    await waitFor('every process the stack started to be gone', () => descendants.filter(isAlive).length === 0, { timeoutMs: 20_000, intervalMs: 200 });
     expect(descendants.filter(isAlive)).toEqual([]);
   }, 120_000);
 });
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-}
 
 /** The pid of the service's node process under the stack (`services/<name>/dist/main.js`). */
 function servicePid(stack: RunningStack, name: string): number | undefined {

@@ -1,15 +1,15 @@
 // Fault injection on a private mock cluster: a broker goes down and comes back.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
+import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
 import { createBus, type Bus } from './index.js';
-import { fastSession, memoryLogger, waitUntil } from './testing/helpers.js';
+import { fastSession, memoryLogger } from './testing/helpers.js';
 
 let mock: KafkaMock;
 let bus: Bus;
 const logger = memoryLogger();
 
 beforeAll(async () => {
-  mock = await startKafkaMock({
+  mock = await startIsolatedKafka({
     brokers: 3,
     topics: [
       { name: 'bus.test.faults', partitions: 6 },
@@ -47,7 +47,7 @@ describe('a broker taken down by fault injection and brought back loses no messa
       await Promise.all(keys.map((key) => bus.publish('bus.test.faults', { key, type: 'test.step', data: { seq } })));
     }
     await up;
-    await waitUntil(() => seen.length >= 60, 60_000, 'all 60 messages');
+    await waitFor('all 60 messages', () => seen.length >= 60, 60_000);
     for (const key of keys) {
       const seqs = seen.filter((s) => s.key === key).map((s) => s.seq);
       // At-least-once: a retried send may be duplicated, never lost or reordered past a later one.
@@ -69,9 +69,9 @@ describe('a consumer that kafkajs gives up on (a fatal protocol error) is replac
         seen.push((message.data as { seq: number }).seq);
       },
     });
-    await waitUntil(() => logger.entries.some((e) => e.msg === 'consumer crashed' && e.fields.groupId === 'faults-relaunch'), 30_000, 'the crash');
-    await waitUntil(() => replaced.isRunning(), 30_000, 'the replacement to run');
+    await waitFor('the crash', () => logger.entries.some((e) => e.msg === 'consumer crashed' && e.fields.groupId === 'faults-relaunch'), 30_000);
+    await waitFor('the replacement to run', () => replaced.isRunning(), 30_000);
     await bus.publish('bus.test.faults', { key: 'z', type: 'test.step', data: { seq: 100 } });
-    await waitUntil(() => seen.includes(100), 30_000, 'the message after the crash');
+    await waitFor('the message after the crash', () => seen.includes(100), 30_000);
   });
 });

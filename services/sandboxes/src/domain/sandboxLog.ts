@@ -14,6 +14,8 @@ export interface SandboxLogOptions {
   capBytes: number;
   /** Exact values redacted wherever they appear (provider keys, a clone URL's token); short or empty ones are ignored. */
   secrets: readonly string[];
+  /** The shared sanitizer unless given; a test wraps it to count the characters the log makes it read. */
+  redactor?: typeof redactSecrets;
 }
 
 /**
@@ -23,6 +25,7 @@ export interface SandboxLogOptions {
 export class SandboxLog {
   readonly #decoder = new StringDecoder('utf8');
   readonly #secrets: KnownSecrets;
+  readonly #redactor: typeof redactSecrets;
   readonly #stored: CappedText;
   /** The raw text of the line that has no newline yet. */
   #pending = '';
@@ -36,6 +39,7 @@ export class SandboxLog {
     }
     this.#stored = new CappedText(options.capBytes);
     this.#secrets = knownSecrets(options.secrets);
+    this.#redactor = options.redactor ?? redactSecrets;
   }
 
   /** Raw bytes appended so far (before sanitization and the cap). */
@@ -85,6 +89,11 @@ export class SandboxLog {
     return view.render();
   }
 
+  /** One line (or part of one) with every secret the sanitizer recognises redacted. */
+  #redact(text: string): string {
+    return this.#redactor(text, { knownSecrets: this.#secrets });
+  }
+
   #completeLine(raw: string): string | null {
     const line = cleanLine(raw);
     if (this.#keyLinesLeft > 0) {
@@ -92,12 +101,12 @@ export class SandboxLog {
       return null;
     }
     if (opensKeyBlock(line)) this.#keyLinesLeft = MAX_PEM_LINES;
-    return redact(line, this.#secrets);
+    return this.#redact(line);
   }
 
   #pendingText(): string {
     if (this.#pending === '' || this.#keyLinesLeft > 0) return '';
-    return redactUnfinished(redact(cleanLine(this.#pending), this.#secrets), this.#secrets);
+    return redactUnfinished(this.#redact(cleanLine(this.#pending)), this.#secrets);
   }
 
   /**
@@ -106,10 +115,10 @@ export class SandboxLog {
    * around it sanitizes the same apart as together, so no secret is split between the parts.
    */
   #cutLongLine(): void {
-    const at = safeCut(this.#pending, (text) => redact(cleanLine(text), this.#secrets));
+    const at = safeCut(this.#pending, (text) => this.#redact(cleanLine(text)));
     const head = this.#pending.slice(0, at);
     this.#pending = this.#pending.slice(at);
-    if (this.#keyLinesLeft === 0) this.#stored.push(redact(cleanLine(head), this.#secrets));
+    if (this.#keyLinesLeft === 0) this.#stored.push(this.#redact(cleanLine(head)));
   }
 }
 
@@ -177,10 +186,6 @@ function opensKeyBlock(line: string): boolean {
   return PEM_BEGIN.test(line) && !PEM_END.test(line.slice(at));
 }
 
-/** One line (or part of one) with every secret the shared sanitizer recognises redacted. */
-function redact(text: string, secrets: KnownSecrets): string {
-  return redactSecrets(text, { knownSecrets: secrets });
-}
 
 /** After `scheme://`: a user name and the start of a password, no `@` yet. */
 const UNFINISHED_USER_PASSWORD = /^[^/@:]*:[^/@]*$/;

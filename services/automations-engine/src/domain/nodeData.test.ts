@@ -13,6 +13,21 @@ describe('start data is {inputSchema?}, a JSON Schema that compiles', () => {
     ]);
   });
 
+  it('an inputSchema with $id is refused (ajv would register it for every automation)', () => {
+    expect(nodeDataProblems('start', { inputSchema: { $id: 'https://example.com/s', type: 'object' } })).toEqual([
+      'data.inputSchema is not a valid JSON Schema: $id is not supported in an input schema',
+    ]);
+  });
+
+  it('local $ref within an inputSchema works, and compiling the same schema twice gives two validators', () => {
+    const schema = { type: 'object', properties: { a: { $ref: '#/definitions/n' } }, definitions: { n: { type: 'integer' } } };
+    const first = compileInputSchema(schema);
+    const second = compileInputSchema(schema);
+    if (!first.ok || !second.ok) throw new Error('did not compile');
+    expect(first.validate({ a: 1 })).toBe(true);
+    expect(second.validate({ a: 'x' })).toBe(false);
+  });
+
   it('a compiled inputSchema checks a trigger input', () => {
     const compiled = compileInputSchema({ type: 'object', required: ['issue'] });
     if (!compiled.ok) throw new Error(compiled.message);

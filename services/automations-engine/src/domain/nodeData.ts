@@ -113,16 +113,27 @@ const VALIDATORS = Object.fromEntries(
 ) as Record<NodeType, ValidateFunction>;
 
 // A separate, lenient instance for users' input schemas: unknown keywords and formats are theirs.
-const inputSchemaAjv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+// Nothing stays in it: each schema leaves its cache once compiled (one instance serves every
+// trigger), and `$id`, which ajv would register instance-wide, is refused.
+const inputSchemaAjv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
 
 export type InputSchemaCompile = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
 
+function holdsId(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsId);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.hasOwn(value, '$id') || Object.values(value).some(holdsId);
+}
+
 /** Compiles a start node's `inputSchema` (the trigger checks `input` with the result). */
 export function compileInputSchema(schema: Record<string, unknown>): InputSchemaCompile {
+  if (holdsId(schema)) return { ok: false, message: '$id is not supported in an input schema' };
   try {
     return { ok: true, validate: inputSchemaAjv.compile(schema) };
   } catch (error) {
     return { ok: false, message: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'is invalid' };
+  } finally {
+    inputSchemaAjv.removeSchema(schema);
   }
 }
 

@@ -226,10 +226,10 @@ function problemMessages(expression: string, expect: 'bool' | 'any', scope: Expr
 }
 
 /** Expressions are checked on nodes whose data is valid (otherwise INVALID_DATA says why). */
-function expressionProblems(graph: FlowGraph, indexed: IndexedGraph, acyclic: boolean): Problem[] {
+function expressionProblems(graph: FlowGraph, indexed: IndexedGraph, acyclic: boolean, invalidData: ReadonlySet<string>): Problem[] {
   const scopes = acyclic ? eventScopes(indexed) : new Map<string, boolean>();
   return graph.nodes
-    .filter((node) => nodeDataProblems(node.type, node.data).length === 0)
+    .filter((node) => !invalidData.has(node.id))
     .flatMap((node) =>
       expressionsOf(node, { event: scopes.get(node.id) === true }).map((message) => ({ nodeId: node.id, code: 'INVALID_EXPRESSION', message })),
     );
@@ -245,6 +245,7 @@ export function publishProblems(graph: FlowGraph, catalog: PublishCatalog): Prob
   const cycles = cycleProblems(indexed);
   const ends = nodesOfType(graph, 'end');
   const [onlyEnd] = ends;
+  const invalidData = dataProblems(graph);
   return [
     ...countProblems(graph, 'start', 'START_COUNT'),
     ...countProblems(graph, 'end', 'END_COUNT'),
@@ -254,8 +255,8 @@ export function publishProblems(graph: FlowGraph, catalog: PublishCatalog): Prob
     ...reachabilityProblems(graph, indexed),
     ...cycles,
     ...(cycles.length === 0 && ends.length === 1 && onlyEnd ? parallelJoinProblems(graph, indexed, onlyEnd.id) : []),
-    ...dataProblems(graph),
-    ...expressionProblems(graph, indexed, cycles.length === 0),
+    ...invalidData,
+    ...expressionProblems(graph, indexed, cycles.length === 0, new Set(invalidData.map((problem) => problem.nodeId ?? ''))),
   ];
 }
 

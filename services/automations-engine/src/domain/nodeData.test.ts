@@ -111,6 +111,12 @@ describe('set_variable data is {name, value} with name an identifier', () => {
   it.each(['2x', 'a-b', '', 'a'.repeat(65)])('name %p is refused', (name) => {
     expect(nodeDataProblems('set_variable', { name, value: '1' })).toEqual(['data.name has an invalid format']);
   });
+
+  it.each(['in', 'true', 'false', 'null'])('name %p is refused: vars.%s would not parse', (name) => {
+    expect(nodeDataProblems('set_variable', { name, value: '1' })).toEqual([
+      'data.name must not be one of in, true, false, null (vars.<name> would not parse)',
+    ]);
+  });
 });
 
 describe('data that is not an object is refused for every type', () => {

@@ -57,8 +57,10 @@ export const NODE_DATA_LIMITS = {
   maxIdLength: 200,
 } as const;
 
-/** A variable name CEL can read as `vars.<name>`: an identifier of at most 64 characters. */
+/** A variable name CEL can read as `vars.<name>`: an identifier of at most 64 characters… */
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/** …other than the words CEL's parser takes for literals or operators (`vars.in` does not parse). */
+export const RESERVED_VARIABLE_NAMES: ReadonlySet<string> = new Set(['in', 'true', 'false', 'null']);
 
 const seconds = { type: 'number', minimum: NODE_DATA_LIMITS.minSeconds, maximum: NODE_DATA_LIMITS.maxSeconds };
 const expression = { type: 'string', minLength: 1 };
@@ -144,6 +146,9 @@ export function compileInputSchema(schema: Record<string, unknown>): InputSchema
 export function nodeDataProblems(type: NodeType, data: unknown, root = 'data'): string[] {
   const validate = VALIDATORS[type];
   if (!validate(data)) return describeSchemaErrors(validate.errors, root);
+  if (type === 'set_variable' && RESERVED_VARIABLE_NAMES.has((data as SetVariableData).name)) {
+    return [`${root}.name must not be one of ${[...RESERVED_VARIABLE_NAMES].join(', ')} (vars.<name> would not parse)`];
+  }
   if (type === 'start') {
     const { inputSchema } = data as StartData;
     if (inputSchema !== undefined) {

@@ -78,7 +78,10 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
   });
 
   test('every call makes a new user and installation', async () => {
-    const [a, b] = await Promise.all([admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' }), admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' })]);
+    const [a, b] = await Promise.all([
+      admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' }),
+      admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' }),
+    ]);
     const first = JSON.parse(a.stdout) as { userId: string; installationId: number };
     const second = JSON.parse(b.stdout) as { userId: string; installationId: number };
     expect(first.userId).not.toBe(second.userId);

@@ -36,7 +36,13 @@ const deadLetters: BusMessage[] = [];
 const processed = memoryProcessedStore();
 
 beforeAll(async () => {
-  mock = await startKafkaMock({ brokers: 1, topics: [{ name: TOPIC, partitions: 2 }, { name: `${TOPIC}.dlq`, partitions: 1 }] });
+  mock = await startKafkaMock({
+    brokers: 1,
+    topics: [
+      { name: TOPIC, partitions: 2 },
+      { name: `${TOPIC}.dlq`, partitions: 1 },
+    ],
+  });
   bus = createBus({ brokers: mock.brokers, clientId: 'cli-test', fetchMaxWaitMs: 100 });
   await bus.consume({
     groupId: GROUP,
@@ -69,7 +75,10 @@ describe('redrive-dlq puts the dead letters of a topic back on it, one line each
 
     const dry = await admin(['redrive-dlq', TOPIC, '--dry-run', '--json'], env);
     expect(dry.code).toBe(0);
-    const dryLines = dry.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const dryLines = dry.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(dryLines).toEqual([
       expect.objectContaining({ action: 'would-redrive', original: expect.objectContaining({ topic: TOPIC, key: 'k', messageId: 'cli-poison' }) }),
       { summary: expect.objectContaining({ dryRun: true, wouldRedrive: 1, redriven: 0, left: 0 }) },

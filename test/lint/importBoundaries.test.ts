@@ -9,7 +9,8 @@ const eslint = new ESLint({ cwd: root });
 const INFRASTRUCTURE = /Development infrastructure \(deploy\/local packages, @ars\/testenv\) is for tests and src\/testing\/ only/;
 const CLIMBING = /A relative import must not leave its workspace\. Import the other package by its name/;
 const CLIENT_ONLY = /Another service is reached only through its typed client, '@ars\/<service>\/client'/;
-const CLIENT_OR_TESTING = /Another service is reached only through its entry points: '@ars\/<service>\/client' \(its typed client\) or, in tests and testing\/, '@ars\/<service>\/testing'/;
+const CLIENT_OR_TESTING =
+  /Another service is reached only through its entry points: '@ars\/<service>\/client' \(its typed client\) or, in tests and testing\/, '@ars\/<service>\/testing'/;
 
 /** The messages of no-restricted-imports for one import statement in a file at `filePath`. */
 async function refusals(filePath: string, specifier: string): Promise<string[]> {
@@ -18,12 +19,15 @@ async function refusals(filePath: string, specifier: string): Promise<string[]> 
 }
 
 describe("a service's production sources import no development infrastructure", () => {
-  it.each(['@ars/stack', '@ars/mongo-dev', '@ars/kafka-mock', '@ars/kubernetes-stand-in', '@ars/testenv', '@ars/testenv/jest'])('%s from services/runs/src is refused with what to do instead', async (specifier) => {
-    const messages = await refusals('services/runs/src/http/startRun.ts', specifier);
-    expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatch(INFRASTRUCTURE);
-    expect(messages[0]).toContain('Move what production code needs into a shared/ package');
-  });
+  it.each(['@ars/stack', '@ars/mongo-dev', '@ars/kafka-mock', '@ars/kubernetes-stand-in', '@ars/testenv', '@ars/testenv/jest'])(
+    '%s from services/runs/src is refused with what to do instead',
+    async (specifier) => {
+      const messages = await refusals('services/runs/src/http/startRun.ts', specifier);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatch(INFRASTRUCTURE);
+      expect(messages[0]).toContain('Move what production code needs into a shared/ package');
+    },
+  );
 
   it.each([
     ['a test', 'services/runs/src/http/startRun.happy.test.ts'],
@@ -65,12 +69,15 @@ describe('no file imports another workspace by a relative path', () => {
   });
 });
 
-describe("a service imports another service only through its client entry point (and, in tests and testing/, its testing entry point)", () => {
-  it.each(['@ars/catalog', '@ars/catalog/src/catalog.js', '@ars/catalog/testing', '@ars/sandboxes/dist/main.js'])('%s from production sources is refused with what to do instead', async (specifier) => {
-    const messages = await refusals('services/runs/src/http/startRun.ts', specifier);
-    expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatch(CLIENT_ONLY);
-  });
+describe('a service imports another service only through its client entry point (and, in tests and testing/, its testing entry point)', () => {
+  it.each(['@ars/catalog', '@ars/catalog/src/catalog.js', '@ars/catalog/testing', '@ars/sandboxes/dist/main.js'])(
+    '%s from production sources is refused with what to do instead',
+    async (specifier) => {
+      const messages = await refusals('services/runs/src/http/startRun.ts', specifier);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatch(CLIENT_ONLY);
+    },
+  );
 
   it.each(['@ars/catalog', '@ars/catalog/src/testing/catalogHarness.js'])('%s from a test is refused with what to do instead', async (specifier) => {
     const messages = await refusals('services/runs/src/runs.restart.test.ts', specifier);

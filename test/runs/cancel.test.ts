@@ -18,28 +18,31 @@ async function storedCancelRequest(runId: string): Promise<Date | null | undefin
   }
 }
 
-describe.each(['codex', 'claude-code'] as const)('%s: cancel during @sleep 30000 reaches cancelled within seconds and the harness process is gone', (harness) => {
-  test('cancellation_requested, then cancelled; the harness pid no longer exists', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 30000\n@say too late' });
-    const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
-    const pid = harnessPid(events) ?? 0;
-    expect(processAlive(pid)).toBe(true);
+describe.each(['codex', 'claude-code'] as const)(
+  '%s: cancel during @sleep 30000 reaches cancelled within seconds and the harness process is gone',
+  (harness) => {
+    test('cancellation_requested, then cancelled; the harness pid no longer exists', async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 30000\n@say too late' });
+      const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined);
+      const pid = harnessPid(events) ?? 0;
+      expect(processAlive(pid)).toBe(true);
 
-    const answer = await runs.cancel(run.runId);
-    expect(answer.status).toBe(200);
-    const body = dataOf(answer);
-    expect(Object.keys(body).sort()).toEqual(['alreadyTerminal', 'run', 'status']);
-    expect(body).toMatchObject({ status: 'cancellation_requested', alreadyTerminal: false });
-    expect(['pending', 'streaming', 'cancelled']).toContain(body.run.status);
+      const answer = await runs.cancel(run.runId);
+      expect(answer.status).toBe(200);
+      const body = dataOf(answer);
+      expect(Object.keys(body).sort()).toEqual(['alreadyTerminal', 'run', 'status']);
+      expect(body).toMatchObject({ status: 'cancellation_requested', alreadyTerminal: false });
+      expect(['pending', 'streaming', 'cancelled']).toContain(body.run.status);
 
-    const { run: done, events: all } = await runs.waitFor(run.runId, undefined, 10_000);
-    expect(done.status).toBe('cancelled');
-    expect(done.error).toBeNull();
-    expect(all.map((e) => e.message)).not.toContain('too late');
-    await waitFor(`harness process ${pid} to be gone`, () => !processAlive(pid), 5_000);
-  });
-});
+      const { run: done, events: all } = await runs.waitFor(run.runId, undefined, 10_000);
+      expect(done.status).toBe('cancelled');
+      expect(done.error).toBeNull();
+      expect(all.map((e) => e.message)).not.toContain('too late');
+      await waitFor(`harness process ${pid} to be gone`, () => !processAlive(pid), 5_000);
+    });
+  },
+);
 
 describe('cancel is idempotent', () => {
   test('cancelling twice while live: both requested, one cancelled run', async () => {

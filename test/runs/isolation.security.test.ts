@@ -38,7 +38,10 @@ describe.each(['codex', 'claude-code'] as const)('%s: from inside a run, no serv
       ].join('\n'),
       harness,
     );
-    const pids = (processes ?? '').trim().split('\n').map((line) => Number(line.split(' ')[0]));
+    const pids = (processes ?? '')
+      .trim()
+      .split('\n')
+      .map((line) => Number(line.split(' ')[0]));
     expect(pids.length).toBeGreaterThan(1);
     expect(Math.max(...pids)).toBeLessThan(20);
     expect(processes).not.toMatch(/dist\/main\.js|jest|mongod|redis-server/);
@@ -73,10 +76,7 @@ describe('from inside a run, another user’s sandbox files are invisible', () =
     const sandboxRoot = ownerTree.split('/').slice(0, -2).join('/');
     try {
       const [listing, reading] = await shellOutputs(
-        [
-          `@shell ls -a ${sandboxRoot}; echo "own: $PWD"`,
-          `@shell cat ${ownerTree}/${marker}.txt 2>&1; ls ${ownerTree} 2>&1; echo end`,
-        ].join('\n'),
+        [`@shell ls -a ${sandboxRoot}; echo "own: $PWD"`, `@shell cat ${ownerTree}/${marker}.txt 2>&1; ls ${ownerTree} 2>&1; echo end`].join('\n'),
       );
       const own = /own: (\S+)/.exec(listing ?? '')?.[1] ?? '';
       const entries = (listing ?? '').split('\n').filter((line) => line !== '' && line !== '.' && line !== '..' && !line.startsWith('own: '));
@@ -100,8 +100,13 @@ describe('from inside a run, the project’s directory and the source host’s r
 
   test('of the project’s directory only the stand-in harness’s own files exist inside (read-only): no source, no configuration, no .git', async () => {
     const project = process.cwd();
-    const [files, writing] = await shellOutputs(`@shell find ${project} -type f | sort\n@shell touch ${project}/services/sandboxes/package.json 2>/dev/null && echo writable || echo read-only`);
-    const listed = (files ?? '').trim().split('\n').map((file) => file.slice(project.length + 1));
+    const [files, writing] = await shellOutputs(
+      `@shell find ${project} -type f | sort\n@shell touch ${project}/services/sandboxes/package.json 2>/dev/null && echo writable || echo read-only`,
+    );
+    const listed = (files ?? '')
+      .trim()
+      .split('\n')
+      .map((file) => file.slice(project.length + 1));
     expect(listed.length).toBeGreaterThan(0);
     for (const file of listed) {
       expect(file).toMatch(/^services\/sandboxes\/(package\.json|bin\/(codex|claude-code)-standin\.mjs|dist\/harness\/standins\/[^/]+)$/);

@@ -54,7 +54,9 @@ describe('MongoDB stopped for 30 s mid-run and restarted: the run ends success w
     if (!mongo) throw new Error('this test needs the stack to run its own MongoDB');
     const { runs, repoId } = await newRunsUser(stack.baseUrl);
     // `one` before the outage; `two`, `three` (a tool call) and `four` during it; `five` after it.
-    const prompt = ['@say one', '@sleep 5000', '@say two', '@shell echo three', '@sleep 5000', '@say four', `@sleep ${OUTAGE_MS + 5_000}`, '@say five'].join('\n');
+    const prompt = ['@say one', '@sleep 5000', '@say two', '@shell echo three', '@sleep 5000', '@say four', `@sleep ${OUTAGE_MS + 5_000}`, '@say five'].join(
+      '\n',
+    );
     const run = await runs.started({ repoId, prompt });
     await runs.waitFor(run.runId, (_run, events) => events.some((e) => e.message === 'one'), 60_000);
 

@@ -10,7 +10,6 @@ import { git, newRunsUser, processAlive, reportedPid, type Run, RUN_FIELDS, type
 
 const system = systemForSuite();
 
-
 const toolCalls = (events: RunEvent[]): (string | null)[] => events.filter((e) => e.type === 'tool_call').map((e) => e.toolName);
 
 describe.each([
@@ -108,7 +107,7 @@ describe('a @write with createBranch leaves a commit on the working branch of th
 });
 
 describe('nothing the agent started outlives its run', () => {
-  test('a process left running in the background is ended when the run\'s sandbox is released', async () => {
+  test("a process left running in the background is ended when the run's sandbox is released", async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@shell sleep 120 >/dev/null 2>&1 & echo left-pid=$! cwd=$PWD\n@sleep 1500' });
     // Read while the run still lives (inside its sandbox the pid is the namespace's own).
@@ -182,7 +181,7 @@ describe('GET /runs/{runId} and /events: the current run with each answer, oldes
     expect(errorOf(answer)).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('limit') });
   });
 
-  test('another user\'s run is 404 on every route, and stays untouched', async () => {
+  test("another user's run is 404 on every route, and stays untouched", async () => {
     const other = await newRunsUser(system().baseUrl);
     for (const answer of [await other.runs.get(finished.runId), await other.runs.events(finished.runId), await other.runs.cancel(finished.runId)]) {
       expect(answer.status).toBe(404);

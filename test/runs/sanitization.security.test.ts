@@ -66,7 +66,14 @@ describe.each(['codex', 'claude-code'] as const)('%s: sensitive keys are redacte
     ].join('\n');
     const { events, raw } = await eventsOf(prompt, harness);
     const deploy = toolCall(events, 'deploy');
-    expect(deploy.payload.input).toMatchObject({ env: '[REDACTED]', GITHUB_TOKEN: '[REDACTED]', apiKey: '[REDACTED]', headers: '[REDACTED]', apiKeySource: '[REDACTED]', visible: 'kept' });
+    expect(deploy.payload.input).toMatchObject({
+      env: '[REDACTED]',
+      GITHUB_TOKEN: '[REDACTED]',
+      apiKey: '[REDACTED]',
+      headers: '[REDACTED]',
+      apiKeySource: '[REDACTED]',
+      visible: 'kept',
+    });
     for (const secret of Object.values(SECRETS)) expect(raw).not.toContain(secret.replace(/^Bearer /, ''));
     expect(raw).toContain('GITHUB_TOKEN');
   });

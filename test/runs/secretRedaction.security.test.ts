@@ -93,7 +93,9 @@ describe('values the services know never appear in events, run.error or sandbox 
     expect(raw).toContain('value=[REDACTED]');
 
     const owner = await newSandboxesUser(system().baseUrl);
-    await commitFiles(system(), owner.account, owner.repoId, { '.ars/sandbox.json': JSON.stringify({ install: known.map((value) => `echo value=${value}`).join('; ') }) });
+    await commitFiles(system(), owner.account, owner.repoId, {
+      '.ars/sandbox.json': JSON.stringify({ install: known.map((value) => `echo value=${value}`).join('; ') }),
+    });
     const sandbox = await owner.client.created({ repoId: owner.repoId });
     const ready = await owner.client.waitForStatus(sandbox.id, 'ready');
     const logs = JSON.stringify([ready.sandbox.install_log, ready.sandbox.dev_log, ready.sandbox.error]);

@@ -6,7 +6,6 @@ import { letRunStartMinutePass } from '@ars/gateway/testing';
 
 const system = systemForSuite();
 
-
 describe('same key and same body replays the original run; 20 identical requests racing create one run', () => {
   test('20 racing starts: all 202, one runId, exactly one with replayed false', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
@@ -129,7 +128,7 @@ describe('the body table: 400 BAD_REQUEST naming the field', () => {
     expect(run.replayed).toBe(false);
   });
 
-  test('a repository that is not the caller\'s is 404 NOT_FOUND', async () => {
+  test("a repository that is not the caller's is 404 NOT_FOUND", async () => {
     const mine = await newRunsUser(system().baseUrl);
     const theirs = await newRunsUser(system().baseUrl);
     const answer = await mine.runs.start({ repoId: theirs.repoId, prompt: 'x' }, 'foreign');
@@ -138,7 +137,7 @@ describe('the body table: 400 BAD_REQUEST naming the field', () => {
   });
 });
 
-describe('defaults: harness codex, base the repository\'s default branch, working the base', () => {
+describe("defaults: harness codex, base the repository's default branch, working the base", () => {
   test('a minimal body', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: '@say hi' });

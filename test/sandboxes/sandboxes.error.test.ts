@@ -53,14 +53,18 @@ describe('the body: repoId required, fields typed', () => {
 
   test('malformed JSON is 400', async () => {
     const { client } = await newSandboxesUser(system().baseUrl, 1);
-    const answer = await call(`${client.api}/sandboxes`, { method: 'POST', headers: { ...bearer((client as unknown as { tokens: string[] }).tokens[0] ?? ''), 'content-type': 'application/json' }, body: '{"repoId":' });
+    const answer = await call(`${client.api}/sandboxes`, {
+      method: 'POST',
+      headers: { ...bearer((client as unknown as { tokens: string[] }).tokens[0] ?? ''), 'content-type': 'application/json' },
+      body: '{"repoId":',
+    });
     expect(answer.status).toBe(400);
     expect(errorOf(answer).code).toBe('BAD_REQUEST');
   });
 });
 
-describe('tenancy: another user\'s repository or sandbox is 404, never listed', () => {
-  test('a create on another user\'s repository is 404 NOT_FOUND', async () => {
+describe("tenancy: another user's repository or sandbox is 404, never listed", () => {
+  test("a create on another user's repository is 404 NOT_FOUND", async () => {
     const owner = await newSandboxesUser(system().baseUrl, 1);
     const stranger = await newSandboxesUser(system().baseUrl, 1);
     const answer = await stranger.client.create({ repoId: owner.repoId });
@@ -68,7 +72,7 @@ describe('tenancy: another user\'s repository or sandbox is 404, never listed', 
     expect(errorOf(answer).code).toBe('NOT_FOUND');
   });
 
-  test('another user\'s sandbox logs are 404 and it is not in their list', async () => {
+  test("another user's sandbox logs are 404 and it is not in their list", async () => {
     const owner = await newSandboxesUser(system().baseUrl, 2);
     const stranger = await newSandboxesUser(system().baseUrl, 2);
     const sandbox = await owner.client.created({ repoId: owner.repoId });

@@ -16,7 +16,15 @@ describe('create or reuse: the same caller, repository, branches and root direct
     expect(first.status).toBe(202);
     const sandbox = dataOf(first).sandbox;
     expect(Object.keys(sandbox).sort()).toEqual([...SANDBOX_FIELDS]);
-    expect(sandbox).toMatchObject({ repo_id: repoId, status: 'provisioning', base_branch: 'main', working_branch: 'feature/reuse', root_directory: null, preview_url: null, error: null });
+    expect(sandbox).toMatchObject({
+      repo_id: repoId,
+      status: 'provisioning',
+      base_branch: 'main',
+      working_branch: 'feature/reuse',
+      root_directory: null,
+      preview_url: null,
+      error: null,
+    });
     expect(sandbox.id).toMatch(/^sbx_/);
 
     const ready = await client.waitForStatus(sandbox.id, 'ready');
@@ -76,7 +84,9 @@ describe('the install step: detected from the lock file or configured, its outpu
   test('an install step from .ars/sandbox.json runs in rootDirectory with the sandbox environment, and secrets never reach the log', async () => {
     const { client, account, repoId } = await newSandboxesUser(system().baseUrl);
     await commitFiles(system(), account, repoId, {
-      'app/.ars/sandbox.json': JSON.stringify({ install: 'echo installing in $(basename "$PWD"); echo "API_TOKEN=supersecretvalue123"; echo "INTERNAL_TOKEN is ${INTERNAL_TOKEN:-unset}"' }),
+      'app/.ars/sandbox.json': JSON.stringify({
+        install: 'echo installing in $(basename "$PWD"); echo "API_TOKEN=supersecretvalue123"; echo "INTERNAL_TOKEN is ${INTERNAL_TOKEN:-unset}"',
+      }),
       'app/README.md': 'app\n',
     });
     const sandbox = await client.created({ repoId, rootDirectory: 'app' });
@@ -136,16 +146,25 @@ describe('a declared dev command starts on a free port and preview_url answers H
     await commitFiles(system(), account, repoId, {
       ...DEV_SERVER,
       'package.json': JSON.stringify({ name: 'dev-fixture', version: '1.0.0', private: true, scripts: { dev: 'node server.mjs' } }),
-      'package-lock.json': JSON.stringify({ name: 'dev-fixture', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'dev-fixture', version: '1.0.0' } } }),
+      'package-lock.json': JSON.stringify({
+        name: 'dev-fixture',
+        version: '1.0.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { name: 'dev-fixture', version: '1.0.0' } },
+      }),
     });
     const sandbox = await client.created({ repoId });
     const logs = await client.waitFor(sandbox.id, (l) => l.sandbox.preview_url !== null || l.sandbox.status === 'failed', 60_000, 'preview_url set');
     expect(await (await fetch(logs.sandbox.preview_url ?? '')).text()).toBe('hello from the dev server');
-    expect(logs.lifecycle_events.find((e) => e.event_type === 'dev_server_started')).toMatchObject({ decision_code: 'package_json:dev', payload: { command: 'npm run dev' } });
+    expect(logs.lifecycle_events.find((e) => e.event_type === 'dev_server_started')).toMatchObject({
+      decision_code: 'package_json:dev',
+      payload: { command: 'npm run dev' },
+    });
   });
 });
 
-describe('GET /sandboxes: only the caller\'s, newest first, filtered by repo_id and status, limit clamped', () => {
+describe("GET /sandboxes: only the caller's, newest first, filtered by repo_id and status, limit clamped", () => {
   test('filters and clamping', async () => {
     const { client, repoId, otherRepoId } = await newSandboxesUser(system().baseUrl);
     const a = await client.created({ repoId, workingBranch: 'list/a' });

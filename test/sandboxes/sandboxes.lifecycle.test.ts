@@ -68,7 +68,10 @@ describe('snapshots: a stopped sandbox is snapshotted; restoreSnapshotId brings 
     const back = await client.waitForStatus(restored.id, 'ready');
     expect(marker(back)).toBe(first);
     expect(back.sandbox.install_log).not.toMatch(/^created marker$/m);
-    expect(back.lifecycle_events.find((e) => e.event_type === 'requested')).toMatchObject({ decision_code: 'restore_snapshot', payload: { snapshot_id: snapshotId } });
+    expect(back.lifecycle_events.find((e) => e.event_type === 'requested')).toMatchObject({
+      decision_code: 'restore_snapshot',
+      payload: { snapshot_id: snapshotId },
+    });
     expect(back.lifecycle_events.find((e) => e.event_type === 'provisioned')?.decision_code).toBe('snapshot_restored');
 
     // Scoped restore: the snapshot's own project (repository) and team (owner) match; others do not.
@@ -81,7 +84,7 @@ describe('snapshots: a stopped sandbox is snapshotted; restoreSnapshotId brings 
     expect(errorOf(otherBranch).message).toContain('workingBranch');
   });
 
-  test('an unknown snapshot or another user\'s is 404; a snapshot of another repository is 400', async () => {
+  test("an unknown snapshot or another user's is 404; a snapshot of another repository is 400", async () => {
     const owner = await newSandboxesUser(system().baseUrl);
     const sandbox = await owner.client.created({ repoId: owner.repoId, workingBranch: 'snap/errors' });
     const stopped = await owner.client.waitFor(sandbox.id, (l) => snapshotIdOf(l) !== undefined, 60_000, 'snapshot');

@@ -119,7 +119,9 @@ describe('a service is ready only when its own process answers: a stranger on it
     await listening(foreign, reservation.port);
     stopAfter.push(() => new Promise((resolve) => foreign.close(resolve)));
     const service = registryOn(reservation.port);
-    await expect(service.start()).rejects.toThrow(/is answered by another process, not this mcp-registry .*its port is taken|cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
+    await expect(service.start()).rejects.toThrow(
+      /is answered by another process, not this mcp-registry .*its port is taken|cannot listen on 127\.0\.0\.1:\d+: the port is in use/,
+    );
     expect(service.child()?.isRunning()).toBe(false);
   }, 120_000);
 
@@ -145,7 +147,10 @@ describe('a service that exits unasked is restarted on its port; one stopped or 
     await service.start();
     const first = { pid: service.child()?.pid, instance: service.instanceId() };
     process.kill(first.pid!, 'SIGKILL');
-    await waitFor('the stack to restart mcp-registry', () => log.some((line) => line.startsWith('[stack] mcp-registry restarted (attempt 1)')), { timeoutMs: 120_000, intervalMs: 100 });
+    await waitFor('the stack to restart mcp-registry', () => log.some((line) => line.startsWith('[stack] mcp-registry restarted (attempt 1)')), {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+    });
     expect(log[0]).toBe('[stack] mcp-registry exited (signal SIGKILL); restarting in 1 s (attempt 1)');
     expect(log[1]).toBe(`[stack] mcp-registry restarted (attempt 1): pid ${service.child()?.pid}, ready at ${service.url}`);
     expect(service.restarts()).toBe(1);

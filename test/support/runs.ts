@@ -38,8 +38,21 @@ export interface Run {
 
 /** The contract's Run fields, exactly (CONTRACT.md, Run). */
 export const RUN_FIELDS = [
-  'aiCallId', 'branch', 'cancelUrl', 'createdAt', 'error', 'eventsUrl', 'harness', 'repoId', 'rootDirectory',
-  'runId', 'runtime', 'sandboxId', 'sandboxRecordId', 'status', 'updatedAt',
+  'aiCallId',
+  'branch',
+  'cancelUrl',
+  'createdAt',
+  'error',
+  'eventsUrl',
+  'harness',
+  'repoId',
+  'rootDirectory',
+  'runId',
+  'runtime',
+  'sandboxId',
+  'sandboxRecordId',
+  'status',
+  'updatedAt',
 ] as const;
 
 export const TERMINAL = new Set(['success', 'failed', 'cancelled']);
@@ -116,7 +129,14 @@ export class RunsClient {
 export async function newRunsUser(baseUrl: string, tokenCount = 5): Promise<{ runs: RunsClient; account: Account; repoId: string }> {
   const account = await createAccount(baseUrl);
   const tokens = await Promise.all(Array.from({ length: tokenCount }, (_, i) => createToken(baseUrl, account, { name: `runs-${i}` })));
-  return { runs: new RunsClient(baseUrl, tokens.map((t) => t.token)), account, repoId: account.repos[0]?.id ?? '' };
+  return {
+    runs: new RunsClient(
+      baseUrl,
+      tokens.map((t) => t.token),
+    ),
+    account,
+    repoId: account.repos[0]?.id ?? '',
+  };
 }
 
 /** The bare repository behind a repo of the local source host (its clone URL, asked of the catalog). */

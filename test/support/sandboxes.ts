@@ -38,7 +38,17 @@ export interface SandboxLogs {
 
 /** The contract's Sandbox fields, exactly (CONTRACT.md, Sandbox). */
 export const SANDBOX_FIELDS = [
-  'base_branch', 'created_at', 'error', 'id', 'last_active_at', 'preview_url', 'repo_id', 'root_directory', 'sandbox_id', 'status', 'working_branch',
+  'base_branch',
+  'created_at',
+  'error',
+  'id',
+  'last_active_at',
+  'preview_url',
+  'repo_id',
+  'root_directory',
+  'sandbox_id',
+  'status',
+  'working_branch',
 ] as const;
 
 /** One user's client; polling takes its tokens in turn (each PAT may make 60 requests a minute). */
@@ -86,8 +96,14 @@ export class SandboxesClient {
   }
 
   waitForStatus(id: string, status: string, timeoutMs?: number): Promise<SandboxLogs> {
-    return this.waitFor(id, (logs) => logs.sandbox.status === status || ['failed', 'stopped'].includes(logs.sandbox.status), timeoutMs, `status ${status}`).then((logs) => {
-      if (logs.sandbox.status !== status) throw new Error(`sandbox ${id} is ${logs.sandbox.status} (${logs.sandbox.error}), not ${status}: ${logs.sandbox.install_log ?? ''}`);
+    return this.waitFor(
+      id,
+      (logs) => logs.sandbox.status === status || ['failed', 'stopped'].includes(logs.sandbox.status),
+      timeoutMs,
+      `status ${status}`,
+    ).then((logs) => {
+      if (logs.sandbox.status !== status)
+        throw new Error(`sandbox ${id} is ${logs.sandbox.status} (${logs.sandbox.error}), not ${status}: ${logs.sandbox.install_log ?? ''}`);
       return logs;
     });
   }
@@ -98,10 +114,21 @@ export function eventTypes(logs: SandboxLogs): string[] {
 }
 
 /** A brand-new account with a client holding `tokenCount` read+write PATs. */
-export async function newSandboxesUser(baseUrl: string, tokenCount = 4): Promise<{ client: SandboxesClient; account: Account; repoId: string; otherRepoId: string }> {
+export async function newSandboxesUser(
+  baseUrl: string,
+  tokenCount = 4,
+): Promise<{ client: SandboxesClient; account: Account; repoId: string; otherRepoId: string }> {
   const account = await createAccount(baseUrl);
   const tokens = await Promise.all(Array.from({ length: tokenCount }, (_, i) => createToken(baseUrl, account, { name: `sandboxes-${i}` })));
-  return { client: new SandboxesClient(baseUrl, tokens.map((t) => t.token)), account, repoId: account.repos[0]?.id ?? '', otherRepoId: account.repos[1]?.id ?? '' };
+  return {
+    client: new SandboxesClient(
+      baseUrl,
+      tokens.map((t) => t.token),
+    ),
+    account,
+    repoId: account.repos[0]?.id ?? '',
+    otherRepoId: account.repos[1]?.id ?? '',
+  };
 }
 
 /** Commits `files` (path → content) on `branch` of the repository behind `repoId` (created from the default branch when new). */
@@ -126,10 +153,15 @@ export async function commitFiles(system: System, account: Account, repoId: stri
 /** A package with a lock file and no dependencies: `npm ci` installs it without the network. */
 export const NPM_PROJECT = {
   'package.json': JSON.stringify({ name: 'sandbox-fixture', version: '1.0.0', private: true }, null, 2),
-  'package-lock.json': JSON.stringify({ name: 'sandbox-fixture', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'sandbox-fixture', version: '1.0.0' } } }, null, 2),
+  'package-lock.json': JSON.stringify(
+    { name: 'sandbox-fixture', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'sandbox-fixture', version: '1.0.0' } } },
+    null,
+    2,
+  ),
 };
 
 /** A dev server that answers every request with its name, on `PORT`. */
 export const DEV_SERVER = {
-  'server.mjs': "import { createServer } from 'node:http';\nconst port = Number(process.env.PORT);\ncreateServer((req, res) => { res.end('hello from the dev server'); }).listen(port, () => console.log('dev server listening on ' + port));\n",
+  'server.mjs':
+    "import { createServer } from 'node:http';\nconst port = Number(process.env.PORT);\ncreateServer((req, res) => { res.end('hello from the dev server'); }).listen(port, () => console.log('dev server listening on ' + port));\n",
 };

@@ -59,7 +59,10 @@ export async function startCatalog(runtime: CatalogRuntime = {}): Promise<Runnin
         production: settings.environment === 'production',
         logger: ctx.logger,
       };
-      ctx.logger.info({ source_host_dir: settings.sourceHostDir, github_app: Boolean(settings.github), environment: settings.environment }, 'catalog configured');
+      ctx.logger.info(
+        { source_host_dir: settings.sourceHostDir, github_app: Boolean(settings.github), environment: settings.environment },
+        'catalog configured',
+      );
       return deps;
     },
     routes: (ctx, deps) => [catalogRoutes(deps, ctx.config.INTERNAL_TOKEN)],

@@ -9,7 +9,13 @@ let http: HttpClient;
 let catalog: CatalogClient;
 beforeAll(async () => {
   harness = await startCatalogHarness();
-  http = createHttpClient({ baseUrl: harness.url, caller: 'catalog-client-test', internalToken: harness.token, logger: createLogger({ service: 'catalog-client-test', level: 'silent' }), peer: 'catalog' });
+  http = createHttpClient({
+    baseUrl: harness.url,
+    caller: 'catalog-client-test',
+    internalToken: harness.token,
+    logger: createLogger({ service: 'catalog-client-test', level: 'silent' }),
+    peer: 'catalog',
+  });
   catalog = createCatalogClient(http);
 });
 afterAll(async () => {
@@ -24,7 +30,13 @@ describe('the catalog client calls the real internal routes and answers their ty
     expect(dev.installation).toEqual({ id: expect.any(Number), account: expect.stringMatching(/^dev-/), provider: 'local' });
     const repos = await catalog.listRepos(userId);
     expect(repos.map((repo) => repo.id).sort()).toEqual(dev.repos.map((repo) => repo.id).sort());
-    expect(repos[0]).toEqual({ id: expect.any(String), full_name: expect.any(String), installation_id: dev.installation.id, default_branch: 'main', root_directory: null });
+    expect(repos[0]).toEqual({
+      id: expect.any(String),
+      full_name: expect.any(String),
+      installation_id: dev.installation.id,
+      default_branch: 'main',
+      root_directory: null,
+    });
     expect(await catalog.listRepos(userId, { limit: 1 })).toHaveLength(1);
     const repo = await catalog.repo(userId, dev.repos[1]?.id ?? '');
     expect(repo).toMatchObject({ id: dev.repos[1]?.id, clone_url: expect.stringMatching(/^file:\/\//) });

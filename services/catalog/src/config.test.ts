@@ -38,11 +38,21 @@ describe('production refuses the development defaults: the fixed secrets key, no
 
 describe('CATALOG_SECRETS_KEY must be base64 of 32 bytes; the GitHub App needs id and key together', () => {
   test('a short key is refused', () => {
-    expect(() => resolveCatalogSettings({ ...base, CATALOG_SECRETS_KEY: randomBytes(16).toString('base64') })).toThrow('CATALOG_SECRETS_KEY must be base64 of exactly 32 bytes');
+    expect(() => resolveCatalogSettings({ ...base, CATALOG_SECRETS_KEY: randomBytes(16).toString('base64') })).toThrow(
+      'CATALOG_SECRETS_KEY must be base64 of exactly 32 bytes',
+    );
   });
   test('GITHUB_APP_ID without a key is refused; both give the adapter settings with \\n-escaped PEM restored', () => {
     expect(() => resolveCatalogSettings({ ...base, GITHUB_APP_ID: '123' })).toThrow('GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY must be set together');
-    const settings = resolveCatalogSettings({ ...base, GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nabc\\n-----END RSA PRIVATE KEY-----' });
-    expect(settings.github).toEqual({ appId: '123', privateKey: '-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----', apiUrl: 'https://api.github.com' });
+    const settings = resolveCatalogSettings({
+      ...base,
+      GITHUB_APP_ID: '123',
+      GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nabc\\n-----END RSA PRIVATE KEY-----',
+    });
+    expect(settings.github).toEqual({
+      appId: '123',
+      privateKey: '-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----',
+      apiUrl: 'https://api.github.com',
+    });
   });
 });

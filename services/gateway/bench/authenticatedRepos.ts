@@ -86,14 +86,22 @@ const infra = await startInfrastructure({
 const children: ManagedChild[] = [];
 try {
   const barePort = await freePort();
-  const bare = startChild({ name: 'bare', command: process.execPath, args: [fromRoot('services/gateway/dist/bench/bareRepos.js')], env: { ...process.env, PORT: String(barePort) }, output: quiet });
+  const bare = startChild({
+    name: 'bare',
+    command: process.execPath,
+    args: [fromRoot('services/gateway/dist/bench/bareRepos.js')],
+    env: { ...process.env, PORT: String(barePort) },
+    output: quiet,
+  });
   children.push(bare);
   await bare.waitForLine((line) => (line.startsWith('listening') ? true : undefined), 10_000);
   const bareUrl = `http://127.0.0.1:${barePort}`;
 
   const gatewayPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  const peers = Object.fromEntries(['CATALOG_URL', 'RUNS_URL', 'SANDBOXES_URL', 'AUTOMATIONS_ENGINE_URL', 'PR_REVIEW_URL', 'MCP_REGISTRY_URL'].map((name) => [name, bareUrl]));
+  const peers = Object.fromEntries(
+    ['CATALOG_URL', 'RUNS_URL', 'SANDBOXES_URL', 'AUTOMATIONS_ENGINE_URL', 'PR_REVIEW_URL', 'MCP_REGISTRY_URL'].map((name) => [name, bareUrl]),
+  );
   const gateway = startChild({
     name: 'gateway',
     command: process.execPath,
@@ -115,7 +123,11 @@ try {
   children.push(gateway);
   await waitReady(gatewayUrl, gateway);
 
-  const account = await json<{ sessionCookie: string }>(`${gatewayUrl}/api/dev/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const account = await json<{ sessionCookie: string }>(`${gatewayUrl}/api/dev/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   const warmup = 2_000;
   const tokenCount = Math.ceil((REQUESTS + warmup) / USES_PER_TOKEN);
   const tokens: string[] = [];

@@ -23,5 +23,7 @@ export type GatewayConfigSchema = typeof gatewayConfigSchema;
  * check would compare against. (The development account route is not mounted in production.)
  */
 export function gatewayDevelopmentDefaults(config: { PUBLIC_BASE_URL?: string | undefined }): DevelopmentDefault[] {
-  return [{ inUse: !config.PUBLIC_BASE_URL, problem: 'PUBLIC_BASE_URL is required in production (the origin browsers see; the default is the loopback address)' }];
+  return [
+    { inUse: !config.PUBLIC_BASE_URL, problem: 'PUBLIC_BASE_URL is required in production (the origin browsers see; the default is the loopback address)' },
+  ];
 }

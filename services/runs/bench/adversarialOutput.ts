@@ -39,7 +39,14 @@ async function timedGet(api: string, user: User, runId: string): Promise<number>
   return performance.now() - t0;
 }
 
-const stack = await startStack({ gatewayPort: 0, kafkaBrokers: process.env.KAFKA_BROKERS, mongoUrl: process.env.MONGO_URL, redisUrl: process.env.REDIS_URL, logLevel: 'warn', output: () => undefined });
+const stack = await startStack({
+  gatewayPort: 0,
+  kafkaBrokers: process.env.KAFKA_BROKERS,
+  mongoUrl: process.env.MONGO_URL,
+  redisUrl: process.env.REDIS_URL,
+  logLevel: 'warn',
+  output: () => undefined,
+});
 try {
   const api = `${stack.baseUrl}/api/v1/svc`;
   const reader = await newUser(stack.baseUrl);
@@ -71,7 +78,9 @@ try {
   const ms = (value: number): string => `${value.toFixed(0)} ms`;
   console.log(`another tenant's GET /runs/{runId} through the gateway, local stack, stand-in harness (codex), Node ${process.version}`);
   console.log(`idle stack                        (${idle.length} requests): p50 ${ms(percentile(idle, 0.5))}, max ${ms(Math.max(...idle))}`);
-  console.log(`during 4 × 250 KB adversarial run (${during.length} requests): p50 ${ms(percentile(during, 0.5))}, max ${ms(Math.max(...during))}; the run ended ${ended} in ${seconds.toFixed(1)} s`);
+  console.log(
+    `during 4 × 250 KB adversarial run (${during.length} requests): p50 ${ms(percentile(during, 0.5))}, max ${ms(Math.max(...during))}; the run ended ${ended} in ${seconds.toFixed(1)} s`,
+  );
 } finally {
   await stack.stop();
 }

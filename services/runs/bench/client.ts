@@ -26,14 +26,22 @@ export function tokenOf(user: User): string {
 }
 
 export async function newUser(baseUrl: string, tokenCount = 10): Promise<User> {
-  const account = (await json<{ sessionCookie: string; repos: { id: string }[] }>(`${baseUrl}/api/dev/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).data;
+  const account = (
+    await json<{ sessionCookie: string; repos: { id: string }[] }>(`${baseUrl}/api/dev/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+  ).data;
   const tokens: string[] = [];
   for (let i = 0; i < tokenCount; i += 1) {
-    const created = (await json<{ token: string }>(`${baseUrl}/api/settings/api-keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: account.sessionCookie },
-      body: JSON.stringify({ name: `bench-${i}` }),
-    })).data;
+    const created = (
+      await json<{ token: string }>(`${baseUrl}/api/settings/api-keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: account.sessionCookie },
+        body: JSON.stringify({ name: `bench-${i}` }),
+      })
+    ).data;
     tokens.push(created.token);
   }
   return { tokens, turn: 0, repoId: account.repos[0]?.id ?? '' };

@@ -50,7 +50,6 @@ async function untilTerminal(api: string, user: User, runId: string, pollMs: num
   }
 }
 
-
 const stack = await startStack({
   gatewayPort: 0,
   kafkaBrokers: process.env.KAFKA_BROKERS,
@@ -118,7 +117,9 @@ try {
   const ms = (value: number): string => `${value.toFixed(0)} ms`;
   console.log(`runs through the gateway, local stack, stand-in harness (codex), Node ${process.version}`);
   console.log(`run starts: ${STARTS} at concurrency ${CONCURRENCY} in ${startSeconds.toFixed(2)} s = ${(STARTS / startSeconds).toFixed(1)} starts/s`);
-  console.log(`burst finished: the last of ${STARTS} terminal ${finishSeconds.toFixed(2)} s after the first POST = ${(STARTS / finishSeconds).toFixed(1)} runs/s (${failed} not success)`);
+  console.log(
+    `burst finished: the last of ${STARTS} terminal ${finishSeconds.toFixed(2)} s after the first POST = ${(STARTS / finishSeconds).toFixed(1)} runs/s (${failed} not success)`,
+  );
   console.log(`POST /runs answered (202)  (${LATENCY_RUNS} runs, one at a time): p50 ${ms(percentile(postLatency, 0.5))}, max ${ms(Math.max(...postLatency))}`);
   console.log(`run created → first event  (same runs, server clock):        p50 ${ms(percentile(firstEvent, 0.5))}, max ${ms(Math.max(...firstEvent))}`);
   console.log(`run created → success      (same runs, server clock):        p50 ${ms(percentile(toSuccess, 0.5))}, max ${ms(Math.max(...toSuccess))}`);

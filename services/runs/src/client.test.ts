@@ -12,7 +12,13 @@ let runs: RunsClient;
 let tenant: Tenant;
 beforeAll(async () => {
   harness = await startRunsHarness();
-  http = createHttpClient({ baseUrl: harness.url, caller: 'gateway', internalToken: harness.token, logger: createLogger({ service: 'runs-client-test', level: 'silent' }), peer: 'runs' });
+  http = createHttpClient({
+    baseUrl: harness.url,
+    caller: 'gateway',
+    internalToken: harness.token,
+    logger: createLogger({ service: 'runs-client-test', level: 'silent' }),
+    peer: 'runs',
+  });
   runs = createRunsClient(http);
   tenant = await harness.newTenant();
 });

@@ -25,7 +25,11 @@ describe('runs needs CATALOG_URL, SANDBOXES_URL, MONGO_URL, KAFKA_BROKERS and IN
 
   test('every missing requirement is named in one error', () => {
     expect(() => checkRunsConfig({ CATALOG_URL: valid.CATALOG_URL, SANDBOXES_URL: valid.SANDBOXES_URL })).toThrow(
-      new ConfigError(['MONGO_URL is required (a mongodb:// URL)', 'KAFKA_BROKERS is required (a comma-separated list of host:port)', 'INTERNAL_TOKEN is required (a string of at least 16 characters)']),
+      new ConfigError([
+        'MONGO_URL is required (a mongodb:// URL)',
+        'KAFKA_BROKERS is required (a comma-separated list of host:port)',
+        'INTERNAL_TOKEN is required (a string of at least 16 characters)',
+      ]),
     );
   });
 

@@ -54,7 +54,15 @@ const publishEvent = (runId: string, seq: number) =>
     key: runId,
     type: 'run.agent-event',
     id: `${runId}:event:${seq}`,
-    data: { runId, seq, eventType: seq === 0 ? 'stream_started' : 'tool_call', toolName: seq === 0 ? null : 'shell', message: `event ${seq}`, payload: { seq }, emittedAt: new Date().toISOString() },
+    data: {
+      runId,
+      seq,
+      eventType: seq === 0 ? 'stream_started' : 'tool_call',
+      toolName: seq === 0 ? null : 'shell',
+      message: `event ${seq}`,
+      payload: { seq },
+      emittedAt: new Date().toISOString(),
+    },
   });
 
 describe('a kill -9 of runs mid-run and a restart neither duplicates events nor loses any', () => {
@@ -62,7 +70,13 @@ describe('a kill -9 of runs mid-run and a restart neither duplicates events nor 
     const userId = catalog.newUser();
     const repoId = (await catalog.devInstallation(userId)).repos[0]?.id ?? '';
     const body = { repoId, prompt: 'long run' };
-    const run = (await call<Run>('POST', `/internal/users/${userId}/runs`, body, { 'x-internal-token': catalog.token, 'idempotency-key': randomUUID(), 'x-request-hash': requestHash(body) })).data;
+    const run = (
+      await call<Run>('POST', `/internal/users/${userId}/runs`, body, {
+        'x-internal-token': catalog.token,
+        'idempotency-key': randomUUID(),
+        'x-request-hash': requestHash(body),
+      })
+    ).data;
     const runId = run.runId;
     const eventsPath = `/internal/users/${userId}/runs/${runId}/events?limit=200`;
     await bus.publish('runs.sandbox-allocated', {
@@ -85,13 +99,22 @@ describe('a kill -9 of runs mid-run and a restart neither duplicates events nor 
         data: { runId, seq, eventType: 'tool_call', toolName: 'shell', message: 'resent', payload: {}, emittedAt: new Date().toISOString() },
       });
     }
-    await bus.publish('runs.finished', { key: runId, type: 'run.finished', id: `${runId}:finished`, data: { runId, status: 'success', error: null, failure: null, eventCount: 60 } });
+    await bus.publish('runs.finished', {
+      key: runId,
+      type: 'run.finished',
+      id: `${runId}:finished`,
+      data: { runId, status: 'success', error: null, failure: null, eventCount: 60 },
+    });
 
     runs = await startRunsProcess(env);
-    const final = await waitFor('all 60 events and success', async () => {
-      const answer = (await call<{ run: Run; events: RunEvent[] }>('GET', eventsPath)).data;
-      return answer.events.length === 60 && answer.run.status === 'success' ? answer : undefined;
-    }, untilRuns);
+    const final = await waitFor(
+      'all 60 events and success',
+      async () => {
+        const answer = (await call<{ run: Run; events: RunEvent[] }>('GET', eventsPath)).data;
+        return answer.events.length === 60 && answer.run.status === 'success' ? answer : undefined;
+      },
+      untilRuns,
+    );
     expect(final.events.map((e) => e.id)).toEqual(Array.from({ length: 60 }, (_, seq) => `${runId}:event:${seq}`));
     expect(final.events.filter((e) => e.message === 'resent')).toEqual([]);
     expect(final.run).toMatchObject({ status: 'success', sandboxRecordId: 'record', error: null });

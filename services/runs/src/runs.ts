@@ -95,11 +95,15 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
       // What a sandbox could not know to redact: this service's own secrets (INTERNAL_TOKEN, MONGO_URL's password).
       const secrets = knownSecrets(configSecrets(runsFullConfigSchema, config));
       const deadlines = { startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS };
-      const consumer = await startRunConsumers(bus, { runs: deps.runs, events: deps.events, deadlines, logger, secrets }, {
-        groupId: config.RUNS_CONSUMER_GROUP,
-        processed,
-        sessionTimeoutMs: config.RUNS_CONSUMER_SESSION_TIMEOUT_MS,
-      });
+      const consumer = await startRunConsumers(
+        bus,
+        { runs: deps.runs, events: deps.events, deadlines, logger, secrets },
+        {
+          groupId: config.RUNS_CONSUMER_GROUP,
+          processed,
+          sessionTimeoutMs: config.RUNS_CONSUMER_SESSION_TIMEOUT_MS,
+        },
+      );
       ctx.onShutdown(() => consumer.stop(), 'consumers');
 
       const watchdog = startWatchdog({

@@ -10,7 +10,13 @@ let sandboxes: SandboxesClient;
 beforeAll(async () => {
   kit = await startSandboxesKit();
   const service = await kit.startService();
-  http = createHttpClient({ baseUrl: service.url, caller: 'runs', internalToken: kit.token, logger: createLogger({ service: 'sandboxes-client-test', level: 'silent' }), peer: 'sandboxes' });
+  http = createHttpClient({
+    baseUrl: service.url,
+    caller: 'runs',
+    internalToken: kit.token,
+    logger: createLogger({ service: 'sandboxes-client-test', level: 'silent' }),
+    peer: 'sandboxes',
+  });
   sandboxes = createSandboxesClient(http);
 });
 afterAll(async () => {

@@ -36,7 +36,9 @@ describe('SANDBOX_ISOLATION: bwrap by default; none only outside production', ()
   test('ARS_ENV=production refuses SANDBOX_ISOLATION=none with one line naming it', () => {
     const production = loadConfig(schema, { ...base, ARS_ENV: 'production', SANDBOX_ISOLATION: 'none', CODEX_PATH: 'bundled', CLAUDE_CODE_PATH: 'bundled' });
     expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(ConfigError);
-    expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(/^Invalid configuration: SANDBOX_ISOLATION=none is refused in production[^\n]*$/);
+    expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(
+      /^Invalid configuration: SANDBOX_ISOLATION=none is refused in production[^\n]*$/,
+    );
   });
   test('none in development, and bwrap in production, are accepted', () => {
     const development = loadConfig(schema, { ...base, ARS_ENV: 'development', SANDBOX_ISOLATION: 'none' });

@@ -83,7 +83,7 @@ export function sandboxesDevelopmentDefaults(config: SandboxesProductionInput): 
       problem: 'CLAUDE_CODE_PATH is required in production (a Claude Code CLI path or `bundled`; unset runs the stand-in)',
     },
     // Agents would run unisolated, with the services' files and network in reach.
-    { inUse: config.SANDBOX_ISOLATION === 'none', problem: "SANDBOX_ISOLATION=none is refused in production (agents would run unisolated)" },
+    { inUse: config.SANDBOX_ISOLATION === 'none', problem: 'SANDBOX_ISOLATION=none is refused in production (agents would run unisolated)' },
   ];
 }
 // ---- end of production refusals -----------------------------------------------------------------

@@ -71,7 +71,15 @@ function deleted(resource: 'pods' | 'secrets', name: string): boolean {
 
 /** Waits until the stand-in holds neither the Pod nor its Secret, and both were deleted by the service. */
 async function waitGone(pod: string): Promise<void> {
-  await kit.waitFor(`pod ${pod} and its secret deleted`, () => standIn.pod(NAMESPACE, pod) === undefined && standIn.secret(NAMESPACE, secretName(pod)) === undefined && deleted('pods', pod) && deleted('secrets', secretName(pod)), WAIT);
+  await kit.waitFor(
+    `pod ${pod} and its secret deleted`,
+    () =>
+      standIn.pod(NAMESPACE, pod) === undefined &&
+      standIn.secret(NAMESPACE, secretName(pod)) === undefined &&
+      deleted('pods', pod) &&
+      deleted('secrets', secretName(pod)),
+    WAIT,
+  );
 }
 
 async function createSandbox(repo: TestRepo, body: Record<string, unknown>): Promise<SandboxView> {
@@ -103,72 +111,79 @@ describe('a run on the Kubernetes provider: the harness runs through exec in a P
   it.each<[HarnessName, string, string]>([
     ['codex', 'k8s/run', CODEX_KEY],
     ['claude-code', 'k8s/run-claude', ANTHROPIC_KEY],
-  ])('%s: runs.sandbox-allocated names the kubernetes provider and a k8s- Pod; events in order; run.finished success; pushed; Pod deleted', async (harness, working, apiKey) => {
-    const repo = await kit.newRepo();
-    const baseBefore = gitIn(repo.barePath, 'rev-parse', 'refs/heads/main');
-    const podsBefore = new Set(createdPods());
-    const request = await kit.requestRun(repo, '@say hi\n@shell pwd\n@write notes.txt hello', {
-      harness,
-      branch: { base: 'main', working, createBranch: true },
-    });
-    const finished = await kit.waitFinished(request.runId, WAIT);
-    const { allocated, events } = kit.messages(request.runId);
+  ])(
+    '%s: runs.sandbox-allocated names the kubernetes provider and a k8s- Pod; events in order; run.finished success; pushed; Pod deleted',
+    async (harness, working, apiKey) => {
+      const repo = await kit.newRepo();
+      const baseBefore = gitIn(repo.barePath, 'rev-parse', 'refs/heads/main');
+      const podsBefore = new Set(createdPods());
+      const request = await kit.requestRun(repo, '@say hi\n@shell pwd\n@write notes.txt hello', {
+        harness,
+        branch: { base: 'main', working, createBranch: true },
+      });
+      const finished = await kit.waitFinished(request.runId, WAIT);
+      const { allocated, events } = kit.messages(request.runId);
 
-    // The allocation names the provider and the Pod.
-    expect(allocated).toHaveLength(1);
-    expect(allocated[0]).toEqual({
-      runId: request.runId,
-      sandboxRecordId: expect.stringMatching(/^sbx_/),
-      sandboxId: expect.stringMatching(/^k8s-[0-9a-f]{20}$/),
-      runtime: { provider: 'kubernetes/stand-in', runId: expect.stringMatching(/^ses_/) },
-    });
-    const pod = String(allocated[0]!.sandboxId);
+      // The allocation names the provider and the Pod.
+      expect(allocated).toHaveLength(1);
+      expect(allocated[0]).toEqual({
+        runId: request.runId,
+        sandboxRecordId: expect.stringMatching(/^sbx_/),
+        sandboxId: expect.stringMatching(/^k8s-[0-9a-f]{20}$/),
+        runtime: { provider: 'kubernetes/stand-in', runId: expect.stringMatching(/^ses_/) },
+      });
+      const pod = String(allocated[0]!.sandboxId);
 
-    // Events in harness order, then the finish.
-    expect(finished).toMatchObject({ runId: request.runId, status: 'success', error: null, failure: null, eventCount: events.length });
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
-    expect(kit.messages(request.runId).eventIds).toEqual(events.map((_, i) => `${request.runId}:event:${i}`));
-    expect(events[0]?.eventType).toBe('stream_started');
-    expect(events.at(-1)?.eventType).toBe('completed');
-    expect(events.filter((e) => e.eventType === 'assistant_message').map((e) => e.message)).toEqual(['hi']);
-    const shell = events.find((e) => e.eventType === 'tool_call' && e.payload.kind === 'shell');
-    // `@shell pwd` ran in the Pod: the stand-in's directory for this Pod's /workspace, then repo/.
-    expect(String(shell?.payload.output).trim()).toMatch(new RegExp(`k8s-standin-${pod}-[^/]+/repo$`));
-    expect(events.some((e) => e.eventType === 'file_change' && /notes\.txt$/.test(String(e.message)))).toBe(true);
+      // Events in harness order, then the finish.
+      expect(finished).toMatchObject({ runId: request.runId, status: 'success', error: null, failure: null, eventCount: events.length });
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+      expect(kit.messages(request.runId).eventIds).toEqual(events.map((_, i) => `${request.runId}:event:${i}`));
+      expect(events[0]?.eventType).toBe('stream_started');
+      expect(events.at(-1)?.eventType).toBe('completed');
+      expect(events.filter((e) => e.eventType === 'assistant_message').map((e) => e.message)).toEqual(['hi']);
+      const shell = events.find((e) => e.eventType === 'tool_call' && e.payload.kind === 'shell');
+      // `@shell pwd` ran in the Pod: the stand-in's directory for this Pod's /workspace, then repo/.
+      expect(String(shell?.payload.output).trim()).toMatch(new RegExp(`k8s-standin-${pod}-[^/]+/repo$`));
+      expect(events.some((e) => e.eventType === 'file_change' && /notes\.txt$/.test(String(e.message)))).toBe(true);
 
-    // The Pod was created once for this run, with its labels, and the harness executed through exec in it.
-    expect(createdPods().filter((name) => !podsBefore.has(name))).toEqual([pod]);
-    const created = standIn.callsOf('pods', 'create').find((c) => (c.body as { metadata: { name: string } }).metadata.name === pod);
-    expect(created?.status).toBe(201);
-    expect(standIn.callsOf('secrets', 'create').some((c) => c.name === null && (c.body as { metadata: { name: string } }).metadata.name === secretName(pod) && c.status === 201)).toBe(true);
-    expect((created?.body as { metadata: { labels: Record<string, string> } }).metadata.labels).toMatchObject({
-      'agent-run-service.dev/record-id': allocated[0]!.sandboxRecordId,
-      'agent-run-service.dev/run-id': request.runId,
-    });
-    const execs = execsOf(pod);
-    expect(execs.length).toBeGreaterThan(0);
-    expect(execs.some((command) => command.some((part) => /bin\/(codex|claude-code)-standin\.mjs$/.test(part)))).toBe(true);
-    // Neither provider key nor the Kubernetes token is on any exec command line (the env goes on stdin).
-    for (const call of standIn.callsOf('pods/exec')) {
-      const line = JSON.stringify(call.command);
-      expect(line).not.toContain(CODEX_KEY);
-      expect(line).not.toContain(ANTHROPIC_KEY);
-      expect(line).not.toContain(apiKey);
-      expect(line).not.toContain(standIn.token);
-    }
+      // The Pod was created once for this run, with its labels, and the harness executed through exec in it.
+      expect(createdPods().filter((name) => !podsBefore.has(name))).toEqual([pod]);
+      const created = standIn.callsOf('pods', 'create').find((c) => (c.body as { metadata: { name: string } }).metadata.name === pod);
+      expect(created?.status).toBe(201);
+      expect(
+        standIn
+          .callsOf('secrets', 'create')
+          .some((c) => c.name === null && (c.body as { metadata: { name: string } }).metadata.name === secretName(pod) && c.status === 201),
+      ).toBe(true);
+      expect((created?.body as { metadata: { labels: Record<string, string> } }).metadata.labels).toMatchObject({
+        'agent-run-service.dev/record-id': allocated[0]!.sandboxRecordId,
+        'agent-run-service.dev/run-id': request.runId,
+      });
+      const execs = execsOf(pod);
+      expect(execs.length).toBeGreaterThan(0);
+      expect(execs.some((command) => command.some((part) => /bin\/(codex|claude-code)-standin\.mjs$/.test(part)))).toBe(true);
+      // Neither provider key nor the Kubernetes token is on any exec command line (the env goes on stdin).
+      for (const call of standIn.callsOf('pods/exec')) {
+        const line = JSON.stringify(call.command);
+        expect(line).not.toContain(CODEX_KEY);
+        expect(line).not.toContain(ANTHROPIC_KEY);
+        expect(line).not.toContain(apiKey);
+        expect(line).not.toContain(standIn.token);
+      }
 
-    // The working branch was pushed from the Pod's work tree: one commit on the base, with notes.txt.
-    expect(gitIn(repo.barePath, 'rev-parse', 'refs/heads/main')).toBe(baseBefore);
-    expect(gitIn(repo.barePath, 'rev-parse', `refs/heads/${working}^`)).toBe(baseBefore);
-    expect(gitIn(repo.barePath, 'show', `refs/heads/${working}:notes.txt`)).toBe('hello');
+      // The working branch was pushed from the Pod's work tree: one commit on the base, with notes.txt.
+      expect(gitIn(repo.barePath, 'rev-parse', 'refs/heads/main')).toBe(baseBefore);
+      expect(gitIn(repo.barePath, 'rev-parse', `refs/heads/${working}^`)).toBe(baseBefore);
+      expect(gitIn(repo.barePath, 'show', `refs/heads/${working}:notes.txt`)).toBe('hello');
 
-    // After the run: Pod and Secret deleted; the record stopped with its lifecycle.
-    await waitGone(pod);
-    const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
-    expect(record).toMatchObject({ status: 'stopped', provider: 'kubernetes', sandbox_id: pod, working_branch: working, error: null });
-    const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
-    expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
-  });
+      // After the run: Pod and Secret deleted; the record stopped with its lifecycle.
+      await waitGone(pod);
+      const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
+      expect(record).toMatchObject({ status: 'stopped', provider: 'kubernetes', sandbox_id: pod, working_branch: working, error: null });
+      const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
+      expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
+    },
+  );
 });
 
 describe('a public sandbox on the Kubernetes provider: provisioned in a Pod with its install step, idle-stopped with a snapshot and its Pod deleted, restored on a new Pod', () => {
@@ -179,7 +194,14 @@ describe('a public sandbox on the Kubernetes provider: provisioned in a Pod with
     commitToBare(repo.barePath, 'main', { '.ars/sandbox.json': JSON.stringify({ install }) });
 
     const created = await createSandbox(repo, {});
-    expect(created).toMatchObject({ id: expect.stringMatching(/^sbx_/), status: 'provisioning', repo_id: repo.repoId, base_branch: 'main', working_branch: 'main', error: null });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^sbx_/),
+      status: 'provisioning',
+      repo_id: repo.repoId,
+      base_branch: 'main',
+      working_branch: 'main',
+      error: null,
+    });
 
     // `ready` reached (polled through the logs route; the idle stop may follow it soon after).
     const ready = await pollLogs(repo, created.id, 'the sandbox to become ready', (logs) => has(logs, 'ready') || logs.sandbox.status === 'failed');
@@ -218,14 +240,22 @@ describe('a public sandbox on the Kubernetes provider: provisioned in a Pod with
     const restored = await createSandbox(repo, { restoreSnapshotId: snapshotId });
     expect(restored.id).not.toBe(created.id);
     expect(restored).toMatchObject({ status: 'provisioning', base_branch: 'main', working_branch: 'main' });
-    const restoredReady = await pollLogs(repo, restored.id, 'the restored sandbox to become ready', (logs) => has(logs, 'ready') || logs.sandbox.status === 'failed');
+    const restoredReady = await pollLogs(
+      repo,
+      restored.id,
+      'the restored sandbox to become ready',
+      (logs) => has(logs, 'ready') || logs.sandbox.status === 'failed',
+    );
     expect(restoredReady.sandbox.error).toBeNull();
     const newPod = restoredReady.sandbox.sandbox_id;
     expect(newPod).toMatch(/^k8s-[0-9a-f]{20}$/);
     expect(newPod).not.toBe(pod);
     expect(createdPods()).toContain(newPod);
     expect(restoredReady.lifecycle_events.find((e) => e.event_type === 'requested')?.decision_code).toBe('restore_snapshot');
-    expect(restoredReady.lifecycle_events.find((e) => e.event_type === 'provisioned')).toMatchObject({ decision_code: 'snapshot_restored', payload: { sandbox_id: newPod, snapshot_id: snapshotId } });
+    expect(restoredReady.lifecycle_events.find((e) => e.event_type === 'provisioned')).toMatchObject({
+      decision_code: 'snapshot_restored',
+      payload: { sandbox_id: newPod, snapshot_id: snapshotId },
+    });
     expect(restoredReady.sandbox.install_log).toMatch(/^install says hello from the pod$/m);
     expect(restoredReady.sandbox.install_log).toMatch(/^the restored tree has \.ars-installed$/m);
 

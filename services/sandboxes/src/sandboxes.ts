@@ -70,7 +70,10 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
   // Before anything starts: a refused configuration, or isolation unavailable here, is one line and exit 1.
   let isolation: LocalIsolation | null;
   try {
-    const config = loadConfig({ ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema }, serviceRuntime.env ?? process.env);
+    const config = loadConfig(
+      { ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema },
+      serviceRuntime.env ?? process.env,
+    );
     isolation = await localIsolation(config);
   } catch (error) {
     if (runtime.handleSignals === false) throw error;
@@ -103,13 +106,17 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
       // Redacted from every event, error, lifecycle payload and sandbox log this service publishes or keeps.
       const secrets = knownSecrets(configSecrets(sandboxesConfigSchema, config));
-      const sandboxStore = new SandboxStore(db, { maxLivePerUser: config.SANDBOX_MAX_LIVE_PER_USER, lifecycleEventsKept: config.SANDBOX_LIFECYCLE_EVENTS_MAX }, secrets);
+      const sandboxStore = new SandboxStore(
+        db,
+        { maxLivePerUser: config.SANDBOX_MAX_LIVE_PER_USER, lifecycleEventsKept: config.SANDBOX_LIFECYCLE_EVENTS_MAX },
+        secrets,
+      );
       const catalog = createCatalogClient(catalogHttp);
       const provider = createProvider(config, serviceRuntime.env ?? process.env, isolation);
       if (provider.name === 'local' && isolation === null) {
         ctx.logger.warn(
           { sandbox_isolation: 'none' },
-          'SANDBOX_ISOLATION=none: agents and sandbox commands run UNISOLATED, as plain processes of this service: they can read every service\'s environment and files and reach MongoDB, Redis and the internal APIs (development only)',
+          "SANDBOX_ISOLATION=none: agents and sandbox commands run UNISOLATED, as plain processes of this service: they can read every service's environment and files and reach MongoDB, Redis and the internal APIs (development only)",
         );
       }
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
@@ -165,7 +172,14 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         logger: ctx.logger,
       };
       ctx.logger.info(
-        { provider: provider.name, isolation: provider.name === 'local' ? config.SANDBOX_ISOLATION : 'pod', sandbox_root: config.SANDBOX_ROOT, codex: config.CODEX_PATH ?? 'stand-in', claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in', instance_id: sessions.instanceId },
+        {
+          provider: provider.name,
+          isolation: provider.name === 'local' ? config.SANDBOX_ISOLATION : 'pod',
+          sandbox_root: config.SANDBOX_ROOT,
+          codex: config.CODEX_PATH ?? 'stand-in',
+          claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in',
+          instance_id: sessions.instanceId,
+        },
         'sandboxes configured',
       );
       return { sessions, lifecycle };

@@ -4,7 +4,16 @@ import { context, trace } from '@opentelemetry/api';
 import { Kafka, logLevel } from 'kafkajs';
 import { AppError } from '@ars/errors';
 import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
-import { createBus, memoryProcessedStore, NonRetryableError, type Bus, type BusConsumer, type BusMessage, type MessageContext, type RunRequestedData } from './index.js';
+import {
+  createBus,
+  memoryProcessedStore,
+  NonRetryableError,
+  type Bus,
+  type BusConsumer,
+  type BusMessage,
+  type MessageContext,
+  type RunRequestedData,
+} from './index.js';
 import { fastSession, memoryLogger } from './testing/helpers.js';
 import { contextWithSpan, registerTestTracing } from './testing/otel.js';
 
@@ -101,15 +110,26 @@ describe('a message is {id, type, occurredAt, data} keyed by the aggregate id', 
 describe('a message that fails validation is a programming error: never sent', () => {
   test('publish throws INTERNAL_ERROR naming the topic and the failing path', async () => {
     // The data type says harness is 'codex' | 'claude-code'; a cast gets 'nope' past the compiler.
-    const data = { runId: 'run-1', userId: 'u', repoId: 'r', harness: 'nope', prompt: 'p', branch: { base: 'main', working: 'main', createBranch: false } } as unknown as RunRequestedData;
+    const data = {
+      runId: 'run-1',
+      userId: 'u',
+      repoId: 'r',
+      harness: 'nope',
+      prompt: 'p',
+      branch: { base: 'main', working: 'main', createBranch: false },
+    } as unknown as RunRequestedData;
     const attempt = bus.publish('runs.requested', { key: 'run-1', type: 'run.requested', data });
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/runs\.requested.*\/data\/harness/) });
   });
   test('an empty key, a wrong type and a non-ISO occurredAt are refused', async () => {
     await expect(bus.publish('bus.test.roundtrip', { key: '', type: 't', data: {} })).rejects.toMatchObject({ message: expect.stringContaining('(key)') });
-    await expect(bus.publish('runs.finished', { key: 'r', type: 'run.started', data: { runId: 'r', status: 'success', error: null } })).rejects.toMatchObject({ message: expect.stringContaining('/type') });
-    await expect(bus.publish('bus.test.roundtrip', { key: 'k', type: 't', data: {}, occurredAt: 'yesterday' })).rejects.toMatchObject({ message: expect.stringContaining('/occurredAt') });
+    await expect(bus.publish('runs.finished', { key: 'r', type: 'run.started', data: { runId: 'r', status: 'success', error: null } })).rejects.toMatchObject({
+      message: expect.stringContaining('/type'),
+    });
+    await expect(bus.publish('bus.test.roundtrip', { key: 'k', type: 't', data: {}, occurredAt: 'yesterday' })).rejects.toMatchObject({
+      message: expect.stringContaining('/occurredAt'),
+    });
   });
 });
 
@@ -152,7 +172,10 @@ describe('per-key ordering: one partition is handled one message at a time, in o
     });
     const keys = Array.from({ length: 8 }, (_, i) => `agg-${i}`);
     for (let seq = 0; seq < 10; seq++) {
-      await bus.publishMany('bus.test.order', keys.map((key) => ({ key, type: 'test.step', data: { seq } })));
+      await bus.publishMany(
+        'bus.test.order',
+        keys.map((key) => ({ key, type: 'test.step', data: { seq } })),
+      );
     }
     await waitFor('all 80 messages', () => seen.length === 80, 30_000);
     for (const key of keys) {
@@ -206,7 +229,15 @@ describe('a dead-letter topic has no dead-letter topic: its failing handler is r
     await bus.publish('bus.test.dlqretry.dlq', {
       key: 'k',
       type: 'bus.dead-letter',
-      data: { topic: 'bus.test.dlqretry', partition: 0, offset: '7', key: 'k', value: '{}', headers: {}, error: { message: 'x', attempts: 3, failedAt: new Date().toISOString(), consumerGroup: 'g' } },
+      data: {
+        topic: 'bus.test.dlqretry',
+        partition: 0,
+        offset: '7',
+        key: 'k',
+        value: '{}',
+        headers: {},
+        error: { message: 'x', attempts: 3, failedAt: new Date().toISOString(), consumerGroup: 'g' },
+      },
     });
     await waitFor('the fifth attempt', () => seen.some((s) => s.context.attempt === 5), 30_000);
     expect(seen.map((s) => s.context.attempt)).toEqual([1, 2, 3, 4, 5]);
@@ -231,7 +262,9 @@ describe('malformed messages go straight to the dead-letter topic; nothing is dr
     await raw.disconnect();
     await waitFor('two dead letters and the good message', () => dead.length === 2 && seen.length === 1, 30_000);
     expect(seen[0]!.message.id).toBe('y');
-    const [first, second] = dead.map((d) => d.message.data as { value: string; headers: Record<string, string>; error: { message: string; kind: string; attempts: number } });
+    const [first, second] = dead.map(
+      (d) => d.message.data as { value: string; headers: Record<string, string>; error: { message: string; kind: string; attempts: number } },
+    );
     expect(first).toMatchObject({ value: '{not json', error: { kind: 'malformed', attempts: 0, message: expect.stringContaining('not JSON') } });
     expect(second).toMatchObject({ headers: { origin: 'raw' }, error: { kind: 'malformed', message: expect.stringContaining('/occurredAt') } });
   });
@@ -244,7 +277,11 @@ describe('idempotent handling by message id', () => {
     await bus.publish('bus.test.dedupe', message);
     await bus.publish('bus.test.dedupe', message);
     await bus.publish('bus.test.dedupe', { ...message, id: 'other-id' });
-    await waitFor('the duplicate to be skipped', () => seen.length === 2 && logger.entries.some((e) => e.msg === 'message already processed: skipped' && e.fields.messageId === 'fixed-id'), 30_000);
+    await waitFor(
+      'the duplicate to be skipped',
+      () => seen.length === 2 && logger.entries.some((e) => e.msg === 'message already processed: skipped' && e.fields.messageId === 'fixed-id'),
+      30_000,
+    );
     expect(seen.map((s) => s.message.id)).toEqual(['fixed-id', 'other-id']);
   });
 });

@@ -32,7 +32,17 @@ const runRequested = {
 describe('one topic catalog: every topic with its partitions, description and data schema, and a dead-letter topic each', () => {
   test('the domain topics are all there', () => {
     expect(Object.keys(TOPICS).sort()).toEqual(
-      ['automations.dispatch', 'bus.test', 'pr-reviews.requested', 'runs.agent-events', 'runs.finished', 'runs.requested', 'runs.sandbox-allocated', 'runs.sandbox-queued', 'sandboxes.lifecycle'].sort(),
+      [
+        'automations.dispatch',
+        'bus.test',
+        'pr-reviews.requested',
+        'runs.agent-events',
+        'runs.finished',
+        'runs.requested',
+        'runs.sandbox-allocated',
+        'runs.sandbox-queued',
+        'sandboxes.lifecycle',
+      ].sort(),
     );
     for (const spec of Object.values(TOPICS)) {
       expect(spec.partitions).toBeGreaterThan(0);
@@ -65,10 +75,17 @@ describe('one topic catalog: every topic with its partitions, description and da
 
 describe('id, type, occurredAt, data and the key are always checked', () => {
   test('a valid run.requested passes', () => {
-    expect(validateMessage('runs.requested', 'run-1', { id: 'm1', type: 'run.requested', occurredAt: new Date().toISOString(), data: runRequested })).toEqual([]);
+    expect(validateMessage('runs.requested', 'run-1', { id: 'm1', type: 'run.requested', occurredAt: new Date().toISOString(), data: runRequested })).toEqual(
+      [],
+    );
   });
   test('each envelope problem is named by its path', () => {
-    const problems = validateMessage('runs.requested', null, { type: '', occurredAt: '2020-01-01', data: { ...runRequested, branch: { base: 'main' } }, extra: 1 });
+    const problems = validateMessage('runs.requested', null, {
+      type: '',
+      occurredAt: '2020-01-01',
+      data: { ...runRequested, branch: { base: 'main' } },
+      extra: 1,
+    });
     const paths = problems.map((p) => p.path);
     expect(paths).toEqual(expect.arrayContaining(['(key)', '/id', '/type', '/occurredAt', '/extra', '/data/branch']));
   });

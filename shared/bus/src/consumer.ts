@@ -143,7 +143,12 @@ function boundedWarnings(logger: BusLogger, intervalMs: number) {
 }
 
 /** Starts a consumer group member; resolves once it has joined the group and runs. */
-export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterPublisher, options: ConsumeOptions, baseLogger: BusLogger): Promise<BusConsumer> {
+export async function startConsumer(
+  kafka: Kafka,
+  publishDeadLetter: DeadLetterPublisher,
+  options: ConsumeOptions,
+  baseLogger: BusLogger,
+): Promise<BusConsumer> {
   const { groupId, handle } = options;
   if (!groupId) throw new Error('consume: groupId is required');
   if (options.topics.length === 0) throw new Error('consume: at least one topic is required');
@@ -274,7 +279,7 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
   };
 
   /** A MongoDB or Kafka call of the runner itself (processed store, dead-letter publish): any failure holds the partition. */
-  const infrastructureStep = async <T,>(what: string, state: RecordProgress, fields: Record<string, unknown>, fn: () => Promise<T>): Promise<T> => {
+  const infrastructureStep = async <T>(what: string, state: RecordProgress, fields: Record<string, unknown>, fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (error) {
@@ -282,7 +287,12 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
     }
   };
 
-  const deadLetter = async (topic: BaseTopicName, partition: number, message: KafkaMessage, error: { message: string; name?: string; code?: string; kind: 'handler' | 'malformed'; attempts: number }) => {
+  const deadLetter = async (
+    topic: BaseTopicName,
+    partition: number,
+    message: KafkaMessage,
+    error: { message: string; name?: string; code?: string; kind: 'handler' | 'malformed'; attempts: number },
+  ) => {
     const value = message.value;
     const utf8 = value === null ? null : value.toString('utf8');
     const lossless = utf8 !== null && value !== null && Buffer.from(utf8, 'utf8').equals(value);
@@ -322,13 +332,19 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
       }
       if (state.attempt === 0) logger.error({ ...info, reason: decoded.reason }, 'malformed message: sending it to the dead-letter topic');
       state.attempt = 1;
-      await infrastructureStep('dead-letter publish', state, info, () => deadLetter(base, partition, record, { message: decoded.reason, kind: 'malformed', attempts: 0 }));
+      await infrastructureStep('dead-letter publish', state, info, () =>
+        deadLetter(base, partition, record, { message: decoded.reason, kind: 'malformed', attempts: 0 }),
+      );
       return;
     }
     const message = decoded.message;
     const messageFields = { ...info, messageId: message.id, type: message.type };
     const started = state.handled || state.poison !== undefined;
-    if (options.processed && !started && (await infrastructureStep('processed-message lookup', state, messageFields, () => options.processed!.has(groupId, message.id)))) {
+    if (
+      options.processed &&
+      !started &&
+      (await infrastructureStep('processed-message lookup', state, messageFields, () => options.processed!.has(groupId, message.id)))
+    ) {
       logger.info(messageFields, 'message already processed: skipped');
       return;
     }
@@ -349,7 +365,9 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
       return;
     }
     if (options.processed) {
-      await infrastructureStep('processed-message record', state, messageFields, () => options.processed!.record(groupId, message.id, { ...info, outcome: 'handled' }));
+      await infrastructureStep('processed-message record', state, messageFields, () =>
+        options.processed!.record(groupId, message.id, { ...info, outcome: 'handled' }),
+      );
     }
   };
 
@@ -379,7 +397,12 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
       const beat = setInterval(() => void heartbeat().catch(() => undefined), 1_000);
       let error: unknown;
       try {
-        await withConsumerSpan(topic, headers, { 'messaging.kafka.partition': partition, 'messaging.message.id': message.id, 'messaging.consumer.group.name': groupId }, () => handle(message, context));
+        await withConsumerSpan(
+          topic,
+          headers,
+          { 'messaging.kafka.partition': partition, 'messaging.message.id': message.id, 'messaging.consumer.group.name': groupId },
+          () => handle(message, context),
+        );
         state.warnings.recovered({ ...fields, attempt, infrastructureRetries: state.infraRetries }, 'handler succeeded: the infrastructure is back');
         return undefined;
       } catch (caught) {
@@ -387,7 +410,8 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
       } finally {
         clearInterval(beat);
       }
-      if (isInfrastructureError(error)) hold(state, { ...fields, attempt }, error, 'handler met an infrastructure error: holding the partition and retrying until it is back');
+      if (isInfrastructureError(error))
+        hold(state, { ...fields, attempt }, error, 'handler met an infrastructure error: holding the partition and retrying until it is back');
       state.failures++;
       const exhausted = isNonRetryable(error) || state.failures >= maxAttempts;
       const failed = { ...fields, attempt, failures: state.failures, ...errorFields(error) };
@@ -402,7 +426,15 @@ export async function startConsumer(kafka: Kafka, publishDeadLetter: DeadLetterP
   /** Partitions held while the infrastructure is away: resumed by these timers. */
   const resumeTimers = new Set<NodeJS.Timeout>();
 
-  const eachBatch = async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale, pause: pausePartition }: EachBatchPayload): Promise<void> => {
+  const eachBatch = async ({
+    batch,
+    resolveOffset,
+    heartbeat,
+    commitOffsetsIfNecessary,
+    isRunning,
+    isStale,
+    pause: pausePartition,
+  }: EachBatchPayload): Promise<void> => {
     const { topic, partition } = batch;
     let pending: string | undefined; // next offset to commit
     let pendingCount = 0;

@@ -16,7 +16,13 @@ beforeAll(async () => {
       { name: 'bus.test.faults.dlq', partitions: 1 },
     ],
   });
-  bus = createBus({ brokers: mock.brokers, clientId: 'faults-test', logger, fetchMaxWaitMs: 100, retry: { retries: 12, initialRetryTime: 200, maxRetryTime: 2_000 } });
+  bus = createBus({
+    brokers: mock.brokers,
+    clientId: 'faults-test',
+    logger,
+    fetchMaxWaitMs: 100,
+    retry: { retries: 12, initialRetryTime: 200, maxRetryTime: 2_000 },
+  });
   await bus.connect();
 });
 

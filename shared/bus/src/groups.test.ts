@@ -106,7 +106,10 @@ describe('a consumer killed mid-batch: the redelivery is absorbed by idempotent 
     const db = client.db(dbName);
     const effects = await db.collection<{ seq: number }>('effects').find().toArray();
     expect(effects.map((e) => e.seq).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    const deliveries = await db.collection<{ _id: string; count: number }>('deliveries').find({ count: { $gt: 1 } }).toArray();
+    const deliveries = await db
+      .collection<{ _id: string; count: number }>('deliveries')
+      .find({ count: { $gt: 1 } })
+      .toArray();
     expect(deliveries).toHaveLength(1);
     await second.stop();
   });

@@ -30,7 +30,8 @@ let peerUrl: string;
 beforeAll(async () => {
   // A peer answering by path: /503 and /500 without an envelope, /404 with one.
   peer = createServer((req, res) => {
-    if (req.url === '/404') res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such run' } }));
+    if (req.url === '/404')
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such run' } }));
     else res.writeHead(Number(req.url?.slice(1)), { 'content-type': 'text/plain' }).end('down');
   });
   await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
@@ -43,7 +44,11 @@ afterAll(async () => {
 describe('MongoDB unreachable, not primary or asking for a retry is infrastructure', () => {
   test('a server selection timeout (no server at the address) is infrastructure', async () => {
     const client = new MongoClient(`mongodb://127.0.0.1:${await closedPort()}/?directConnection=true`, { serverSelectionTimeoutMS: 200 });
-    const error = await client.db('x').collection('y').findOne({}).catch((e: unknown) => e);
+    const error = await client
+      .db('x')
+      .collection('y')
+      .findOne({})
+      .catch((e: unknown) => e);
     await client.close();
     expect((error as Error).name).toBe('MongoServerSelectionError');
     expect(isInfrastructureError(error)).toBe(true);
@@ -77,7 +82,9 @@ describe('Kafka unreachable or a failed publish is infrastructure', () => {
     expect(isInfrastructureError(new KafkaJSNumberOfRetriesExceeded(new Error('x'), { retryCount: 8, retryTime: 10_000 }))).toBe(true);
   });
   test('a protocol error kafkajs calls retriable is infrastructure; a non-retriable one is not', () => {
-    expect(isInfrastructureError(new KafkaJSProtocolError(brokerError({ message: 'leader not available', type: 'LEADER_NOT_AVAILABLE', code: 5, retriable: true })))).toBe(true);
+    expect(
+      isInfrastructureError(new KafkaJSProtocolError(brokerError({ message: 'leader not available', type: 'LEADER_NOT_AVAILABLE', code: 5, retriable: true }))),
+    ).toBe(true);
     expect(isInfrastructureError(new KafkaJSNonRetriableError('message too large'))).toBe(false);
   });
   test("the bus' publish failure (AppError SERVICE_UNAVAILABLE wrapping kafkajs) is infrastructure", () => {

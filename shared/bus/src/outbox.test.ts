@@ -20,7 +20,13 @@ const delivered: BusMessage[] = [];
 
 beforeAll(async () => {
   [mock, mongo] = await Promise.all([
-    startIsolatedKafka({ brokers: 3, topics: [{ name: TOPIC, partitions: 4 }, { name: `${TOPIC}.dlq`, partitions: 1 }] }),
+    startIsolatedKafka({
+      brokers: 3,
+      topics: [
+        { name: TOPIC, partitions: 4 },
+        { name: `${TOPIC}.dlq`, partitions: 1 },
+      ],
+    }),
     startMongoDevServer({}),
   ]);
   client = await MongoClient.connect(mongo.url);

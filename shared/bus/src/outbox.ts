@@ -154,7 +154,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           done.push(entry.id);
         }
       } catch (error) {
-        logger.warn({ collection: name, docId: String(doc._id), messageId: entries[done.length]?.id, ...errorFields(error) }, 'outbox publish failed; will retry');
+        logger.warn(
+          { collection: name, docId: String(doc._id), messageId: entries[done.length]?.id, ...errorFields(error) },
+          'outbox publish failed; will retry',
+        );
       } finally {
         if (done.length > 0) {
           await options.beforePull?.(name, done);

@@ -108,11 +108,13 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     ends = new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
     const low = new Map(offsets.map((o) => [o.partition, BigInt(o.low)]));
     const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
-    starts = new Map([...ends.keys()].map((p) => {
-      const at = done.get(p) ?? -1n;
-      const first = low.get(p) ?? 0n;
-      return [p, at < first ? first : at];
-    }));
+    starts = new Map(
+      [...ends.keys()].map((p) => {
+        const at = done.get(p) ?? -1n;
+        const first = low.get(p) ?? 0n;
+        return [p, at < first ? first : at];
+      }),
+    );
   } finally {
     await admin.disconnect();
   }
@@ -152,10 +154,17 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
       ...at,
       action: dryRun ? 'would-redrive' : 'redriven',
       original: { topic: data.topic, partition: data.partition, offset: data.offset, key: data.key, messageId: messageIdOf(value) },
-      error: { message: data.error.message, kind: data.error.kind, attempts: data.error.attempts, consumerGroup: data.error.consumerGroup, failedAt: data.error.failedAt },
+      error: {
+        message: data.error.message,
+        kind: data.error.kind,
+        attempts: data.error.attempts,
+        consumerGroup: data.error.consumerGroup,
+        failedAt: data.error.failedAt,
+      },
     };
     if (data.topic !== base) return { ...line, action: 'skipped', reason: `its original topic is ${data.topic}, not ${base}` };
-    if (options.consumerGroup && data.error.consumerGroup !== options.consumerGroup) return { ...line, action: 'skipped', reason: `dead-lettered by group ${data.error.consumerGroup}` };
+    if (options.consumerGroup && data.error.consumerGroup !== options.consumerGroup)
+      return { ...line, action: 'skipped', reason: `dead-lettered by group ${data.error.consumerGroup}` };
     if (!dryRun) await producer.send({ topic: base, acks: -1, messages: [{ key: data.key, value, headers: data.headers }] });
     return line;
   };

@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
 import { startMongoDevServer, type MongoDevServer } from '@ars/mongo-dev';
 import { startIsolatedKafka, waitFor, type KafkaMock } from '@ars/testenv';
-import { createBus, memoryProcessedStore, NonRetryableError, redriveDeadLetters, redriveGroupId, type Bus, type BusMessage, type MessageContext } from './index.js';
+import {
+  createBus,
+  memoryProcessedStore,
+  NonRetryableError,
+  redriveDeadLetters,
+  redriveGroupId,
+  type Bus,
+  type BusMessage,
+  type MessageContext,
+} from './index.js';
 import { fastSession, memoryLogger } from './testing/helpers.js';
 
 const GROUP = 'bus-retries';
@@ -57,7 +66,10 @@ beforeAll(async () => {
       if (poisoned.has(message.id)) throw new NonRetryableError('cannot handle this one');
       if (context.topic === 'bus.test.outage') {
         // The effect lives in MongoDB: while it is away this throws the driver's own errors.
-        await client.db('bus_retries').collection<{ _id: string }>('effects').updateOne({ _id: message.id }, { $inc: { count: 1 } }, { upsert: true });
+        await client
+          .db('bus_retries')
+          .collection<{ _id: string }>('effects')
+          .updateOne({ _id: message.id }, { $inc: { count: 1 } }, { upsert: true });
       }
       entry.outcome = 'ok';
     },
@@ -81,7 +93,11 @@ describe('an infrastructure error is retried for as long as it lasts, holding on
     expect(attemptsOf().every((s) => s.outcome === 'failed')).toBe(true);
     // Only that partition is held: a message of another topic (no MongoDB in its handler) goes through meanwhile.
     const meanwhile = await bus.publish('bus.test.poison', { key: 'other', type: 'test.step', data: { n: 0 } });
-    await waitFor('a message of another partition handled during the outage', () => seenOn('bus.test.poison').some((s) => s.message.id === meanwhile.id && s.outcome === 'ok'), 30_000);
+    await waitFor(
+      'a message of another partition handled during the outage',
+      () => seenOn('bus.test.poison').some((s) => s.message.id === meanwhile.id && s.outcome === 'ok'),
+      30_000,
+    );
     expect(attemptsOf().some((s) => s.outcome === 'ok')).toBe(false);
     // Warnings are bounded: one for the whole wait (the interval here is 10 minutes).
     const warnings = logger.entries.filter((e) => e.msg.startsWith('handler met an infrastructure error') && e.fields.messageId === held.id);
@@ -90,7 +106,12 @@ describe('an infrastructure error is retried for as long as it lasts, holding on
 
     mongo = await startMongoDevServer({ port });
     await waitFor('the message handled once MongoDB is back', () => attemptsOf().some((s) => s.outcome === 'ok'), 30_000);
-    expect(await client.db('bus_retries').collection('effects').findOne({ _id: held.id } as never)).toMatchObject({ count: 1 });
+    expect(
+      await client
+        .db('bus_retries')
+        .collection('effects')
+        .findOne({ _id: held.id } as never),
+    ).toMatchObject({ count: 1 });
     expect(await processed.has(GROUP, held.id)).toBe(true);
 
     // A message the handler refuses, produced after on the same key: the first dead letter must be it.
@@ -110,7 +131,11 @@ describe('a poison message goes to the dead-letter topic and is not recorded as 
     await waitFor('the dead letter', () => seenOn('bus.test.poison.dlq').length === 1, 30_000);
     await waitFor('the next message recorded as processed', () => processed.has(GROUP, next.id), 30_000);
     expect(await processed.has(GROUP, poison.id)).toBe(false);
-    expect(seenOn('bus.test.poison.dlq')[0]!.message.data).toMatchObject({ topic: 'bus.test.poison', key: 'k', error: { kind: 'handler', name: 'NonRetryableError', consumerGroup: GROUP } });
+    expect(seenOn('bus.test.poison.dlq')[0]!.message.data).toMatchObject({
+      topic: 'bus.test.poison',
+      key: 'k',
+      error: { kind: 'handler', name: 'NonRetryableError', consumerGroup: GROUP },
+    });
   });
 
   test('the re-drive (dry run first) republishes it; it is then handled exactly once; a second re-drive finds nothing', async () => {
@@ -119,7 +144,9 @@ describe('a poison message goes to the dead-letter topic and is not recorded as 
     const session = fastSession;
     const dry = await redriveDeadLetters({ brokers: mock.brokers, topic: 'bus.test.poison', dryRun: true, session, onLine: (line) => lines.push(line) });
     expect(dry).toMatchObject({ dryRun: true, wouldRedrive: 1, redriven: 0, left: 0, groupId: redriveGroupId('bus.test.poison') });
-    expect(lines).toEqual([expect.objectContaining({ action: 'would-redrive', original: expect.objectContaining({ topic: 'bus.test.poison', key: 'k', messageId: 'poison-1' }) })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ action: 'would-redrive', original: expect.objectContaining({ topic: 'bus.test.poison', key: 'k', messageId: 'poison-1' }) }),
+    ]);
 
     const done = await redriveDeadLetters({ brokers: mock.brokers, topic: 'bus.test.poison', session });
     expect(done).toMatchObject({ redriven: 1, skipped: 0, left: 0 });

@@ -87,7 +87,7 @@ const runsSandboxQueued: TopicSpec = {
   name: 'runs.sandbox-queued',
   partitions: 12,
   description:
-    'Sandboxes service: a run waits in its queue for capacity, is still waiting (renewed before runs\' start deadline), or left the queue (key: runId). Each one restarts the run\'s start deadline in runs. Consumed by runs.',
+    "Sandboxes service: a run waits in its queue for capacity, is still waiting (renewed before runs' start deadline), or left the queue (key: runId). Each one restarts the run's start deadline in runs. Consumed by runs.",
   types: ['run.sandbox-queued'],
   dataSchema: {
     type: 'object',
@@ -348,11 +348,7 @@ export interface TopicDataMap {
 }
 
 /** `data` of topic `T`: its TopicDataMap entry, DeadLetterData for `.dlq`, any object for `bus.test.*`. */
-export type TopicData<T extends string> = T extends `${string}.dlq`
-  ? DeadLetterData
-  : T extends keyof TopicDataMap
-    ? TopicDataMap[T]
-    : Record<string, unknown>;
+export type TopicData<T extends string> = T extends `${string}.dlq` ? DeadLetterData : T extends keyof TopicDataMap ? TopicDataMap[T] : Record<string, unknown>;
 
 /** The catalog entry for any topic name the bus accepts, or undefined for an unknown topic. */
 export function topicSpec(name: string): TopicSpec | undefined {

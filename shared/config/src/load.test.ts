@@ -17,7 +17,12 @@ describe('values are coerced to their declared types', () => {
     const mode: 'a' | 'b' = config.MODE;
     expect([count, brokers, mode]).toHaveLength(3);
   });
-  test.each([['false', false], ['0', false], ['TRUE', true], ['1', true]])('boolean %s is %s', (raw, value) => {
+  test.each([
+    ['false', false],
+    ['0', false],
+    ['TRUE', true],
+    ['1', true],
+  ])('boolean %s is %s', (raw, value) => {
     expect(loadConfig({ FLAG: env.boolean() }, { FLAG: raw }).FLAG).toBe(value);
   });
 });
@@ -34,9 +39,7 @@ describe('defaults apply when a variable is unset or empty', () => {
 
 describe('a bad or missing value throws a ConfigError whose message is one line naming the variable', () => {
   test('PORT must be an integer between 1 and 65535', () => {
-    expect(() => loadConfig({ PORT: env.port() }, { PORT: 'abc' })).toThrow(
-      new ConfigError(['PORT must be an integer between 1 and 65535 (got "abc")']),
-    );
+    expect(() => loadConfig({ PORT: env.port() }, { PORT: 'abc' })).toThrow(new ConfigError(['PORT must be an integer between 1 and 65535 (got "abc")']));
     try {
       loadConfig({ PORT: env.port() }, { PORT: '70000' });
     } catch (error) {

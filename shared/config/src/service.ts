@@ -24,7 +24,11 @@ export function serviceConfig(options: ServiceConfigOptions) {
     PORT: options.port === undefined ? env.port() : env.port({ default: options.port }),
     LOG_LEVEL: env.oneOf(LOG_LEVELS, { default: 'info' }),
     MONGO_URL: env.url({ optional: true, protocols: ['mongodb', 'mongodb+srv'] }),
-    MONGO_DB: env.string({ default: `ars_${options.service.replace(/[^A-Za-z0-9_-]/g, '_')}`, pattern: '^[A-Za-z0-9_-]{1,63}$', describe: 'a database name (letters, digits, _ and -)' }),
+    MONGO_DB: env.string({
+      default: `ars_${options.service.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+      pattern: '^[A-Za-z0-9_-]{1,63}$',
+      describe: 'a database name (letters, digits, _ and -)',
+    }),
     KAFKA_BROKERS: env.list({ optional: true, pattern: BROKER, describe: 'a comma-separated list of host:port' }),
     OTEL_EXPORTER_OTLP_ENDPOINT: env.url({ optional: true, protocols: ['http', 'https'] }),
     INTERNAL_TOKEN: env.string({ optional: true, secret: true, minLength: 16, describe: 'a string of at least 16 characters' }),

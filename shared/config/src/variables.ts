@@ -79,7 +79,10 @@ export const env = {
           : options?.max !== undefined
             ? ` of at most ${options.max}`
             : '';
-    return make<number>({ schema, expectation: `an integer${range}`, prepare: (raw) => (/^-?\d+$/.test(raw) ? Number(raw) : raw) }, options) as Declared<number, O>;
+    return make<number>({ schema, expectation: `an integer${range}`, prepare: (raw) => (/^-?\d+$/.test(raw) ? Number(raw) : raw) }, options) as Declared<
+      number,
+      O
+    >;
   },
 
   /** A TCP port, 1 to 65535. */

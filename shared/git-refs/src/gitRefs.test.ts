@@ -11,7 +11,30 @@ function gitAccepts(name: string): boolean {
 }
 
 const VALID = ['main', 'feature/login', 'release-1.2', 'fix_issue-42', 'user/name/topic', 'a', 'v1.0', 'ümlaut', 'agent/run-abc123'];
-const INVALID = ['', 'a..b', '-x', '/lead', 'trail/', 'a//b', 'a b', 'a~b', 'a^b', 'a:b', 'a?b', 'a*b', 'a[b', 'a\\b', 'end.', '.hidden', 'a/.b', 'x.lock', 'a/b.lock', 'a@{b', '@', 'tab\tname'];
+const INVALID = [
+  '',
+  'a..b',
+  '-x',
+  '/lead',
+  'trail/',
+  'a//b',
+  'a b',
+  'a~b',
+  'a^b',
+  'a:b',
+  'a?b',
+  'a*b',
+  'a[b',
+  'a\\b',
+  'end.',
+  '.hidden',
+  'a/.b',
+  'x.lock',
+  'a/b.lock',
+  'a@{b',
+  '@',
+  'tab\tname',
+];
 
 describe('branch names must be valid Git refs by git check-ref-format rules', () => {
   test.each(VALID)('%j is valid, as git says', (name) => {

@@ -60,7 +60,11 @@ describe('X-Request-Id is taken from the request when sane, else generated, and 
     const response = await fetch(`${url}/things/1`);
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
-  test.each([['with spaces', 'a b c'], ['too long', 'x'.repeat(200)], ['log injection', 'a\\nb"c']])('an insane id (%s) is replaced', async (_what, bad) => {
+  test.each([
+    ['with spaces', 'a b c'],
+    ['too long', 'x'.repeat(200)],
+    ['log injection', 'a\\nb"c'],
+  ])('an insane id (%s) is replaced', async (_what, bad) => {
     const url = await start([routes()]);
     const response = await fetch(`${url}/things/1`, { headers: { 'X-Request-Id': bad } });
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -192,7 +196,11 @@ describe('routes with their own body handling can skip the JSON parser and read 
   });
   test('readRawBody still enforces its limit', async () => {
     const url = await start([rpc()], { skipBodyParsing });
-    const response = await fetch(`${url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(100) }) });
+    const response = await fetch(`${url}/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(100) }),
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'Request body exceeds the 64b limit' } });
   });

@@ -53,7 +53,10 @@ export function errorEnvelope(): Middleware {
     if (ctx.status === 404) {
       writeError(ctx, routeNotFound(ctx.method, ctx.path));
     } else if (ctx.status === 405) {
-      const allowed = (ctx.response.get('Allow') || '').split(',').map((m) => m.trim()).filter(Boolean);
+      const allowed = (ctx.response.get('Allow') || '')
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean);
       writeError(ctx, methodNotAllowed(ctx.method, ctx.path, allowed));
     } else if (ctx.status === 501) {
       writeError(ctx, AppError.badRequest(`Method ${ctx.method} is not supported`));

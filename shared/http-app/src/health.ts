@@ -18,10 +18,7 @@ export type ReadinessCheck = () => Promise<void | boolean>;
 const DEFAULT_CHECK_TIMEOUT_MS = 2_000;
 
 /** Runs every check concurrently, each under a deadline, and reports which failed. */
-export async function runReadinessChecks(
-  checks: Record<string, ReadinessCheck>,
-  options: { timeoutMs?: number } = {},
-): Promise<ReadinessReport> {
+export async function runReadinessChecks(checks: Record<string, ReadinessCheck>, options: { timeoutMs?: number } = {}): Promise<ReadinessReport> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]): Promise<[string, ReadinessCheckResult]> => {

@@ -33,7 +33,14 @@ export function requestIdAndAccessLog(logger: Logger): Middleware {
       // Error responses rebuild their headers; make sure the id survived.
       if (!ctx.headerSent) ctx.set(REQUEST_ID_HEADER, requestId);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const line = { method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(durationMs * 10) / 10, caller: ctx.state.caller, code: ctx.state.errorCode };
+      const line = {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        duration_ms: Math.round(durationMs * 10) / 10,
+        caller: ctx.state.caller,
+        code: ctx.state.errorCode,
+      };
       if (PROBE_PATHS.has(ctx.path)) log.debug(line, 'request');
       else if (ctx.status >= 500) log.error(line, 'request');
       else log.info(line, 'request');

@@ -1,5 +1,17 @@
 import { createLogger } from '@ars/logger';
-import { characterCount, clampLimit, createHttpApp, tooManyCharacters, mountRouters, ok, parseQuery, Router, startHttpServer, validateBody, type RunningServer } from '@ars/http-app';
+import {
+  characterCount,
+  clampLimit,
+  createHttpApp,
+  tooManyCharacters,
+  mountRouters,
+  ok,
+  parseQuery,
+  Router,
+  startHttpServer,
+  validateBody,
+  type RunningServer,
+} from '@ars/http-app';
 
 interface StartRun {
   repoId: string;

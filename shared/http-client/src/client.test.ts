@@ -73,7 +73,11 @@ describe('get/post/put/delete return the data of the success envelope', () => {
   test('each method, with a path prefix in the base URL, a query and a JSON body', async () => {
     const peer = await startPeer();
     const runs = client(`${peer.url}/internal`);
-    expect(await runs.get('/things/1', { query: { limit: 5, tags: ['a', 'b'], none: undefined } })).toEqual({ id: '1', caller: 'gateway', requestId: expect.any(String) });
+    expect(await runs.get('/things/1', { query: { limit: 5, tags: ['a', 'b'], none: undefined } })).toEqual({
+      id: '1',
+      caller: 'gateway',
+      requestId: expect.any(String),
+    });
     expect(peer.seen[0]?.query).toEqual({ limit: '5', tags: ['a', 'b'] });
     expect(await runs.post('/things', { name: 'x' })).toEqual({ created: { name: 'x' } });
     expect(await runs.put('/things/2', { name: 'y' })).toEqual({ replaced: '2' });
@@ -128,7 +132,9 @@ describe("a peer's failure envelope becomes an AppError with the same code, mess
   });
   test('Retry-After survives', async () => {
     const peer = await startPeer();
-    const error = await client(`${peer.url}/internal`).get('/limited').catch((e: unknown) => e);
+    const error = await client(`${peer.url}/internal`)
+      .get('/limited')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, headers: { 'Retry-After': '60' } });
   });

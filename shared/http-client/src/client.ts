@@ -121,7 +121,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return headers;
   };
 
-  const send = async (method: HttpMethod, path: string, requestOptions: RequestOptions & { body?: unknown }): Promise<Dispatcher.ResponseData & { text: string }> => {
+  const send = async (
+    method: HttpMethod,
+    path: string,
+    requestOptions: RequestOptions & { body?: unknown },
+  ): Promise<Dispatcher.ResponseData & { text: string }> => {
     const hasBody = requestOptions.body !== undefined;
     const deadline = requestOptions.timeoutMs ?? timeoutMs;
     const timeout = AbortSignal.timeout(deadline);

@@ -3,8 +3,7 @@ import canonicalizeModule from 'canonicalize';
 
 type Canonicalize = (input: unknown) => string | undefined;
 // The package is CommonJS (`module.exports = fn`) with an ESM-style default in its types.
-const canonicalize: Canonicalize =
-  (canonicalizeModule as unknown as { default?: Canonicalize }).default ?? (canonicalizeModule as unknown as Canonicalize);
+const canonicalize: Canonicalize = (canonicalizeModule as unknown as { default?: Canonicalize }).default ?? (canonicalizeModule as unknown as Canonicalize);
 
 /** CONTRACT.md, Request conventions: at most 200 characters, case-sensitive, free format. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;

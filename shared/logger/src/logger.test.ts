@@ -150,7 +150,10 @@ describe('an error under any key is logged as data, never thrown', () => {
   });
   test('an Error under another key has its secrets redacted', () => {
     const out = capture();
-    createLogger({ service: 'x', destination: out.destination }).warn({ failure: new Error('push to https://x:ghp_abcdefghijklmnopqrstuvwxyz0123@host failed') }, 'push failed');
+    createLogger({ service: 'x', destination: out.destination }).warn(
+      { failure: new Error('push to https://x:ghp_abcdefghijklmnopqrstuvwxyz0123@host failed') },
+      'push failed',
+    );
     expect(out.lines.join('')).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123');
     expect(out.records()[0]?.failure).toMatchObject({ type: 'Error' });
   });

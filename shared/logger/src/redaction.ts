@@ -38,11 +38,7 @@ function headerPath(prefix: string, header: string): string {
  */
 export const REDACT_PATHS: readonly string[] = [
   ...SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]),
-  ...SECRET_HEADERS.flatMap((header) => [
-    headerPath('headers', header),
-    headerPath('*.headers', header),
-    headerPath('*.*.headers', header),
-  ]),
+  ...SECRET_HEADERS.flatMap((header) => [headerPath('headers', header), headerPath('*.headers', header), headerPath('*.*.headers', header)]),
   'config.env',
   'config.http_headers',
   '*.config.env',
@@ -88,7 +84,12 @@ const ERROR_KEYS = new Set(['err', 'error']);
  * and for DOMException, neither of which `instanceof Error` recognises everywhere.
  */
 function isErrorLike(value: unknown): value is Error {
-  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { stack?: unknown }).stack === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { message?: unknown }).message === 'string' &&
+    typeof (value as { stack?: unknown }).stack === 'string'
+  );
 }
 
 /** An error serializer whose `message` and `stack` are sanitized. */

@@ -47,9 +47,9 @@ describe('connectMongo gives a client, the service database, ping and close', ()
 
 describe('an unreachable server is reported quickly, naming the address without credentials', () => {
   test('connect rejects', async () => {
-    await expect(
-      connectMongo({ url: 'mongodb://user:pw@127.0.0.1:1/', dbName: 'x', logger, appName: 't', serverSelectionTimeoutMS: 300 }),
-    ).rejects.toThrow(/^MongoDB unreachable at mongodb:\/\/\*\*\*@127\.0\.0\.1:1\//);
+    await expect(connectMongo({ url: 'mongodb://user:pw@127.0.0.1:1/', dbName: 'x', logger, appName: 't', serverSelectionTimeoutMS: 300 })).rejects.toThrow(
+      /^MongoDB unreachable at mongodb:\/\/\*\*\*@127\.0\.0\.1:1\//,
+    );
   });
   test('redactMongoUrl hides the user and password', () => {
     expect(redactMongoUrl('mongodb+srv://u:p@cluster.example/db')).toBe('mongodb+srv://***@cluster.example/db');

@@ -45,13 +45,22 @@ for (const [name, make] of Object.entries(INPUTS)) {
 console.log('sanitizeText (cap 2,000) of a 250 KB string, as one event string (ms):');
 for (const [name, make] of Object.entries(INPUTS)) {
   const text = make(250_000);
-  console.log(`  ${name.padEnd(28)} ${fastest(5, () => sanitizeText(text)).toFixed(2).padStart(7)} ms`);
+  console.log(
+    `  ${name.padEnd(28)} ${fastest(5, () => sanitizeText(text))
+      .toFixed(2)
+      .padStart(7)} ms`,
+  );
 }
 
 // The pattern of services/runs' former sanitizeEvent.ts, applied before truncation.
-const FORMER_ASSIGNMENT = /\b([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"']+)/gi;
+const FORMER_ASSIGNMENT =
+  /\b([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"']+)/gi;
 console.log('the former assignment pattern on `yes TOKEN` text (ms; x4 the size costs ~x16):');
 for (const size of [10_000, 20_000, 40_000]) {
   const text = fill('TOKEN', size);
-  console.log(`  ${String(size / 1000).padStart(3)} KB: ${fastest(1, () => text.replace(FORMER_ASSIGNMENT, '')).toFixed(0).padStart(6)} ms; now ${fastest(3, () => redactSecrets(text)).toFixed(2)} ms`);
+  console.log(
+    `  ${String(size / 1000).padStart(3)} KB: ${fastest(1, () => text.replace(FORMER_ASSIGNMENT, ''))
+      .toFixed(0)
+      .padStart(6)} ms; now ${fastest(3, () => redactSecrets(text)).toFixed(2)} ms`,
+  );
 }

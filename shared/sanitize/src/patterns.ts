@@ -141,4 +141,10 @@ export const ALL_PATTERNS: readonly { name: string; regex: RegExp }[] = [
 ];
 
 /** The longest text any pattern can match: what a string keeps past its cap before it is redacted. */
-export const LONGEST_MATCH = Math.max(...TOKEN_SHAPES.map((p) => p.maxLength), URL_CREDENTIALS.maxLength, BEARER.maxLength, BASIC_OR_TOKEN.maxLength, ASSIGNMENT_MAX_LENGTH);
+export const LONGEST_MATCH = Math.max(
+  ...TOKEN_SHAPES.map((p) => p.maxLength),
+  URL_CREDENTIALS.maxLength,
+  BEARER.maxLength,
+  BASIC_OR_TOKEN.maxLength,
+  ASSIGNMENT_MAX_LENGTH,
+);

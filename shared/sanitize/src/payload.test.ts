@@ -2,8 +2,7 @@ import { EVENT_LIMITS, REDACTED, isSensitiveKey, jsonBytes, knownSecrets, redact
 
 const everyString = (value: unknown): string[] =>
   typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(everyString) : [];
-const depthOf = (value: unknown): number =>
-  value && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0;
+const depthOf = (value: unknown): number => (value && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0);
 
 describe('sensitive keys are redacted: environment variables, source-host tokens, API keys, authorization headers, AI billing source', () => {
   test.each([
@@ -79,7 +78,7 @@ describe('strings over 2,000 characters are truncated', () => {
 
 describe('arrays and objects are capped at 25 items', () => {
   test('an array of 100 keeps 24 and says how many more', () => {
-    const items = (sanitizePayload({ items: Array.from({ length: 100 }, (_, i) => i) }).items as unknown[]);
+    const items = sanitizePayload({ items: Array.from({ length: 100 }, (_, i) => i) }).items as unknown[];
     expect(items).toHaveLength(25);
     expect(items[24]).toBe('[76 more items]');
   });

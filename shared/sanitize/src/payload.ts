@@ -43,7 +43,9 @@ function sanitizeValue(value: unknown, depth: number, caps: Caps): unknown {
     const kept = entries.length > caps.maxItems ? entries.slice(0, caps.maxItems - 1) : entries;
     const out: Record<string, unknown> = {};
     for (const [key, v] of kept) {
-      out[uniqueKey(out, sanitizeText(key, { cap: MAX_KEY_LENGTH, knownSecrets: caps.known }))] = isSensitiveKey(key) ? REDACTED : sanitizeValue(v, depth + 1, caps);
+      out[uniqueKey(out, sanitizeText(key, { cap: MAX_KEY_LENGTH, knownSecrets: caps.known }))] = isSensitiveKey(key)
+        ? REDACTED
+        : sanitizeValue(v, depth + 1, caps);
     }
     if (entries.length > caps.maxItems) out['…'] = `[${entries.length - kept.length} more keys]`;
     return out;

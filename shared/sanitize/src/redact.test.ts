@@ -3,7 +3,9 @@ import { LONGEST_MATCH, REDACTED, knownSecrets, redactSecrets, redactionWindow, 
 describe('every known secret value is redacted', () => {
   test('values of 6 characters or more, wherever they are', () => {
     const known = knownSecrets(['hunter2hunter2', 'zz9-plural-z-alpha']);
-    expect(redactSecrets('using hunter2hunter2 for zz9-plural-z-alpha; again hunter2hunter2', { knownSecrets: known })).toBe('using [REDACTED] for [REDACTED]; again [REDACTED]');
+    expect(redactSecrets('using hunter2hunter2 for zz9-plural-z-alpha; again hunter2hunter2', { knownSecrets: known })).toBe(
+      'using [REDACTED] for [REDACTED]; again [REDACTED]',
+    );
   });
   test('empty and short values are ignored (they would redact ordinary words)', () => {
     expect(redactSecrets('cat dog added', { knownSecrets: knownSecrets(['', 'cat', 'added', undefined]) })).toBe('cat dog added');
@@ -19,7 +21,9 @@ describe('credentials in URLs are redacted', () => {
       "fatal: unable to access 'https://***@github.com/acme/api.git/': 403",
     );
     expect(redactSecrets('postgres://app:pa55word@db:5432/app ready')).toBe('postgres://***@db:5432/app ready');
-    expect(redactSecrets('mongodb+srv://u:p@cluster.example/db and redis://:pw@host:6379')).toBe('mongodb+srv://***@cluster.example/db and redis://***@host:6379');
+    expect(redactSecrets('mongodb+srv://u:p@cluster.example/db and redis://:pw@host:6379')).toBe(
+      'mongodb+srv://***@cluster.example/db and redis://***@host:6379',
+    );
   });
   test('a URL without credentials is unchanged', () => {
     expect(redactSecrets('see https://github.com/acme/api@v1 and git@github.com:a/b')).toBe('see https://github.com/acme/api@v1 and git@github.com:a/b');
@@ -45,7 +49,10 @@ describe('assignments whose name looks sensitive are redacted', () => {
     ["{'PRIVATE_KEY': 'abc'}", "{'PRIVATE_KEY': '[REDACTED]'}"],
     ['//registry.npmjs.org/:_authToken=npm_abcdef', '//registry.npmjs.org/:_authToken=[REDACTED]'],
     ['NPM_AUTH=dXNlcg== basicAuth=x', 'NPM_AUTH=[REDACTED] basicAuth=[REDACTED]'],
-    ['x-api-key: q1w2e3 AWS_ACCESS_KEY_ID=abc GOOGLE_CREDENTIALS=/x.json passwd=p', 'x-api-key: [REDACTED] AWS_ACCESS_KEY_ID=[REDACTED] GOOGLE_CREDENTIALS=[REDACTED] passwd=[REDACTED]'],
+    [
+      'x-api-key: q1w2e3 AWS_ACCESS_KEY_ID=abc GOOGLE_CREDENTIALS=/x.json passwd=p',
+      'x-api-key: [REDACTED] AWS_ACCESS_KEY_ID=[REDACTED] GOOGLE_CREDENTIALS=[REDACTED] passwd=[REDACTED]',
+    ],
     ['payload {\\"secret\\": \\"v a l\\"}', 'payload {\\"secret\\": \\"[REDACTED]\\"}'],
     ['password: "no closing quote', 'password: "[REDACTED]'],
     ['password: "no closing quote\nnext line', 'password: "[REDACTED]\nnext line'],

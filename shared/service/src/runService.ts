@@ -129,7 +129,10 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
   let config: ServiceConfig<S>;
   let instance: string | undefined;
   try {
-    const schema = { ...serviceConfig({ service: definition.name, ...(definition.port === undefined ? {} : { port: definition.port }) }), ...definition.configSchema };
+    const schema = {
+      ...serviceConfig({ service: definition.name, ...(definition.port === undefined ? {} : { port: definition.port }) }),
+      ...definition.configSchema,
+    };
     config = loadConfig(schema, runtime.env ?? process.env) as ServiceConfig<S>;
     const problems: string[] = [];
     if (definition.requireMongo && !config.MONGO_URL) problems.push('MONGO_URL is required (a mongodb:// URL)');

@@ -119,7 +119,9 @@ describe('on SIGTERM an in-flight request completes, new connections are refused
     expect(await response.json()).toEqual({ ok: true, data: { done: true } });
     const code = await service.exited;
     expect({ code, problems: service.records.filter((r) => r.level !== 'info'), stderr: service.stderr() }).toEqual({ code: 0, problems: [], stderr: '' });
-    const order = service.records.map((r) => r.msg).filter((m) => ['http stopped', 'hook registered second', 'hook registered first', 'stopped'].includes(String(m)));
+    const order = service.records
+      .map((r) => r.msg)
+      .filter((m) => ['http stopped', 'hook registered second', 'hook registered first', 'stopped'].includes(String(m)));
     expect(order).toEqual(['http stopped', 'hook registered second', 'hook registered first', 'stopped']);
     expect(service.stderr()).toBe('');
   });

@@ -37,7 +37,7 @@ await self.close();
 await service.shutdown();
 `;
 
-describe("with OTEL_EXPORTER_OTLP_ENDPOINT and the preload, requests are traced across HTTP hops and log lines carry the trace id", () => {
+describe('with OTEL_EXPORTER_OTLP_ENDPOINT and the preload, requests are traced across HTTP hops and log lines carry the trace id', () => {
   let dir: string;
   let collector: Server;
   const bodies: string[] = [];

@@ -83,7 +83,10 @@ describe('the preload entry starts telemetry for node --import, instrumenting mo
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    const body = collector.received.filter((r) => r.path === '/v1/traces').map((r) => r.body).join('');
+    const body = collector.received
+      .filter((r) => r.path === '/v1/traces')
+      .map((r) => r.body)
+      .join('');
     expect(body).toContain('preloaded-service');
     expect(body).toContain('/hello');
   });

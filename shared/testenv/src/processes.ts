@@ -10,7 +10,12 @@ export function hostPid(pid: number, cwd: string): number {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const levels = /^NSpid:\s*(.+)$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]?.trim().split(/\s+/).map(Number) ?? [];
+      const levels =
+        /^NSpid:\s*(.+)$/m
+          .exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]
+          ?.trim()
+          .split(/\s+/)
+          .map(Number) ?? [];
       if (levels.length > 1 && levels[levels.length - 1] === pid && readlinkSync(`/proc/${entry}/cwd`) === cwd) return Number(entry);
     } catch {
       // gone, or not ours to read

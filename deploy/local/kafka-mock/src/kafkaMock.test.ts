@@ -13,7 +13,13 @@ let mock: KafkaMock;
 let kafka: Kafka;
 
 beforeAll(async () => {
-  mock = await startKafkaMock({ brokers: 3, topics: [{ name: 'twelve', partitions: 12 }, { name: 'faults', partitions: 1 }] });
+  mock = await startKafkaMock({
+    brokers: 3,
+    topics: [
+      { name: 'twelve', partitions: 12 },
+      { name: 'faults', partitions: 1 },
+    ],
+  });
   kafka = new Kafka({ brokers: mock.brokers, clientId: 'kafka-mock-test', logLevel: logLevel.NOTHING });
 });
 

@@ -18,7 +18,12 @@ afterAll(async () => {
   await standIn.stop();
 });
 
-async function request(method: string, path: string, body?: unknown, token: string | null = standIn.token): Promise<{ status: number; json: Record<string, unknown> }> {
+async function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = standIn.token,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${standIn.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -44,10 +49,25 @@ describe('the stand-in rejects an invalid manifest like the API server (422 Stat
     ['a bad name', pod({ metadata: { name: 'Bad_Name' } }), 'metadata.name', 'FieldValueInvalid'],
     ['no name', pod({ metadata: {} }), 'metadata.name', 'FieldValueRequired'],
     ['an invalid quantity', pod({}, { resources: { limits: { cpu: 'lots' } } }), 'spec.containers[0].resources.limits[cpu]', 'FieldValueInvalid'],
-    ['a request above its limit', pod({}, { resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } }), 'spec.containers[0].resources.requests', 'FieldValueInvalid'],
+    [
+      'a request above its limit',
+      pod({}, { resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } }),
+      'spec.containers[0].resources.requests',
+      'FieldValueInvalid',
+    ],
     ['a missing image', pod({}, { image: '' }), 'spec.containers[0].image', 'FieldValueRequired'],
-    ['a mount of an unknown volume', pod({}, { volumeMounts: [{ name: 'nope', mountPath: '/x' }] }), 'spec.containers[0].volumeMounts[0].name', 'FieldValueNotFound'],
-    ['an unknown restart policy', pod({ spec: { restartPolicy: 'Sometimes', containers: [{ name: 'main', image: 'busybox' }] } }), 'spec.restartPolicy', 'FieldValueNotSupported'],
+    [
+      'a mount of an unknown volume',
+      pod({}, { volumeMounts: [{ name: 'nope', mountPath: '/x' }] }),
+      'spec.containers[0].volumeMounts[0].name',
+      'FieldValueNotFound',
+    ],
+    [
+      'an unknown restart policy',
+      pod({ spec: { restartPolicy: 'Sometimes', containers: [{ name: 'main', image: 'busybox' }] } }),
+      'spec.restartPolicy',
+      'FieldValueNotSupported',
+    ],
   ])('%s', async (_what, body, field, reason) => {
     const { status, json } = await request('POST', POD, body);
     expect(status).toBe(422);
@@ -70,7 +90,11 @@ describe('the stand-in checks the bearer token and the namespace', () => {
   it('answers 401 Unauthorized without a known token, 404 for an unknown namespace on create, 400 for a mismatched namespace', async () => {
     expect((await request('GET', `${POD}/x`, undefined, null)).json).toMatchObject({ reason: 'Unauthorized', code: 401 });
     expect((await request('GET', `${POD}/x`, undefined, 'guess')).status).toBe(401);
-    expect((await request('POST', '/api/v1/namespaces/absent/pods', pod())).json).toMatchObject({ code: 404, message: 'namespaces "absent" not found', details: { kind: 'namespaces' } });
+    expect((await request('POST', '/api/v1/namespaces/absent/pods', pod())).json).toMatchObject({
+      code: 404,
+      message: 'namespaces "absent" not found',
+      details: { kind: 'namespaces' },
+    });
     expect((await request('POST', POD, pod({ metadata: { name: 'x', namespace: 'other' } }))).status).toBe(400);
     expect((await request('GET', `${POD}/x`)).json).toMatchObject({ code: 404, message: 'pods "x" not found', reason: 'NotFound' });
   });
@@ -89,7 +113,12 @@ describe('the stand-in checks the bearer token and the namespace', () => {
 
 describe('the stand-in stores NetworkPolicies (networking.k8s.io/v1)', () => {
   it('creates, reads, refuses a second of the same name, and deletes one', async () => {
-    const body = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'sandboxes' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
+    const body = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'sandboxes' },
+      spec: { podSelector: {}, policyTypes: ['Ingress'] },
+    };
     const created = await request('POST', POLICY, body);
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ kind: 'NetworkPolicy', metadata: { name: 'sandboxes', namespace: NAMESPACE } });

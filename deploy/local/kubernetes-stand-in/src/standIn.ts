@@ -204,7 +204,9 @@ export class KubernetesStandIn {
     const rules = token === null ? undefined : this.rules.get(token);
     if (rules === undefined) throw statusOf(401, 'Unauthorized', 'Unauthorized');
     if (rules === 'all') return;
-    const allowed = rules.some((r) => (r.resources.includes(route.resource) || r.resources.includes('*')) && (r.verbs.includes(route.verb) || r.verbs.includes('*')));
+    const allowed = rules.some(
+      (r) => (r.resources.includes(route.resource) || r.resources.includes('*')) && (r.verbs.includes(route.verb) || r.verbs.includes('*')),
+    );
     if (!allowed) {
       const [kind, sub] = route.resource.split('/');
       throw statusOf(
@@ -249,7 +251,12 @@ export class KubernetesStandIn {
     }
   }
 
-  private async dispatch(method: string, url: URL, route: ReturnType<KubernetesStandIn['route']>, body: unknown): Promise<{ status: number; json?: unknown; text?: string }> {
+  private async dispatch(
+    method: string,
+    url: URL,
+    route: ReturnType<KubernetesStandIn['route']>,
+    body: unknown,
+  ): Promise<{ status: number; json?: unknown; text?: string }> {
     const namespace = route.namespace ?? '';
     const name = route.name;
     const key = `${namespace}/${name ?? ''}`;
@@ -260,10 +267,18 @@ export class KubernetesStandIn {
         this.checkNamespace(secret.metadata?.namespace, namespace);
         const { name: secretName, causes } = validateSecret(secret);
         if (causes.length > 0) throw invalid('secrets', secretName, causes);
-        if (this.secrets.has(`${namespace}/${secretName}`)) throw statusOf(409, 'AlreadyExists', `secrets "${secretName}" already exists`, { name: secretName, kind: 'secrets' });
+        if (this.secrets.has(`${namespace}/${secretName}`))
+          throw statusOf(409, 'AlreadyExists', `secrets "${secretName}" already exists`, { name: secretName, kind: 'secrets' });
         const data: Record<string, string> = { ...secret.data };
         for (const [k, v] of Object.entries(secret.stringData ?? {})) data[k] = Buffer.from(v, 'utf8').toString('base64');
-        const stored: V1Secret = { apiVersion: 'v1', kind: 'Secret', type: secret.type ?? 'Opaque', ...(secret.immutable !== undefined ? { immutable: secret.immutable } : {}), metadata: this.metadata(secret.metadata, secretName, namespace), data };
+        const stored: V1Secret = {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          type: secret.type ?? 'Opaque',
+          ...(secret.immutable !== undefined ? { immutable: secret.immutable } : {}),
+          metadata: this.metadata(secret.metadata, secretName, namespace),
+          data,
+        };
         this.secrets.set(`${namespace}/${secretName}`, stored);
         return { status: 201, json: stored };
       }
@@ -273,7 +288,10 @@ export class KubernetesStandIn {
       if (method === 'GET') return { status: 200, json: stored };
       if (method === 'DELETE') {
         this.secrets.delete(key);
-        return { status: 200, json: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: 'secrets', uid: stored.metadata?.uid } } };
+        return {
+          status: 200,
+          json: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: 'secrets', uid: stored.metadata?.uid } },
+        };
       }
     }
     if (route.resource === 'networkpolicies') return this.dispatchNetworkPolicy(method, namespace, name, body);
@@ -309,7 +327,11 @@ export class KubernetesStandIn {
         const mains = (state.pod.spec?.containers ?? []).map((c) => c.name);
         const inits = (state.pod.spec?.initContainers ?? []).map((c) => c.name);
         if (mains.length + inits.length !== 1) {
-          throw statusOf(400, 'BadRequest', `a container name must be specified for pod ${name}, choose one of: [${mains.join(' ')}] or one of the init containers: [${inits.join(' ')}]`);
+          throw statusOf(
+            400,
+            'BadRequest',
+            `a container name must be specified for pod ${name}, choose one of: [${mains.join(' ')}] or one of the init containers: [${inits.join(' ')}]`,
+          );
         }
         container = all[0] ?? '';
       }
@@ -320,7 +342,10 @@ export class KubernetesStandIn {
       const tailLines = url.searchParams.get('tailLines');
       if (tailLines !== null) text = tailOf(text, Math.max(0, Number(tailLines)));
       const limitBytes = url.searchParams.get('limitBytes');
-      if (limitBytes !== null) text = Buffer.from(text, 'utf8').subarray(0, Math.max(1, Number(limitBytes))).toString('utf8');
+      if (limitBytes !== null)
+        text = Buffer.from(text, 'utf8')
+          .subarray(0, Math.max(1, Number(limitBytes)))
+          .toString('utf8');
       return { status: 200, text };
     }
     throw statusOf(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -334,8 +359,14 @@ export class KubernetesStandIn {
       const { name: policyName, causes } = validateNetworkPolicy(policy);
       if (causes.length > 0) throw invalid('networkpolicies', policyName, causes);
       const key = `${namespace}/${policyName}`;
-      if (this.policies.has(key)) throw statusOf(409, 'AlreadyExists', `networkpolicies.networking.k8s.io "${policyName}" already exists`, { name: policyName, kind: 'networkpolicies' });
-      const stored: V1NetworkPolicy = { ...policy, apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: this.metadata(policy.metadata, policyName, namespace) };
+      if (this.policies.has(key))
+        throw statusOf(409, 'AlreadyExists', `networkpolicies.networking.k8s.io "${policyName}" already exists`, { name: policyName, kind: 'networkpolicies' });
+      const stored: V1NetworkPolicy = {
+        ...policy,
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: this.metadata(policy.metadata, policyName, namespace),
+      };
       this.policies.set(key, stored);
       return { status: 201, json: stored };
     }
@@ -345,7 +376,16 @@ export class KubernetesStandIn {
     if (method === 'GET') return { status: 200, json: stored };
     if (method === 'DELETE') {
       this.policies.delete(`${namespace}/${name}`);
-      return { status: 200, json: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: 'networking.k8s.io', kind: 'networkpolicies', uid: stored.metadata?.uid } } };
+      return {
+        status: 200,
+        json: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Success',
+          details: { name, group: 'networking.k8s.io', kind: 'networkpolicies', uid: stored.metadata?.uid },
+        },
+      };
     }
     throw statusOf(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   }
@@ -429,7 +469,10 @@ export class KubernetesStandIn {
       if (exitCode !== 0) {
         status.phase = 'Failed';
         for (const main of status.containerStatuses ?? []) main.state = { terminated: { exitCode: 0, reason: 'PodInitializing', finishedAt: new Date() } };
-        status.conditions = [...(status.conditions ?? []), { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${container.name}]` }];
+        status.conditions = [
+          ...(status.conditions ?? []),
+          { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${container.name}]` },
+        ];
         this.touch(state);
         return;
       }
@@ -544,7 +587,9 @@ export class KubernetesStandIn {
 
   private refuseUpgrade(socket: Duplex, status: V1Status & { code: number }): void {
     const body = JSON.stringify(status);
-    socket.end(`HTTP/1.1 ${status.code} ${status.reason ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status.code} ${status.reason ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -567,7 +612,8 @@ export class KubernetesStandIn {
       }
       const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
       const protocol = this.protocols.find((p) => offered.includes(p));
-      if (!protocol) throw statusOf(400, 'BadRequest', `unable to upgrade connection: no supported channel protocol was offered (${this.protocols.join(', ')})`);
+      if (!protocol)
+        throw statusOf(400, 'BadRequest', `unable to upgrade connection: no supported channel protocol was offered (${this.protocols.join(', ')})`);
       this.record(req, url, route, 101, { protocol, command });
       this.wss.handleUpgrade(req, socket, head, (ws) => this.exec(ws, state, container, command, url.searchParams));
     } catch (error) {
@@ -614,48 +660,55 @@ export class KubernetesStandIn {
       // A real kubelet may leave the process running when the stream goes away; here it ends with it.
       if (child && child.exitCode === null && child.signalCode === null) killGroup(child);
     });
-    void stat(container.workingDir ? this.mapPath(state, container.workingDir) : state.dir).catch(() => null).then((info) => {
-      const workingDir = info?.isDirectory() ? container.workingDir : this.workspacePath;
-      let spawned: ChildProcess;
-      try {
-        spawned = this.spawnIn(state, { ...container, workingDir }, command, env);
-      } catch (error) {
-        finish({ metadata: {}, status: 'Failure', message: String(error), reason: 'InternalError' });
-        return;
-      }
-      child = spawned;
-      let spawnError: Error | null = null;
-      spawned.on('error', (error) => {
-        spawnError = error;
-      });
-      if (query.get('stdout') === 'true' || query.get('stdout') === '1') spawned.stdout?.on('data', (chunk: Buffer) => send(1, chunk));
-      else spawned.stdout?.resume();
-      if (query.get('stderr') === 'true' || query.get('stderr') === '1') spawned.stderr?.on('data', (chunk: Buffer) => send(2, chunk));
-      else spawned.stderr?.resume();
-      spawned.stdin?.on('error', () => undefined);
-      if (!stdin) spawned.stdin?.end();
-      for (const data of pending.splice(0)) deliver(data);
-      if (closed) killGroup(spawned);
-      spawned.on('close', (code, signal) => {
-        if (spawnError) {
-          const error = spawnError as NodeJS.ErrnoException;
-          const reason = error.code === 'ENOENT' ? `exec: "${command[0]}": executable file not found in $PATH` : error.message;
-          finish({ metadata: {}, status: 'Failure', message: `OCI runtime exec failed: exec failed: unable to start container process: ${reason}: unknown`, reason: 'InternalError' });
+    void stat(container.workingDir ? this.mapPath(state, container.workingDir) : state.dir)
+      .catch(() => null)
+      .then((info) => {
+        const workingDir = info?.isDirectory() ? container.workingDir : this.workspacePath;
+        let spawned: ChildProcess;
+        try {
+          spawned = this.spawnIn(state, { ...container, workingDir }, command, env);
+        } catch (error) {
+          finish({ metadata: {}, status: 'Failure', message: String(error), reason: 'InternalError' });
           return;
         }
-        const exitCode = code ?? (signal ? 128 + signalNumber(signal) : 1);
-        if (exitCode === 0) finish({ metadata: {}, status: 'Success' });
-        else {
-          finish({
-            metadata: {},
-            status: 'Failure',
-            message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${exitCode}`,
-            reason: 'NonZeroExitCode',
-            details: { causes: [{ reason: 'ExitCode', message: String(exitCode) }] },
-          });
-        }
+        child = spawned;
+        let spawnError: Error | null = null;
+        spawned.on('error', (error) => {
+          spawnError = error;
+        });
+        if (query.get('stdout') === 'true' || query.get('stdout') === '1') spawned.stdout?.on('data', (chunk: Buffer) => send(1, chunk));
+        else spawned.stdout?.resume();
+        if (query.get('stderr') === 'true' || query.get('stderr') === '1') spawned.stderr?.on('data', (chunk: Buffer) => send(2, chunk));
+        else spawned.stderr?.resume();
+        spawned.stdin?.on('error', () => undefined);
+        if (!stdin) spawned.stdin?.end();
+        for (const data of pending.splice(0)) deliver(data);
+        if (closed) killGroup(spawned);
+        spawned.on('close', (code, signal) => {
+          if (spawnError) {
+            const error = spawnError as NodeJS.ErrnoException;
+            const reason = error.code === 'ENOENT' ? `exec: "${command[0]}": executable file not found in $PATH` : error.message;
+            finish({
+              metadata: {},
+              status: 'Failure',
+              message: `OCI runtime exec failed: exec failed: unable to start container process: ${reason}: unknown`,
+              reason: 'InternalError',
+            });
+            return;
+          }
+          const exitCode = code ?? (signal ? 128 + signalNumber(signal) : 1);
+          if (exitCode === 0) finish({ metadata: {}, status: 'Success' });
+          else {
+            finish({
+              metadata: {},
+              status: 'Failure',
+              message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${exitCode}`,
+              reason: 'NonZeroExitCode',
+              details: { causes: [{ reason: 'ExitCode', message: String(exitCode) }] },
+            });
+          }
+        });
       });
-    });
   }
 }
 

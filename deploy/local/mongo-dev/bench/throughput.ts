@@ -32,7 +32,10 @@ async function startServer(): Promise<{ url: string; child: ChildProcess }> {
 }
 
 /** Runs `op` on every client for a few seconds without reporting. */
-async function warm(collections: Array<Collection<Document>>, op: (collection: Collection<Document>, worker: number, i: number) => Promise<unknown>): Promise<void> {
+async function warm(
+  collections: Array<Collection<Document>>,
+  op: (collection: Collection<Document>, worker: number, i: number) => Promise<unknown>,
+): Promise<void> {
   const deadline = Date.now() + Number(values.warmup) * 1000;
   await Promise.all(
     collections.map(async (collection, worker) => {
@@ -42,7 +45,11 @@ async function warm(collections: Array<Collection<Document>>, op: (collection: C
 }
 
 /** Runs `op` in a loop on every client for the phase's duration; returns operations per second. */
-async function phase(name: string, collections: Array<Collection<Document>>, op: (collection: Collection<Document>, worker: number, i: number) => Promise<unknown>): Promise<number> {
+async function phase(
+  name: string,
+  collections: Array<Collection<Document>>,
+  op: (collection: Collection<Document>, worker: number, i: number) => Promise<unknown>,
+): Promise<number> {
   const deadline = Date.now() + seconds * 1000;
   const started = process.hrtime.bigint();
   const counts = await Promise.all(
@@ -89,7 +96,9 @@ async function main(): Promise<void> {
   await phase('findOne by _id', collections, (collection, worker) => collection.findOne({ _id: randomId(worker) as never }));
   await phase('findOne by unique key', collections, (collection, worker) => collection.findOne({ key: `k-${randomId(worker)}` }));
   await phase('updateOne $inc by _id', collections, (collection, worker) => collection.updateOne({ _id: randomId(worker) as never }, { $inc: { n: 1 } }));
-  await phase('findOneAndUpdate', collections, (collection, worker) => collection.findOneAndUpdate({ _id: randomId(worker) as never }, { $set: { touched: true }, $inc: { n: 1 } }, { returnDocument: 'after' }));
+  await phase('findOneAndUpdate', collections, (collection, worker) =>
+    collection.findOneAndUpdate({ _id: randomId(worker) as never }, { $set: { touched: true }, $inc: { n: 1 } }, { returnDocument: 'after' }),
+  );
   const total = await first.estimatedDocumentCount();
   console.log(`documents at the end: ${total}`);
 

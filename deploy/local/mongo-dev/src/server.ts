@@ -54,10 +54,15 @@ export async function startMongoDevServer(options: MongoDevServerOptions = {}): 
     sockets.add(socket);
     socket.setNoDelay(true);
     const connectionId = nextConnectionId++;
-    const connection = new Connection(socket, connectionId, (request) => {
-      const context: CommandContext = { engine, cursors, db: request.db, connectionId, via: request.kind, server: info };
-      return dispatch(request.body, context, log).reply;
-    }, log);
+    const connection = new Connection(
+      socket,
+      connectionId,
+      (request) => {
+        const context: CommandContext = { engine, cursors, db: request.db, connectionId, via: request.kind, server: info };
+        return dispatch(request.body, context, log).reply;
+      },
+      log,
+    );
     socket.on('data', (chunk) => connection.receive(chunk));
     socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));

@@ -46,7 +46,9 @@ async function startChild(args: string[]): Promise<Child> {
   const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const stdoutLines: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   child.stderr?.resume();
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const listening = await new Promise<Child['listening']>((resolve, reject) => {
@@ -65,7 +67,11 @@ describe('with --dbpath, data survives a clean restart', () => {
     await withServer(dbpath, async (client) => {
       const users = client.db('app').collection('users');
       await users.createIndex({ email: 1 }, { unique: true });
-      await users.insertMany([{ _id: 1 as never, email: 'a', n: 0 }, { _id: 2 as never, email: 'b', n: 0 }, { _id: 3 as never, email: 'c' }]);
+      await users.insertMany([
+        { _id: 1 as never, email: 'a', n: 0 },
+        { _id: 2 as never, email: 'b', n: 0 },
+        { _id: 3 as never, email: 'c' },
+      ]);
       await users.updateOne({ _id: 1 as never }, { $inc: { n: 5 } });
       await users.deleteOne({ _id: 3 as never });
       await client.db('gone').collection('x').insertOne({});
@@ -86,7 +92,12 @@ describe('with --dbpath, data survives a clean restart', () => {
         ['email_1', true],
       ]);
       await expect(users.insertOne({ email: 'a' })).rejects.toMatchObject({ code: 11000 });
-      expect(await client.db('app').collection('moved').findOne({}, { projection: { _id: 0 } })).toEqual({ moved: true });
+      expect(
+        await client
+          .db('app')
+          .collection('moved')
+          .findOne({}, { projection: { _id: 0 } }),
+      ).toEqual({ moved: true });
       expect((await client.db('app').collection('sessions').indexes())[1]).toMatchObject({ expireAfterSeconds: 7 });
       const databases = (await client.db('admin').admin().listDatabases({ nameOnly: true })).databases.map((d) => d.name);
       expect(databases).toEqual(['app']);
@@ -96,7 +107,10 @@ describe('with --dbpath, data survives a clean restart', () => {
   test('a torn last record (an unclean kill mid-write) is ignored with a log line, never fatal', async () => {
     const dbpath = freshDir();
     await withServer(dbpath, async (client) => {
-      await client.db('app').collection('c').insertMany([{ _id: 1 as never }, { _id: 2 as never }]);
+      await client
+        .db('app')
+        .collection('c')
+        .insertMany([{ _id: 1 as never }, { _id: 2 as never }]);
     });
     appendFileSync(join(dbpath, 'journal.bson'), Buffer.from([200, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7]));
     const logs: string[] = [];
@@ -104,7 +118,10 @@ describe('with --dbpath, data survives a clean restart', () => {
       dbpath,
       async (client) => {
         expect(await client.db('app').collection('c').countDocuments()).toBe(2);
-        await client.db('app').collection('c').insertOne({ _id: 3 as never });
+        await client
+          .db('app')
+          .collection('c')
+          .insertOne({ _id: 3 as never });
       },
       (line) => logs.push(line),
     );
@@ -124,7 +141,12 @@ describe('with --dbpath, data survives a clean restart', () => {
     });
     expect(statSync(join(dbpath, 'journal.bson')).size).toBeLessThan(1100 * padding.length);
     await withServer(dbpath, async (client) => {
-      expect(await client.db('app').collection('c').findOne({}, { projection: { padding: 0 } })).toEqual({ _id: 'big', n: 1100 });
+      expect(
+        await client
+          .db('app')
+          .collection('c')
+          .findOne({}, { projection: { padding: 0 } }),
+      ).toEqual({ _id: 'big', n: 1100 });
     });
   });
 

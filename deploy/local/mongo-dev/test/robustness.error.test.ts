@@ -43,7 +43,12 @@ function opMsg(body: Document | Buffer, flags = 0, checksum = false): Buffer {
 }
 
 function opQuery(collection: string, query: Document): Buffer {
-  const payload = Buffer.concat([Buffer.alloc(4), Buffer.from(`${collection}\0`), Buffer.from([0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]), Buffer.from(serialize(query))]);
+  const payload = Buffer.concat([
+    Buffer.alloc(4),
+    Buffer.from(`${collection}\0`),
+    Buffer.from([0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]),
+    Buffer.from(serialize(query)),
+  ]);
   return Buffer.concat([header(16 + payload.length, 2004), payload]);
 }
 
@@ -160,7 +165,10 @@ describe('the wire protocol details a driver may use', () => {
     const compressing = new MongoClient(server.url, { compressors: ['zlib'], serverSelectionTimeoutMS: 3000 });
     try {
       await compressing.connect();
-      await compressing.db('robust').collection('zipped').insertOne({ text: 'y'.repeat(10_000) });
+      await compressing
+        .db('robust')
+        .collection('zipped')
+        .insertOne({ text: 'y'.repeat(10_000) });
       expect((await compressing.db('robust').collection('zipped').findOne({}))?.text).toHaveLength(10_000);
     } finally {
       await compressing.close();
@@ -233,8 +241,18 @@ describe('unsupported features are errors that name them', () => {
 
   test('$out, collations and text indexes name what is unsupported', async () => {
     const db = client.db('robust');
-    await expect(db.collection('probe').aggregate([{ $out: 'elsewhere' }]).toArray()).rejects.toThrow(/\$out/);
-    await expect(db.collection('probe').find({}, { collation: { locale: 'fr' } }).toArray()).rejects.toThrow(/collation/);
+    await expect(
+      db
+        .collection('probe')
+        .aggregate([{ $out: 'elsewhere' }])
+        .toArray(),
+    ).rejects.toThrow(/\$out/);
+    await expect(
+      db
+        .collection('probe')
+        .find({}, { collation: { locale: 'fr' } })
+        .toArray(),
+    ).rejects.toThrow(/collation/);
     await expect(db.collection('probe').createIndex({ body: 'text' })).rejects.toThrow(/text/);
     await expect(db.collection('probe').find({ $where: 'true' }).toArray()).rejects.toThrow(/\$where/);
     await expect(db.command({ collMod: 'probe', validator: {} })).rejects.toThrow(/validator/);

@@ -5,15 +5,7 @@ import { fromRoot } from './paths.js';
 import { DEFAULT_RESTART_POLICY, nextRestart, type RestartPolicy } from './restartPolicy.js';
 
 /** Every service of the system, in start order (the gateway last: its readiness needs the others). */
-export const SERVICE_NAMES = [
-  'catalog',
-  'runs',
-  'sandboxes',
-  'automations-engine',
-  'pr-review',
-  'mcp-registry',
-  'gateway',
-] as const;
+export const SERVICE_NAMES = ['catalog', 'runs', 'sandboxes', 'automations-engine', 'pr-review', 'mcp-registry', 'gateway'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** The header in which a service answers `/healthz` and `/readyz` with its `ARS_INSTANCE_ID`. */
@@ -200,7 +192,9 @@ async function waitUntilReady(url: string, child: ManagedChild, instance: string
       if (answeredBy !== instance) {
         await response.body?.cancel();
         // Someone else answers on the port we reserved for this service: never take it for ours.
-        throw new ForeignListener(`${url} is answered by another process, not this ${child.name} (instance ${answeredBy ?? 'none'}, expected ${instance}): its port is taken`);
+        throw new ForeignListener(
+          `${url} is answered by another process, not this ${child.name} (instance ${answeredBy ?? 'none'}, expected ${instance}): its port is taken`,
+        );
       }
       if (response.status === 200) {
         await response.body?.cancel();

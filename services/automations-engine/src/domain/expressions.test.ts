@@ -1,11 +1,4 @@
-import {
-  EXPRESSION_LIMITS,
-  ExpressionError,
-  checkExpression,
-  evaluateCondition,
-  evaluateExpression,
-  type ExpressionContext,
-} from './expressions.js';
+import { EXPRESSION_LIMITS, ExpressionError, checkExpression, evaluateCondition, evaluateExpression, type ExpressionContext } from './expressions.js';
 
 const noEvent = { event: false };
 const afterEvent = { event: true };

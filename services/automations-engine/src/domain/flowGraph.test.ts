@@ -84,9 +84,7 @@ describe('an edge has non-empty id, source and target, and string or null handle
 
 describe('a viewport has finite x and y and a zoom finite and greater than 0', () => {
   it.each([0, -1, '2'])('zoom %p is refused', (zoom) => {
-    expect(problemsOf({ nodes: [], edges: [], viewport: { x: 0, y: 0, zoom } })).toEqual([
-      'graph.viewport.zoom must be a finite number greater than 0',
-    ]);
+    expect(problemsOf({ nodes: [], edges: [], viewport: { x: 0, y: 0, zoom } })).toEqual(['graph.viewport.zoom must be a finite number greater than 0']);
   });
 
   it('zoom Infinity (JSON 1e999) is refused', () => {

@@ -8,9 +8,7 @@ describe('start data is {inputSchema?}, a JSON Schema that compiles', () => {
 
   it('an inputSchema that is not an object, or does not compile, is refused', () => {
     expect(nodeDataProblems('start', { inputSchema: 'object' })).toEqual(['data.inputSchema must be an object']);
-    expect(nodeDataProblems('start', { inputSchema: { type: 'thing' } })).toEqual([
-      expect.stringMatching(/^data\.inputSchema is not a valid JSON Schema: /),
-    ]);
+    expect(nodeDataProblems('start', { inputSchema: { type: 'thing' } })).toEqual([expect.stringMatching(/^data\.inputSchema is not a valid JSON Schema: /)]);
   });
 
   it('an inputSchema with $id is refused (ajv would register it for every automation)', () => {

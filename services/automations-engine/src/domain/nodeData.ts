@@ -110,9 +110,7 @@ const SCHEMAS: Record<NodeType, object> = {
 };
 
 const ajv = new Ajv({ allErrors: true, strict: true, strictNumbers: true, allowUnionTypes: true });
-const VALIDATORS = Object.fromEntries(
-  Object.entries(SCHEMAS).map(([type, schema]) => [type, ajv.compile(schema)]),
-) as Record<NodeType, ValidateFunction>;
+const VALIDATORS = Object.fromEntries(Object.entries(SCHEMAS).map(([type, schema]) => [type, ajv.compile(schema)])) as Record<NodeType, ValidateFunction>;
 
 // A separate, lenient instance for users' input schemas: unknown keywords and formats are theirs.
 // Nothing stays in it: each schema leaves its cache once compiled (one instance serves every

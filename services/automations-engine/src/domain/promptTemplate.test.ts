@@ -46,9 +46,7 @@ describe('each interpolation is checked in the scope of its node', () => {
 
 describe('rendering puts strings as they are and other values as JSON', () => {
   it('strings, numbers, lists and null', () => {
-    expect(renderPromptTemplate('#{{ input.issue }} {{ input.title }} {{ vars.labels }} {{ vars.note }}', context)).toBe(
-      '#42 Login fails ["bug","ui"] null',
-    );
+    expect(renderPromptTemplate('#{{ input.issue }} {{ input.title }} {{ vars.labels }} {{ vars.note }}', context)).toBe('#42 Login fails ["bug","ui"] null');
   });
 
   it('a failing interpolation throws an error naming its expression', () => {

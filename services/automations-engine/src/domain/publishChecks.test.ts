@@ -99,7 +99,12 @@ describe('at least one agent node, each bound to an agent of the list', () => {
 describe('every explicit modelId is in the model list', () => {
   it('an unknown model is refused, a null model is the agent’s own', () => {
     const g = graph(
-      [node('s', 'start'), node('a', 'agent', { agentId: 'agent-1', modelId: 'gpt-0' }), node('b', 'agent', { agentId: 'agent-1', modelId: null }), node('e', 'end')],
+      [
+        node('s', 'start'),
+        node('a', 'agent', { agentId: 'agent-1', modelId: 'gpt-0' }),
+        node('b', 'agent', { agentId: 'agent-1', modelId: null }),
+        node('e', 'end'),
+      ],
       ['s>a', 'a>b', 'b>e'],
     );
     expect(check(g)).toEqual(['UNKNOWN_MODEL@a']);
@@ -168,7 +173,10 @@ describe('each parallel is matched by a join: its branches first meet at one joi
   const base = (): FlowNode[] => [node('s', 'start'), node('p', 'parallel'), node('a', 'agent'), node('b', 'agent'), node('j', 'join'), node('e', 'end')];
 
   it('branches that meet at the end without a join', () => {
-    const g = graph(base().filter((n) => n.id !== 'j'), ['s>p', 'p>a', 'p>b', 'a>e', 'b>e']);
+    const g = graph(
+      base().filter((n) => n.id !== 'j'),
+      ['s>p', 'p>a', 'p>b', 'a>e', 'b>e'],
+    );
     const problems = publishProblems(g, catalog);
     expect(codes(problems)).toEqual(['PARALLEL_WITHOUT_JOIN@p']);
     expect(problems[0]?.message).toBe('the branches of parallel node first meet at end node "e", not at a join');
@@ -185,7 +193,7 @@ describe('each parallel is matched by a join: its branches first meet at one joi
     expect(check(graph(nodes, ['s>c', 'c>a:true', 'c>b:false', 'a>j', 'b>j', 'j>e']))).toEqual(['JOIN_WITHOUT_PARALLEL@j']);
   });
 
-  it('two parallels closed by one join (the outer branch then enters the inner one\'s join)', () => {
+  it("two parallels closed by one join (the outer branch then enters the inner one's join)", () => {
     const nodes = [...base(), node('q', 'parallel'), node('x', 'agent')];
     const g = graph(nodes, ['s>p', 'p>q', 'p>x', 'q>a', 'q>b', 'a>j', 'b>j', 'x>j', 'j>e']);
     expect(check(g)).toEqual(['PARALLEL_REGION_ENTERED@x-j', 'JOIN_SHARED@j']);
@@ -233,7 +241,12 @@ describe('every CEL expression type-checks in the scope of its node; event only 
   });
 
   it("an await_event's match sees event", () => {
-    const nodes = [node('s', 'start'), node('w', 'await_event', { event: 'x', match: 'event.data.id == input.id', timeoutSeconds: 5 }), node('a', 'agent'), node('e', 'end')];
+    const nodes = [
+      node('s', 'start'),
+      node('w', 'await_event', { event: 'x', match: 'event.data.id == input.id', timeoutSeconds: 5 }),
+      node('a', 'agent'),
+      node('e', 'end'),
+    ];
     expect(check(graph(nodes, ['s>w', 'w>a:received', 'w>e:timeout', 'a>e']))).toEqual([]);
   });
 

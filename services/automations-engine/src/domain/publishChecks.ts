@@ -1,14 +1,6 @@
 import { checkExpression, type ExpressionScope } from './expressions.js';
 import type { FlowEdge, FlowGraph, FlowNode, NodeType } from './flowGraph.js';
-import {
-  cycleEdges,
-  immediatePostDominator,
-  indexGraph,
-  postDominators,
-  reachable,
-  topologicalOrder,
-  type IndexedGraph,
-} from './graphAnalysis.js';
+import { cycleEdges, immediatePostDominator, indexGraph, postDominators, reachable, topologicalOrder, type IndexedGraph } from './graphAnalysis.js';
 import { nodeDataProblems, typedNodeData } from './nodeData.js';
 import { promptTemplateProblems } from './promptTemplate.js';
 
@@ -115,7 +107,9 @@ function reachabilityProblems(graph: FlowGraph, indexed: IndexedGraph): Problem[
   const fromStart = reachable(indexed, starts, 'out');
   const toEnd = reachable(indexed, ends, 'in');
   return graph.nodes.flatMap((node): Problem[] => [
-    ...(starts.length > 0 && !fromStart.has(node.id) ? [{ nodeId: node.id, code: 'UNREACHABLE_NODE', message: 'node cannot be reached from the start node' }] : []),
+    ...(starts.length > 0 && !fromStart.has(node.id)
+      ? [{ nodeId: node.id, code: 'UNREACHABLE_NODE', message: 'node cannot be reached from the start node' }]
+      : []),
     ...(ends.length > 0 && !toEnd.has(node.id) ? [{ nodeId: node.id, code: 'CANNOT_REACH_END', message: 'node has no path to the end node' }] : []),
   ]);
 }
@@ -181,9 +175,7 @@ function parallelJoinProblems(graph: FlowGraph, indexed: IndexedGraph, endId: st
 }
 
 function dataProblems(graph: FlowGraph): Problem[] {
-  return graph.nodes.flatMap((node) =>
-    nodeDataProblems(node.type, node.data).map((message) => ({ nodeId: node.id, code: 'INVALID_DATA', message })),
-  );
+  return graph.nodes.flatMap((node) => nodeDataProblems(node.type, node.data).map((message) => ({ nodeId: node.id, code: 'INVALID_DATA', message })));
 }
 
 /**

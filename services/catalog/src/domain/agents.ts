@@ -15,9 +15,21 @@ const preset = (slug: string, name: string, model: string, category: string, des
 
 /** Preset agents, in list order. Each `model` is a model id of the built-in catalog. */
 export const PRESET_AGENTS: readonly Agent[] = [
-  preset('code-reviewer', 'Code reviewer', 'claude-sonnet-4-5', 'review', 'Reviews a change for bugs, risky patterns and missing tests, and leaves concrete suggestions.'),
+  preset(
+    'code-reviewer',
+    'Code reviewer',
+    'claude-sonnet-4-5',
+    'review',
+    'Reviews a change for bugs, risky patterns and missing tests, and leaves concrete suggestions.',
+  ),
   preset('bug-fixer', 'Bug fixer', 'gpt-5.1-codex', 'maintenance', 'Reproduces a reported bug, fixes it with the smallest change and adds a regression test.'),
-  preset('test-writer', 'Test writer', 'gpt-5.1-codex-mini', 'testing', 'Adds missing tests for the code it is pointed at, following the repository’s test style.'),
+  preset(
+    'test-writer',
+    'Test writer',
+    'gpt-5.1-codex-mini',
+    'testing',
+    'Adds missing tests for the code it is pointed at, following the repository’s test style.',
+  ),
   preset('docs-writer', 'Docs writer', 'claude-haiku-4-5', 'documentation', 'Updates READMEs and reference docs so they match what the code does.'),
 ];
 

@@ -43,7 +43,15 @@ describe('owned agents: a user creates agents with an available model; they list
     const user = catalog.newUser();
     const first = await catalog.call<{ agent: AgentAnswer }>('POST', `/internal/users/${user}/agents`, { name: 'Release notes', model: 'claude-haiku-4-5' });
     expect(first.status).toBe(201);
-    expect(first.data.agent).toEqual({ id: expect.any(String), name: 'Release notes', slug: null, model: 'claude-haiku-4-5', description: null, category: null, preset: false });
+    expect(first.data.agent).toEqual({
+      id: expect.any(String),
+      name: 'Release notes',
+      slug: null,
+      model: 'claude-haiku-4-5',
+      description: null,
+      category: null,
+      preset: false,
+    });
     const second = await catalog.call<{ agent: AgentAnswer }>('POST', `/internal/users/${user}/agents`, {
       name: 'Migrator',
       slug: 'migrator',

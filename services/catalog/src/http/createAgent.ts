@@ -35,7 +35,8 @@ export function createAgent(router: Router, deps: CatalogDeps): void {
     const userId = pathParam(ctx, 'userId');
     const body = parseCreateAgent(requestBody(ctx));
     const available = await modelsAvailableTo(deps, userId);
-    if (!available.some((model) => model.id === body.model)) throw AppError.badRequest(`model must be a model available to the user (got "${body.model.slice(0, 100)}")`);
+    if (!available.some((model) => model.id === body.model))
+      throw AppError.badRequest(`model must be a model available to the user (got "${body.model.slice(0, 100)}")`);
     try {
       const agent = await deps.agents.create({
         userId,

@@ -20,11 +20,21 @@ beforeAll(async () => {
   github = await startGitHubStandIn({
     appId: APP_ID,
     publicKey,
-    installations: { 31: [{ owner: 'Acme-Corp', name: 'Payments', defaultBranch: 'main' }, { owner: 'Acme-Corp', name: 'billing', defaultBranch: 'develop' }] },
+    installations: {
+      31: [
+        { owner: 'Acme-Corp', name: 'Payments', defaultBranch: 'main' },
+        { owner: 'Acme-Corp', name: 'billing', defaultBranch: 'develop' },
+      ],
+    },
   });
   // The key as an environment variable usually carries its newlines as `\n`.
   catalog = await startCatalogHarness({ GITHUB_APP_ID: APP_ID, GITHUB_APP_PRIVATE_KEY: privatePem.replace(/\n/g, '\\n'), GITHUB_API_URL: github.url });
-  mongo = await connectMongo({ url: testInfrastructure().mongoUrl, dbName: catalog.dbName, logger: createLogger({ service: 'test', level: 'silent' }), appName: 'test' });
+  mongo = await connectMongo({
+    url: testInfrastructure().mongoUrl,
+    dbName: catalog.dbName,
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    appName: 'test',
+  });
 });
 afterAll(async () => {
   await mongo.close();
@@ -39,15 +49,24 @@ describe('a GitHub installation’s repositories are imported through the App an
     const host = new GitHubAppSourceHost({ appId: APP_ID, privateKey: privatePem, apiUrl: github.url });
     await syncRepositories(host, installation, new RepoStore(mongo.db));
 
-    const { repos } = (await catalog.call<{ repos: { id: string; full_name: string; default_branch: string; installation_id: number }[] }>('GET', `/internal/users/${user}/repos?q=acme-corp/PAY`)).data;
-    expect(repos).toEqual([{ id: expect.any(String), full_name: 'Acme-Corp/Payments', installation_id: installation._id, default_branch: 'main', root_directory: null }]);
+    const { repos } = (
+      await catalog.call<{ repos: { id: string; full_name: string; default_branch: string; installation_id: number }[] }>(
+        'GET',
+        `/internal/users/${user}/repos?q=acme-corp/PAY`,
+      )
+    ).data;
+    expect(repos).toEqual([
+      { id: expect.any(String), full_name: 'Acme-Corp/Payments', installation_id: installation._id, default_branch: 'main', root_directory: null },
+    ]);
     const all = (await catalog.call<{ repos: { full_name: string }[] }>('GET', `/internal/users/${user}/repos`)).data.repos.map((r) => r.full_name);
     expect(all).toEqual(['Acme-Corp/Payments', 'Acme-Corp/billing']);
 
     const { repo } = (await catalog.call<{ repo: { clone_url: string } }>('GET', `/internal/users/${user}/repos/${repos[0]?.id ?? ''}`)).data;
     const token = github.minted.at(-1)?.token ?? 'none';
     expect(repo.clone_url).toBe(`https://x-access-token:${token}@github.com/Acme-Corp/Payments.git`);
-    expect((await catalog.call('GET', `/internal/users/${user}/installations/${installation._id}`)).data).toEqual({ installation: { id: installation._id, account: 'Acme-Corp', provider: 'github' } });
+    expect((await catalog.call('GET', `/internal/users/${user}/installations/${installation._id}`)).data).toEqual({
+      installation: { id: installation._id, account: 'Acme-Corp', provider: 'github' },
+    });
     for (const line of catalog.logLines) expect(line).not.toContain(token);
   });
 });
@@ -56,7 +75,13 @@ describe('a GitHub installation the App no longer has: the repository answers 40
   test('GitHub answers 404 for the token → 409', async () => {
     const user = catalog.newUser();
     const installation = await new InstallationStore(mongo.db).create({ userId: user, account: 'Gone-Org', provider: 'github', externalId: 32 });
-    const repo = await new RepoStore(mongo.db).upsert({ userId: user, installationId: installation._id, fullName: 'Gone-Org/app', defaultBranch: 'main', cloneUrl: 'https://github.com/Gone-Org/app.git' });
+    const repo = await new RepoStore(mongo.db).upsert({
+      userId: user,
+      installationId: installation._id,
+      fullName: 'Gone-Org/app',
+      defaultBranch: 'main',
+      cloneUrl: 'https://github.com/Gone-Org/app.git',
+    });
     const answer = await catalog.call('GET', `/internal/users/${user}/repos/${repo._id}`);
     expect(answer.status).toBe(409);
     expect(answer.body).toEqual({ ok: false, error: { code: 'CONFLICT', message: 'No source-host access token for the repository (github answered 404)' } });

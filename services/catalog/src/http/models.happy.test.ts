@@ -71,7 +71,9 @@ describe('the user’s enabled-state policy: a model the user disables is not of
   test('disable claude-haiku-4-5 → gone (and 404 by id); enable → back; another user is unaffected', async () => {
     const user = catalog.newUser();
     const other = catalog.newUser();
-    expect(await put(`/internal/users/${user}/model-policy/claude-haiku-4-5`, { enabled: false })).toEqual({ policy: { modelId: 'claude-haiku-4-5', enabled: false } });
+    expect(await put(`/internal/users/${user}/model-policy/claude-haiku-4-5`, { enabled: false })).toEqual({
+      policy: { modelId: 'claude-haiku-4-5', enabled: false },
+    });
     expect(await modelIds(user)).toEqual(['gpt-5.1-codex-mini']);
     expect((await getModel(user, 'claude-haiku-4-5')).status).toBe(404);
     expect(await modelIds(other)).toContain('claude-haiku-4-5');
@@ -87,7 +89,9 @@ describe('catalog visibility: a hidden model is offered to nobody, whatever thei
     await put(`/internal/users/${user}/provider-keys/anthropic`, { apiKey: 'sk-ant-test-key' });
     expect(await modelIds(user)).toContain('claude-haiku-4-5');
     try {
-      expect(await put('/internal/models/claude-haiku-4-5/visibility', { visible: false })).toEqual({ visibility: { modelId: 'claude-haiku-4-5', visible: false } });
+      expect(await put('/internal/models/claude-haiku-4-5/visibility', { visible: false })).toEqual({
+        visibility: { modelId: 'claude-haiku-4-5', visible: false },
+      });
       expect(await modelIds(user)).not.toContain('claude-haiku-4-5');
       expect(await modelIds(catalog.newUser())).not.toContain('claude-haiku-4-5');
       expect((await getModel(user, 'claude-haiku-4-5')).status).toBe(404);

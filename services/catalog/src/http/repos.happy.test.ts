@@ -33,7 +33,14 @@ describe('the dev installation route makes a new installation with at least two 
         expect(repo.full_name.startsWith(`${dev.installation.account}/`)).toBe(true);
         expect(repo.default_branch).toBe('main');
         const { repo: detail } = (await catalog.call<{ repo: RepoAnswer & { clone_url: string } }>('GET', `/internal/users/${user}/repos/${repo.id}`)).data;
-        expect(detail).toEqual({ id: repo.id, full_name: repo.full_name, installation_id: dev.installation.id, default_branch: 'main', root_directory: null, clone_url: expect.stringMatching(/^file:\/\//) });
+        expect(detail).toEqual({
+          id: repo.id,
+          full_name: repo.full_name,
+          installation_id: dev.installation.id,
+          default_branch: 'main',
+          root_directory: null,
+          clone_url: expect.stringMatching(/^file:\/\//),
+        });
         const clone = join(workdir, String(index));
         execFileSync('git', ['clone', '--quiet', detail.clone_url, clone]);
         expect(execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: clone }).toString().trim()).toBe('main');
@@ -87,7 +94,8 @@ describe('limit is 1 to 200, default 100; values outside the range are clamped',
   test('limit=2 gives 2; limit=0 gives 1; limit=-3 gives 1; limit=1000 gives all (at most 200)', async () => {
     const user = catalog.newUser();
     await catalog.devInstallation(user, 5);
-    const count = async (limit: string) => (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
+    const count = async (limit: string) =>
+      (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
     expect(await count('2')).toBe(2);
     expect(await count('0')).toBe(1);
     expect(await count('-3')).toBe(1);
@@ -96,7 +104,8 @@ describe('limit is 1 to 200, default 100; values outside the range are clamped',
   test('a limit past the safe integers (99999999999999999999, 400 nines) is clamped like any other; -99999999999999999999 gives 1', async () => {
     const user = catalog.newUser();
     await catalog.devInstallation(user, 3);
-    const count = async (limit: string) => (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
+    const count = async (limit: string) =>
+      (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
     expect(await count('99999999999999999999')).toBe(3);
     expect(await count('9'.repeat(400))).toBe(3);
     expect(await count('-99999999999999999999')).toBe(1);

@@ -17,7 +17,8 @@ describe('every lookup is scoped to the user: another user’s repo, installatio
     const stranger = catalog.newUser();
     const dev = await catalog.devInstallation(owner);
     const repoId = dev.repos[0]?.id ?? '';
-    const agent = (await catalog.call<{ agent: { id: string } }>('POST', `/internal/users/${owner}/agents`, { name: 'Mine', model: 'gpt-5.1-codex-mini' })).data.agent;
+    const agent = (await catalog.call<{ agent: { id: string } }>('POST', `/internal/users/${owner}/agents`, { name: 'Mine', model: 'gpt-5.1-codex-mini' })).data
+      .agent;
     for (const path of [`/repos/${repoId}`, `/installations/${dev.installation.id}`, `/agents/${agent.id}`]) {
       expect((await catalog.call('GET', `/internal/users/${owner}${path}`)).status).toBe(200);
       const answer = await catalog.call('GET', `/internal/users/${stranger}${path}`);
@@ -78,7 +79,12 @@ describe('provider keys are never returned or logged, and are encrypted at rest'
     expect(catalog.logLines.length).toBeGreaterThan(0);
     for (const line of catalog.logLines) expect(line).not.toContain(apiKey);
 
-    const mongo = await connectMongo({ url: testInfrastructure().mongoUrl, dbName: catalog.dbName, logger: createLogger({ service: 'test', level: 'silent' }), appName: 'test' });
+    const mongo = await connectMongo({
+      url: testInfrastructure().mongoUrl,
+      dbName: catalog.dbName,
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      appName: 'test',
+    });
     try {
       const stored = await mongo.db.collection('provider_keys').find({ userId: user }).toArray();
       expect(stored).toHaveLength(1);

@@ -8,7 +8,11 @@ const { privateKey, publicKey } = keyPair();
 /** GitHub hands out PKCS#1 PEM keys ("BEGIN RSA PRIVATE KEY"). */
 const privatePem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
 
-const manyRepos: StandInRepository[] = Array.from({ length: 150 }, (_, i) => ({ owner: 'acme', name: `service-${String(i).padStart(3, '0')}`, defaultBranch: i === 0 ? 'trunk' : 'main' }));
+const manyRepos: StandInRepository[] = Array.from({ length: 150 }, (_, i) => ({
+  owner: 'acme',
+  name: `service-${String(i).padStart(3, '0')}`,
+  defaultBranch: i === 0 ? 'trunk' : 'main',
+}));
 
 let github: GitHubStandIn;
 beforeAll(async () => {
@@ -26,7 +30,13 @@ describe('the GitHub App authenticates as the App with a valid RS256 JWT for its
     expect(repos).toHaveLength(150);
     expect(repos[0]).toEqual({ fullName: 'acme/service-000', defaultBranch: 'trunk', cloneUrl: 'https://github.com/acme/service-000.git' });
     expect(repos[149]?.fullName).toBe('acme/service-149');
-    expect(github.requests).toEqual(expect.arrayContaining(['POST /app/installations/7/access_tokens', 'GET /installation/repositories?per_page=100&page=1', 'GET /installation/repositories?per_page=100&page=2']));
+    expect(github.requests).toEqual(
+      expect.arrayContaining([
+        'POST /app/installations/7/access_tokens',
+        'GET /installation/repositories?per_page=100&page=1',
+        'GET /installation/repositories?per_page=100&page=2',
+      ]),
+    );
     expect(github.jwts.length).toBeGreaterThan(0);
     expect(github.jwts.every((jwt) => jwt.valid && String(jwt.iss) === APP_ID)).toBe(true);
   });

@@ -30,7 +30,12 @@ export interface GitHubStandInOptions {
 const b64json = (part: string): unknown => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 
 /** GitHub's rules for an App JWT: RS256, signed by the App's key, `iss` the App id, `exp` at most 10 minutes ahead, not expired. */
-export function checkAppJwt(jwt: string, appId: string, publicKey: KeyObject, nowSeconds = Math.floor(Date.now() / 1000)): { iss: unknown; valid: boolean; reason?: string } {
+export function checkAppJwt(
+  jwt: string,
+  appId: string,
+  publicKey: KeyObject,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): { iss: unknown; valid: boolean; reason?: string } {
   const parts = jwt.split('.');
   if (parts.length !== 3) return { iss: undefined, valid: false, reason: 'not three parts' };
   const [head = '', body = '', signature = ''] = parts;
@@ -98,7 +103,12 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       jwts.push(check);
       if (!check.valid) return unauthorized(res, `'Issuer' claim ('iss') must be an Integer or the JWT is invalid: ${check.reason ?? ''}`);
       const installationId = Number(tokenRoute[1]);
-      if (!options.installations[installationId]) return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app', status: '404' });
+      if (!options.installations[installationId])
+        return send(res, 404, {
+          message: 'Not Found',
+          documentation_url: 'https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app',
+          status: '404',
+        });
       const token = `ghs_${randomBytes(18).toString('hex')}`;
       minted.push({ installationId, token });
       return send(res, 201, {

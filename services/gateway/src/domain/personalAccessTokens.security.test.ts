@@ -12,9 +12,8 @@ describe('PAT format: a fixed prefix tok_ followed by 32 base62 characters', () 
     const chars = new Set(Array.from({ length: 300 }, generateToken).join(''));
     for (const c of '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz') expect(chars.has(c)).toBe(true);
   });
-  test.each(['', 'tok_', 'tok_short', `pat_${'a'.repeat(32)}`, `tok_${'a'.repeat(33)}`, `tok_${'-'.repeat(32)}`])(
-    '%j is not a well-formed token',
-    (value) => expect(isWellFormedToken(value)).toBe(false),
+  test.each(['', 'tok_', 'tok_short', `pat_${'a'.repeat(32)}`, `tok_${'a'.repeat(33)}`, `tok_${'-'.repeat(32)}`])('%j is not a well-formed token', (value) =>
+    expect(isWellFormedToken(value)).toBe(false),
   );
 });
 

@@ -1,7 +1,7 @@
 import { PUBLIC_ROUTES } from './routeTable.js';
 import { scopeForMethod } from './scopes.js';
 
-describe('the route table is the contract\'s index: every route, its scope and owner', () => {
+describe("the route table is the contract's index: every route, its scope and owner", () => {
   test('24 routes, each once', () => {
     const keys = PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(keys).toHaveLength(24);

@@ -31,14 +31,21 @@ describe('POST /api/settings/api-keys creates a token shown once: {id, token, pr
   });
 });
 
-describe('GET /api/settings/api-keys lists the session user\'s tokens without secrets', () => {
-  test('each token once, no plaintext or hash, another user\'s tokens absent', async () => {
+describe("GET /api/settings/api-keys lists the session user's tokens without secrets", () => {
+  test("each token once, no plaintext or hash, another user's tokens absent", async () => {
     const { account, token } = await tenant(gateway.baseUrl, { name: 'first' });
     const other = await tenant(gateway.baseUrl, { name: 'someone else' });
     const answer = await call<{ apiKeys: Record<string, unknown>[] }>(keys, { headers: { cookie: account.sessionCookie } });
     const list = dataOf(answer).apiKeys;
     expect(list.map((k) => k.id)).toEqual([token.id]);
-    expect(list[0]).toMatchObject({ id: token.id, name: 'first', prefix: token.prefix, scopes: ['read', 'write'], expiresAt: token.expiresAt, revokedAt: null });
+    expect(list[0]).toMatchObject({
+      id: token.id,
+      name: 'first',
+      prefix: token.prefix,
+      scopes: ['read', 'write'],
+      expiresAt: token.expiresAt,
+      revokedAt: null,
+    });
     const text = JSON.stringify(answer.body);
     expect(text).not.toContain(token.token);
     expect(text).not.toContain(other.token.id);
@@ -47,7 +54,7 @@ describe('GET /api/settings/api-keys lists the session user\'s tokens without se
 });
 
 describe('DELETE /api/settings/api-keys/{id} revokes the token', () => {
-  test('sets revokedAt; another user\'s token id is 404 and stays usable', async () => {
+  test("sets revokedAt; another user's token id is 404 and stays usable", async () => {
     const { account, token } = await tenant(gateway.baseUrl);
     const other = await tenant(gateway.baseUrl);
     const foreign = await call(`${keys}/${other.token.id}`, { method: 'DELETE', headers: { cookie: account.sessionCookie } });
@@ -55,7 +62,10 @@ describe('DELETE /api/settings/api-keys/{id} revokes the token', () => {
     expect(errorOf(foreign).code).toBe('NOT_FOUND');
     expect((await call(`${gateway.baseUrl}/api/v1/svc/agents`, { headers: bearer(other.token.token) })).status).toBe(200);
 
-    const revoked = await call<{ apiKey: { revokedAt: string | null } }>(`${keys}/${token.id}`, { method: 'DELETE', headers: { cookie: account.sessionCookie } });
+    const revoked = await call<{ apiKey: { revokedAt: string | null } }>(`${keys}/${token.id}`, {
+      method: 'DELETE',
+      headers: { cookie: account.sessionCookie },
+    });
     expect(revoked.status).toBe(200);
     expect(dataOf(revoked).apiKey.revokedAt).not.toBeNull();
   });
@@ -76,7 +86,10 @@ describe('the PAT lifecycle routes need a browser session: PATs cannot issue PAT
   });
 
   test('no session is 401; an unknown session cookie is 401', async () => {
-    for (const headers of [{}, { cookie: 'ars_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, { cookie: 'ars_session=garbage' }] as Record<string, string>[]) {
+    for (const headers of [{}, { cookie: 'ars_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, { cookie: 'ars_session=garbage' }] as Record<
+      string,
+      string
+    >[]) {
       const answer = await call(keys, { headers });
       expect(answer.status).toBe(401);
       expect(errorOf(answer).code).toBe('UNAUTHORIZED');

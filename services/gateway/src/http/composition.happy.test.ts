@@ -61,7 +61,9 @@ describe('GET /repos, /agents, /models answer from the catalog for the authentic
     const { account, token } = await tenant(gateway.baseUrl);
     const other = await tenant(gateway.baseUrl);
     const modelsOf = async (pat: string): Promise<string[]> =>
-      dataOf(await call<{ models: { id: string }[] }>(`${api}/models`, { headers: bearer(pat) })).models.map((m) => m.id).sort();
+      dataOf(await call<{ models: { id: string }[] }>(`${api}/models`, { headers: bearer(pat) }))
+        .models.map((m) => m.id)
+        .sort();
     const before = await modelsOf(token.token);
     const changed = await fetch(`${system.stack.services.catalog.url}/internal/users/${account.userId}/plan`, {
       method: 'PUT',

@@ -24,14 +24,22 @@ async function freshToken(): Promise<CreatedToken> {
 describe('malformed JSON, a wrong content type and an oversized body are 400 BAD_REQUEST naming the problem', () => {
   test('malformed JSON', async () => {
     const token = await freshToken();
-    const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{"repoId":' });
+    const answer = await call(`${api}/sandboxes`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'content-type': 'application/json' },
+      body: '{"repoId":',
+    });
     expect(answer.status).toBe(400);
     expect(errorOf(answer)).toEqual({ code: 'BAD_REQUEST', message: 'Malformed JSON body' });
   });
 
   test('a body that is not application/json', async () => {
     const token = await freshToken();
-    const answer = await call(`${api}/runs`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'text/plain', 'idempotency-key': 'k' }, body: 'repoId=1' });
+    const answer = await call(`${api}/runs`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'content-type': 'text/plain', 'idempotency-key': 'k' },
+      body: 'repoId=1',
+    });
     expect(answer.status).toBe(400);
     expect(errorOf(answer).message).toBe('Content-Type must be application/json');
   });
@@ -47,7 +55,7 @@ describe('malformed JSON, a wrong content type and an oversized body are 400 BAD
 /** An integer past Number.MAX_SAFE_INTEGER: still an integer out of range, so clamped (not 400). */
 const HUGE = '99999999999999999999';
 
-describe('limit: not an integer is 400 naming it; out of range is clamped into the route\'s range', () => {
+describe("limit: not an integer is 400 naming it; out of range is clamped into the route's range", () => {
   const listRoutes = [
     ['/repos', undefined],
     ['/sandboxes', 'sandboxes'],
@@ -157,20 +165,31 @@ describe('the MCP transport edge: PAT auth in JSON-RPC, GET 405, preflight', () 
   test('GET /mcp is 405; OPTIONS /mcp answers CORS preflight', async () => {
     const get = await fetch(`${api}/mcp`);
     expect(get.status).toBe(405);
-    const preflight = await fetch(`${api}/mcp`, { method: 'OPTIONS', headers: { origin: new URL(gateway.baseUrl).origin, 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${api}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: new URL(gateway.baseUrl).origin, 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
   });
 
   test('POST /mcp without a PAT is 401 with JSON-RPC -32001; malformed JSON -32700; a notification 202', async () => {
     const token = await freshToken();
-    const unauthenticated = await fetch(`${api}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const unauthenticated = await fetch(`${api}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     expect(unauthenticated.status).toBe(401);
     expect(((await unauthenticated.json()) as { error: { code: number } }).error.code).toBe(-32001);
     const malformed = await fetch(`${api}/mcp`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{' });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { error: { code: number } }).error.code).toBe(-32700);
-    const notification = await fetch(`${api}/mcp`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+    const notification = await fetch(`${api}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    });
     expect(notification.status).toBe(202);
   });
 });

@@ -19,7 +19,6 @@ async function freshToken(): Promise<CreatedToken> {
   return (await tenant(gateway.baseUrl)).token;
 }
 
-
 /** A concrete URL and body for a route of the index. */
 function requestFor(route: (typeof PUBLIC_ROUTES)[number]): { url: string; init: RequestInit & { json?: unknown } } {
   const path = route.path.replace(/:[A-Za-z]+/g, 'x1');
@@ -40,17 +39,14 @@ describe('every public route needs a PAT: missing, malformed, unknown → 401 UN
     expect(answer.headers.get('x-request-id')).toBeTruthy();
   });
 
-  test.each([
-    ['Basic dXNlcjpwYXNz'],
-    ['Bearer'],
-    ['Bearer tok_short'],
-    [`Bearer pat_${'a'.repeat(32)}`],
-    [`Token tok_${'a'.repeat(32)}`],
-  ])('Authorization %j is malformed: 401', async (header) => {
-    const answer = await call(`${api}/repos`, { headers: { authorization: header } });
-    expect(answer.status).toBe(401);
-    expect(errorOf(answer).message).toContain('Malformed');
-  });
+  test.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['Bearer tok_short'], [`Bearer pat_${'a'.repeat(32)}`], [`Token tok_${'a'.repeat(32)}`]])(
+    'Authorization %j is malformed: 401',
+    async (header) => {
+      const answer = await call(`${api}/repos`, { headers: { authorization: header } });
+      expect(answer.status).toBe(401);
+      expect(errorOf(answer).message).toContain('Malformed');
+    },
+  );
 
   test('a well-formed token nobody issued is 401 Invalid', async () => {
     const answer = await call(`${api}/repos`, { headers: bearer(`tok_${'Z'.repeat(32)}`) });
@@ -77,7 +73,10 @@ describe('revocation and expiry take effect on the very next request', () => {
     // A day cannot pass in a test: the stored expiry is moved into the past instead.
     const client = await MongoClient.connect(gateway.mongoUrl);
     try {
-      await client.db(gateway.mongoDb).collection('personal_access_tokens').updateOne({ _id: token.id as never }, { $set: { expiresAt: new Date(Date.now() - 1_000) } });
+      await client
+        .db(gateway.mongoDb)
+        .collection('personal_access_tokens')
+        .updateOne({ _id: token.id as never }, { $set: { expiresAt: new Date(Date.now() - 1_000) } });
     } finally {
       await client.close();
     }
@@ -90,7 +89,7 @@ describe('revocation and expiry take effect on the very next request', () => {
 describe('scopes: read grants every GET, write the mutating routes; a missing scope is 403 naming it and write', () => {
   const writeRoutes = PUBLIC_ROUTES.filter((r) => r.auth === 'write');
 
-  test('the index has the contract\'s 9 write routes', () => {
+  test("the index has the contract's 9 write routes", () => {
     expect(writeRoutes.map((r) => `${r.method} ${r.path}`)).toEqual([
       'POST /sandboxes',
       'POST /automations',
@@ -126,8 +125,8 @@ describe('scopes: read grants every GET, write the mutating routes; a missing sc
   });
 });
 
-describe('tenancy: another user\'s resources are 404, never 403', () => {
-  test('one user\'s repos are not in another\'s list', async () => {
+describe("tenancy: another user's resources are 404, never 403", () => {
+  test("one user's repos are not in another's list", async () => {
     const a = await tenant(gateway.baseUrl);
     const b = await tenant(gateway.baseUrl);
     const reposOfB = dataOf(await call<{ repos: { id: string }[] }>(`${api}/repos`, { headers: bearer(b.token.token) })).repos.map((r) => r.id);
@@ -135,7 +134,7 @@ describe('tenancy: another user\'s resources are 404, never 403', () => {
     for (const repo of a.account.repos) expect(reposOfB).not.toContain(repo.id);
   });
 
-  test('another user\'s run is 404 NOT_FOUND (the gateway asks runs as the authenticated user)', async () => {
+  test("another user's run is 404 NOT_FOUND (the gateway asks runs as the authenticated user)", async () => {
     const a = await tenant(gateway.baseUrl);
     const b = await tenant(gateway.baseUrl);
     const started = await call<{ runId: string }>(`${api}/runs`, {

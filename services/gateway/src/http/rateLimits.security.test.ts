@@ -1,5 +1,18 @@
 import { startSystem, type System } from '@ars/system-tests/support';
-import { bearer, call, createToken, dataOf, errorOf, letRunStartMinutePass, startGatewayUnderTest, startRunAt, tenant, type Account, type Answer, type GatewayUnderTest } from '../testing/index.js';
+import {
+  bearer,
+  call,
+  createToken,
+  dataOf,
+  errorOf,
+  letRunStartMinutePass,
+  startGatewayUnderTest,
+  startRunAt,
+  tenant,
+  type Account,
+  type Answer,
+  type GatewayUnderTest,
+} from '../testing/index.js';
 
 let system: System;
 let gateway: System['gateway'];
@@ -61,7 +74,7 @@ describe('per PAT: 60 requests per rolling 60 s, then 429 RATE_LIMITED with Retr
   });
 });
 
-describe('run starts per user: 10 per minute across all of the user\'s PATs, independent of other users', () => {
+describe("run starts per user: 10 per minute across all of the user's PATs, independent of other users", () => {
   test('the 11th run start in a minute is 429 across two PATs of one user while another user is unaffected', async () => {
     const { account, token } = await tenant(withRuns.baseUrl);
     const second = await createToken(withRuns.baseUrl, account, { name: 'second' });

@@ -36,7 +36,12 @@ export interface RunStartReservation {
  * and a replay of a start still in the window takes none. Only the request that took a place gives
  * it back.
  */
-export async function reserveRunStart(gateway: Gateway, userId: string, idempotencyKey: string, limiter: RateLimiter = gateway.limiter): Promise<RunStartReservation> {
+export async function reserveRunStart(
+  gateway: Gateway,
+  userId: string,
+  idempotencyKey: string,
+  limiter: RateLimiter = gateway.limiter,
+): Promise<RunStartReservation> {
   const windows = runStartWindows(userId);
   const result = await consumeOrUnavailable(gateway, windows, runStartMember(idempotencyKey));
   if (!result.allowed) throw AppError.rateLimited(runStartExceededMessage(result.exceededKey), RETRY_AFTER_SECONDS);

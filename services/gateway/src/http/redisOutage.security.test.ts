@@ -5,7 +5,9 @@ import { bearer, call, errorOf, startGatewayUnderTest, tenant, type GatewayUnder
 
 /** A private redis-server this test stops and starts again on the same port. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`redis-server not ready: ${seen}`)), 15_000);

@@ -13,7 +13,7 @@ afterAll(async () => {
   await system?.stop();
 }, 60_000);
 
-describe('mutating session routes check Origin against the gateway\'s public origin', () => {
+describe("mutating session routes check Origin against the gateway's public origin", () => {
   test('a foreign Origin is 403 and creates nothing; the public origin is accepted', async () => {
     const account = await createAccount(gateway.baseUrl);
     const forged = await call(keys, { method: 'POST', headers: { cookie: account.sessionCookie, origin: 'https://evil.example' }, json: { name: 'x' } });
@@ -56,7 +56,9 @@ describe('the session cookie is HttpOnly, SameSite=Lax, expires, and logout ends
 
   test('logout deletes the session: the same cookie is 401 afterwards', async () => {
     const account = await createAccount(gateway.baseUrl);
-    expect(dataOf(await call<{ userId: string }>(`${gateway.baseUrl}/api/session`, { headers: { cookie: account.sessionCookie } })).userId).toBe(account.userId);
+    expect(dataOf(await call<{ userId: string }>(`${gateway.baseUrl}/api/session`, { headers: { cookie: account.sessionCookie } })).userId).toBe(
+      account.userId,
+    );
     const out = await call(`${gateway.baseUrl}/api/session/logout`, { method: 'POST', headers: { cookie: account.sessionCookie } });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toContain('Max-Age=0');

@@ -58,7 +58,7 @@ describe('several windows are consumed together or not at all', () => {
   });
 });
 
-describe('a keyed hit (one run start\'s idempotency key) takes one place however often it is sent', () => {
+describe("a keyed hit (one run start's idempotency key) takes one place however often it is sent", () => {
   test('100 parallel hits with one member take one place; another member takes the next', async () => {
     const w = window(2);
     const results = await Promise.all(Array.from({ length: 100 }, () => limiter.consume([w], 'key-a')));
@@ -69,7 +69,7 @@ describe('a keyed hit (one run start\'s idempotency key) takes one place however
     expect((await limiter.consume([w], 'key-a')).allowed).toBe(true);
   });
 
-  test('refunding what a later hit added leaves the first hit\'s place taken', async () => {
+  test("refunding what a later hit added leaves the first hit's place taken", async () => {
     const w = window(1);
     const first = await limiter.consume([w], 'key-a');
     const again = await limiter.consume([w], 'key-a');

@@ -35,9 +35,7 @@ export async function createAccount(baseUrl: string): Promise<Account> {
 }
 
 export async function createToken(baseUrl: string, account: Account, body: Record<string, unknown> = { name: 'test' }): Promise<CreatedToken> {
-  return dataOf(
-    await call<CreatedToken>(`${baseUrl}/api/settings/api-keys`, { method: 'POST', headers: { cookie: account.sessionCookie }, json: body }),
-  );
+  return dataOf(await call<CreatedToken>(`${baseUrl}/api/settings/api-keys`, { method: 'POST', headers: { cookie: account.sessionCookie }, json: body }));
 }
 
 export function bearer(token: string): Record<string, string> {

@@ -1,4 +1,14 @@
-import type { Bus, BusConsumer, BusMessage, MessageContext, ProcessedMessageStore, RunAgentEventData, RunFinishedData, RunSandboxAllocatedData, RunSandboxQueuedData } from '@ars/bus';
+import type {
+  Bus,
+  BusConsumer,
+  BusMessage,
+  MessageContext,
+  ProcessedMessageStore,
+  RunAgentEventData,
+  RunFinishedData,
+  RunSandboxAllocatedData,
+  RunSandboxQueuedData,
+} from '@ars/bus';
 import { storeAgentEvent } from './agentEvent.js';
 import type { ConsumerDeps } from './deps.js';
 import { applyRunFinished } from './runFinished.js';

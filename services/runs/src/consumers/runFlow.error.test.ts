@@ -85,7 +85,9 @@ describe('late messages for a terminal run change nothing', () => {
       id: `${runId}:allocated-again`,
       data: { runId, sandboxRecordId: 'second-record', sandboxId: null, runtime: { provider: 'local', runId: 'other' } },
     });
-    await h.waitFor('the second allocation read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')));
+    await h.waitFor('the second allocation read', async () =>
+      h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')),
+    );
     expect((await h.getRun(userId, runId)).sandboxRecordId).toBe('first-record');
   });
 });

@@ -22,7 +22,12 @@ describe('run.sandbox-allocated sets sandboxRecordId, sandboxId and runtime', ()
       const current = await h.getRun(userId, runId);
       return current.sandboxRecordId ? current : undefined;
     });
-    expect(run).toMatchObject({ sandboxRecordId: 'record-1', sandboxId: 'local-record-1', runtime: { provider: 'local', runId: `session-${runId}` }, status: 'pending' });
+    expect(run).toMatchObject({
+      sandboxRecordId: 'record-1',
+      sandboxId: 'local-record-1',
+      runtime: { provider: 'local', runId: `session-${runId}` },
+      status: 'pending',
+    });
     expect(Date.parse(run.updatedAt)).toBeGreaterThanOrEqual(Date.parse(run.createdAt));
   });
 });

@@ -11,10 +11,19 @@ jest.setTimeout(240_000);
 
 let h: RunsHarness;
 beforeAll(async () => {
-  h = await startRunsHarness({ RUN_START_TIMEOUT_MS: String(START_TIMEOUT_MS), RUN_TIMEOUT_MS: '30000', RUN_LOST_GRACE_MS: '1000', WATCHDOG_INTERVAL_MS: '200' });
+  h = await startRunsHarness({
+    RUN_START_TIMEOUT_MS: String(START_TIMEOUT_MS),
+    RUN_TIMEOUT_MS: '30000',
+    RUN_LOST_GRACE_MS: '1000',
+    WATCHDOG_INTERVAL_MS: '200',
+  });
   // The consumer reads the topic: a notice of an unknown run comes back as its log line.
   await notice('run-unknown-warm-up', 'queued');
-  await h.waitFor('the warm-up notice read', async () => h.logLines.some((line) => line.includes('run-unknown-warm-up') && line.includes('queue notice of an unknown run')), 120_000);
+  await h.waitFor(
+    'the warm-up notice read',
+    async () => h.logLines.some((line) => line.includes('run-unknown-warm-up') && line.includes('queue notice of an unknown run')),
+    120_000,
+  );
 }, 180_000);
 afterAll(async () => {
   await h.stop();
@@ -29,19 +38,32 @@ async function newRun(): Promise<{ userId: string; runId: string; createdAt: str
 let noticeSeq = 0;
 async function notice(runId: string, state: 'queued' | 'dequeued', reason: 'instance_full' | 'user_full' = 'instance_full'): Promise<void> {
   noticeSeq += 1;
-  await h.bus.publish('runs.sandbox-queued', { key: runId, type: 'run.sandbox-queued', id: `${runId}:${state}:${noticeSeq}`, data: { runId, state, reason, queuedAt: new Date().toISOString() } });
+  await h.bus.publish('runs.sandbox-queued', {
+    key: runId,
+    type: 'run.sandbox-queued',
+    id: `${runId}:${state}:${noticeSeq}`,
+    data: { runId, state, reason, queuedAt: new Date().toISOString() },
+  });
 }
 
 /** Waits until runs has read the run's latest notice (its log line). */
 async function noticeRead(runId: string, count: number): Promise<void> {
-  await h.waitFor(`${count} queue notices of ${runId} read`, async () => h.logLines.filter((line) => line.includes(runId) && line.includes('sandboxes queue')).length >= count, 60_000);
+  await h.waitFor(
+    `${count} queue notices of ${runId} read`,
+    async () => h.logLines.filter((line) => line.includes(runId) && line.includes('sandboxes queue')).length >= count,
+    60_000,
+  );
 }
 
 async function untilStatus(userId: string, runId: string, status: Run['status']): Promise<Run> {
-  return h.waitFor(`status ${status}`, async () => {
-    const run = await h.getRun(userId, runId);
-    return run.status === status ? run : undefined;
-  }, 90_000);
+  return h.waitFor(
+    `status ${status}`,
+    async () => {
+      const run = await h.getRun(userId, runId);
+      return run.status === status ? run : undefined;
+    },
+    90_000,
+  );
 }
 
 describe('a queued run is not failed for waiting: each notice restarts its start deadline, which counts from leaving the queue', () => {

@@ -26,6 +26,10 @@ export async function applySandboxQueued(deps: ConsumerDeps, data: RunSandboxQue
       lostBy: new Date(now.getTime() + run.timeoutMs + deps.deadlines.lostGraceMs),
     },
   );
-  if (noted) deps.logger.info({ run_id: run._id, state: data.state, reason: data.reason }, data.state === 'queued' ? 'run waits in the sandboxes queue: start deadline restarted' : 'run left the sandboxes queue: start deadline counts from now');
+  if (noted)
+    deps.logger.info(
+      { run_id: run._id, state: data.state, reason: data.reason },
+      data.state === 'queued' ? 'run waits in the sandboxes queue: start deadline restarted' : 'run left the sandboxes queue: start deadline counts from now',
+    );
   else deps.logger.debug({ run_id: run._id, state: data.state }, 'queue notice of an ended run: ignored');
 }

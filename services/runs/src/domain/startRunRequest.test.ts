@@ -46,10 +46,13 @@ describe('workingBranch defaults to the base; with createBranch a deterministic 
 });
 
 describe('branch names must be valid Git refs', () => {
-  test.each(['a..b', '-x', 'has space', 'x.lock', 'a//b', 'HEAD', '@', '--force', 'refs/heads/main'])('%j as base or working branch is 400 naming the field', (name) => {
-    expect(badRequest(() => planRun(body({ baseBranch: name }), context))).toContain('baseBranch');
-    expect(badRequest(() => planRun(body({ workingBranch: name }), context))).toContain('workingBranch');
-  });
+  test.each(['a..b', '-x', 'has space', 'x.lock', 'a//b', 'HEAD', '@', '--force', 'refs/heads/main'])(
+    '%j as base or working branch is 400 naming the field',
+    (name) => {
+      expect(badRequest(() => planRun(body({ baseBranch: name }), context))).toContain('baseBranch');
+      expect(badRequest(() => planRun(body({ workingBranch: name }), context))).toContain('workingBranch');
+    },
+  );
 });
 
 describe('prompt is at most 100,000 characters, counted as code points (an emoji is one)', () => {

@@ -16,7 +16,11 @@ const at = (ms: number) => new Date(created + ms);
 describe('a pending run with no sandbox allocated by startBy fails: "no sandbox was allocated within N s"', () => {
   test('before startBy: nothing; after: failed, failure sandbox_allocation', () => {
     expect(overdueVerdict(run(), at(119_000), settings)).toBeNull();
-    expect(overdueVerdict(run(), at(120_001), settings)).toEqual({ kind: 'fail', failure: 'sandbox_allocation', error: 'no sandbox was allocated within 120 s' });
+    expect(overdueVerdict(run(), at(120_001), settings)).toEqual({
+      kind: 'fail',
+      failure: 'sandbox_allocation',
+      error: 'no sandbox was allocated within 120 s',
+    });
   });
   test('an allocated pending run is not failed by this rule', () => {
     expect(overdueVerdict(run({ sandboxRecordId: 'sbx' }), at(121_000), settings)).toBeNull();

@@ -20,9 +20,7 @@ export interface WatchdogSettings {
 }
 
 /** Fail the run, saying why; or apply the finish its sandbox reported although events are missing. */
-export type Overdue =
-  | { kind: 'fail'; failure: Extract<RunFailureKind, 'sandbox_allocation' | 'sandbox_lost'>; error: string }
-  | { kind: 'apply_held_finish' };
+export type Overdue = { kind: 'fail'; failure: Extract<RunFailureKind, 'sandbox_allocation' | 'sandbox_lost'>; error: string } | { kind: 'apply_held_finish' };
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 

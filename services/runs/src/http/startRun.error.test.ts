@@ -102,9 +102,7 @@ describe('same key and a different body: 409 IDEMPOTENCY_CONFLICT', () => {
   });
   test('racing requests of one key with two bodies: one run, the other body refused', async () => {
     const { userId, repoId } = await h.newTenant();
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => h.start(userId, { repoId, prompt: i % 2 === 0 ? 'even' : 'odd' }, 'mixed-key')),
-    );
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => h.start(userId, { repoId, prompt: i % 2 === 0 ? 'even' : 'odd' }, 'mixed-key')));
     const accepted = answers.filter((a) => a.status === 202);
     const refused = answers.filter((a) => a.status === 409);
     expect(accepted.length + refused.length).toBe(10);

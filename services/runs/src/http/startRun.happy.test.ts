@@ -1,7 +1,23 @@
 import { requestHash } from '@ars/idempotency';
 import { startRunsHarness, type RunsHarness, type StartedRun } from '../testing/runsHarness.js';
 
-const RUN_FIELDS = ['aiCallId', 'branch', 'cancelUrl', 'createdAt', 'error', 'eventsUrl', 'harness', 'repoId', 'rootDirectory', 'runId', 'runtime', 'sandboxId', 'sandboxRecordId', 'status', 'updatedAt'];
+const RUN_FIELDS = [
+  'aiCallId',
+  'branch',
+  'cancelUrl',
+  'createdAt',
+  'error',
+  'eventsUrl',
+  'harness',
+  'repoId',
+  'rootDirectory',
+  'runId',
+  'runtime',
+  'sandboxId',
+  'sandboxRecordId',
+  'status',
+  'updatedAt',
+];
 
 let h: RunsHarness;
 beforeAll(async () => {
@@ -46,9 +62,21 @@ describe('POST /runs: a valid request creates a pending run, HTTP 202, replayed 
   test('the body’s choices are kept: harness, branches, rootDirectory', async () => {
     const { userId, repoId } = await h.newTenant();
     const run = (
-      await h.start(userId, { repoId, prompt: 'p', harness: 'claude-code', baseBranch: 'develop', workingBranch: 'feature/x', rootDirectory: 'packages/api/', mode: 'plan' })
+      await h.start(userId, {
+        repoId,
+        prompt: 'p',
+        harness: 'claude-code',
+        baseBranch: 'develop',
+        workingBranch: 'feature/x',
+        rootDirectory: 'packages/api/',
+        mode: 'plan',
+      })
     ).data;
-    expect(run).toMatchObject({ harness: 'claude-code', branch: { base: 'develop', working: 'feature/x', createBranch: false }, rootDirectory: 'packages/api' });
+    expect(run).toMatchObject({
+      harness: 'claude-code',
+      branch: { base: 'develop', working: 'feature/x', createBranch: false },
+      rootDirectory: 'packages/api',
+    });
   });
 
   test('createBranch without a working branch generates a deterministic name from the key and request', async () => {
@@ -132,7 +160,9 @@ describe('same key and same body: the original run is returned with replayed tru
   test('a start cut short after it claimed its key (a crash) is completed by the next request with that key and body', async () => {
     const { userId, repoId } = await h.newTenant();
     const body = { repoId, prompt: 'interrupted' };
-    await h.db.collection('run_idempotency').insertOne({ userId, key: 'cut-short', bodyHash: requestHash(body), runId: 'run-of-the-crashed-request', createdAt: new Date() });
+    await h.db
+      .collection('run_idempotency')
+      .insertOne({ userId, key: 'cut-short', bodyHash: requestHash(body), runId: 'run-of-the-crashed-request', createdAt: new Date() });
     const answer = await h.start(userId, body, 'cut-short');
     expect(answer.status).toBe(202);
     expect(answer.data).toMatchObject({ runId: 'run-of-the-crashed-request', status: 'pending', replayed: false });

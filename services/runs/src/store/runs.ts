@@ -56,10 +56,7 @@ export class RunStore {
    * write are one atomic step: an end written in between wins. True when the run changed.
    */
   async setAllocation(runId: string, allocation: Pick<RunDoc, 'sandboxRecordId' | 'sandboxId' | 'runtime'>): Promise<boolean> {
-    const result = await this.runs.updateOne(
-      { _id: runId, sandboxRecordId: null, status: { $in: LIVE } },
-      { $set: { ...allocation, updatedAt: new Date() } },
-    );
+    const result = await this.runs.updateOne({ _id: runId, sandboxRecordId: null, status: { $in: LIVE } }, { $set: { ...allocation, updatedAt: new Date() } });
     return result.modifiedCount === 1;
   }
 
@@ -68,7 +65,10 @@ export class RunStore {
    * earlier: notices may be read late or twice). The Run's visible fields do not change.
    */
   async noteQueued(runId: string, notice: QueueNotice, deadlines: Pick<RunDoc, 'startBy' | 'lostBy'>): Promise<boolean> {
-    const result = await this.runs.updateOne({ _id: runId, status: { $in: LIVE } }, { $set: { queue: notice }, $max: { startBy: deadlines.startBy, lostBy: deadlines.lostBy } });
+    const result = await this.runs.updateOne(
+      { _id: runId, status: { $in: LIVE } },
+      { $set: { queue: notice }, $max: { startBy: deadlines.startBy, lostBy: deadlines.lostBy } },
+    );
     return result.matchedCount === 1;
   }
 

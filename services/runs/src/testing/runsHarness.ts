@@ -125,7 +125,9 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
     },
     async events(userId, runId, limit) {
       const query = limit === undefined ? '' : `?limit=${encodeURIComponent(String(limit))}`;
-      return (await call<{ run: Run; events: RunEvent[] }>('GET', `/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}/events${query}`)).data;
+      return (
+        await call<{ run: Run; events: RunEvent[] }>('GET', `/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}/events${query}`)
+      ).data;
     },
     async allocate(runId, sandboxRecordId = `sbx-${randomUUID()}`) {
       await bus.publish('runs.sandbox-allocated', {

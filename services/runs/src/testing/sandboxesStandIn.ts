@@ -24,8 +24,10 @@ export async function startSandboxesStandIn(token: string): Promise<SandboxesSta
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const match = /^\/internal\/runs\/([^/]+)\/cancel$/.exec(req.url ?? '');
-      if (req.method !== 'POST' || !match?.[1]) return send(res, 404, { ok: false, error: { code: 'NOT_FOUND', message: `No route for ${req.method} ${req.url}` } });
-      if (req.headers['x-internal-token'] !== token) return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Missing or invalid internal token' } });
+      if (req.method !== 'POST' || !match?.[1])
+        return send(res, 404, { ok: false, error: { code: 'NOT_FOUND', message: `No route for ${req.method} ${req.url}` } });
+      if (req.headers['x-internal-token'] !== token)
+        return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Missing or invalid internal token' } });
       const runId = decodeURIComponent(match[1]);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { userId?: string };
       const userId = body.userId ?? '';

@@ -65,7 +65,12 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
     const messages = await h.waitFor('runs.finished', async () => finished.get(runId));
     expect(messages[0]?.data).toMatchObject({ runId, status: 'failed', failure: 'sandbox_lost', eventCount: 1 });
 
-    await h.bus.publish('runs.finished', { key: runId, type: 'run.finished', id: `${runId}:late-success`, data: { runId, status: 'success', error: null, failure: null, eventCount: 1 } });
+    await h.bus.publish('runs.finished', {
+      key: runId,
+      type: 'run.finished',
+      id: `${runId}:late-success`,
+      data: { runId, status: 'success', error: null, failure: null, eventCount: 1 },
+    });
     await h.waitFor('the late finish read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('finish of an ended run')));
     expect(await h.getRun(userId, runId)).toEqual(run);
   });
@@ -104,7 +109,9 @@ describe('a terminal run never changes again: a runs.sandbox-allocated read afte
     const ended = await untilStatus(userId, runId, 'failed');
     expect(ended.sandboxRecordId).toBeNull();
     await h.allocate(runId, 'after-the-end');
-    await h.waitFor('the late allocation read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')));
+    await h.waitFor('the late allocation read', async () =>
+      h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')),
+    );
     expect(await h.getRun(userId, runId)).toEqual(ended);
   });
 
@@ -112,7 +119,9 @@ describe('a terminal run never changes again: a runs.sandbox-allocated read afte
     const { userId, runId } = await newRun();
     const failed = await untilStatus(userId, runId, 'failed');
     await h.allocate(runId, 'after-the-watchdog');
-    await h.waitFor('the late allocation read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')));
+    await h.waitFor('the late allocation read', async () =>
+      h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')),
+    );
     expect(await h.getRun(userId, runId)).toEqual(failed);
     expect(await h.db.collection('runs').findOne({ _id: runId as never }, { projection: { sandboxRecordId: 1, sandboxId: 1, runtime: 1 } })).toEqual({
       _id: runId,

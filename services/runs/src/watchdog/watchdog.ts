@@ -48,7 +48,11 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
         finishedBy: 'sandbox',
         finishedEventCount: held.eventCount,
       });
-      if (ended) logger.warn({ run_id: run._id, status: held.status, expected_events: held.eventCount, stored_events: run.nextSeq }, 'run finished without all its events (they did not arrive in time)');
+      if (ended)
+        logger.warn(
+          { run_id: run._id, status: held.status, expected_events: held.eventCount, stored_events: run.nextSeq },
+          'run finished without all its events (they did not arrive in time)',
+        );
       return ended;
     }
     const finished: OutboxMessage<RunFinishedData> = {

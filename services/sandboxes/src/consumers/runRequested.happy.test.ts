@@ -45,7 +45,14 @@ describe('a requested run streams every harness event in order, then run.finishe
 
     // The sandbox record follows the session: stopped after the run, its lifecycle recorded.
     const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
-    expect(record).toMatchObject({ status: 'stopped', repo_id: repo.repoId, base_branch: 'main', working_branch: 'main', error: null, sandbox_id: allocated[0]!.sandboxId });
+    expect(record).toMatchObject({
+      status: 'stopped',
+      repo_id: repo.repoId,
+      base_branch: 'main',
+      working_branch: 'main',
+      error: null,
+      sandbox_id: allocated[0]!.sandboxId,
+    });
     const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
     expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
   });
@@ -64,7 +71,9 @@ describe('with a working branch of its own, the agent’s changes are committed 
     expect(gitIn(repo.barePath, 'rev-parse', 'refs/heads/main')).toBe(baseBefore);
     expect(gitIn(repo.barePath, 'rev-parse', 'refs/heads/ars/agent-change^')).toBe(baseBefore);
     expect(gitIn(repo.barePath, 'show', 'refs/heads/ars/agent-change:notes/agent.txt')).toBe('written by the agent');
-    expect(gitIn(repo.barePath, 'log', '-1', '--format=%an <%ae>|%s', 'refs/heads/ars/agent-change')).toBe(`Agent Run Service <agent@ars.local>|Agent run ${request.runId}`);
+    expect(gitIn(repo.barePath, 'log', '-1', '--format=%an <%ae>|%s', 'refs/heads/ars/agent-change')).toBe(
+      `Agent Run Service <agent@ars.local>|Agent run ${request.runId}`,
+    );
   });
 
   test('an existing working branch is checked out and the new commit goes on top of it', async () => {
@@ -72,7 +81,9 @@ describe('with a working branch of its own, the agent’s changes are committed 
     const first = await kit.requestRun(repo, '@write one.txt first', { branch: { base: 'main', working: 'feature/x', createBranch: true } });
     expect(await kit.waitFinished(first.runId)).toMatchObject({ status: 'success' });
     const tip = gitIn(repo.barePath, 'rev-parse', 'refs/heads/feature/x');
-    const second = await kit.requestRun(repo, '@shell cat one.txt\n@write two.txt second', { branch: { base: 'main', working: 'feature/x', createBranch: false } });
+    const second = await kit.requestRun(repo, '@shell cat one.txt\n@write two.txt second', {
+      branch: { base: 'main', working: 'feature/x', createBranch: false },
+    });
     expect(await kit.waitFinished(second.runId)).toMatchObject({ status: 'success' });
     const shell = kit.messages(second.runId).events.find((e) => e.eventType === 'tool_call');
     expect(String(shell?.payload.output)).toContain('first');

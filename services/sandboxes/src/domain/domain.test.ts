@@ -24,11 +24,18 @@ describe('the harness environment is built from nothing', () => {
   });
 });
 
-describe('events are sanitized before they are published: known secret values, recognised secrets, the contract\'s limits', () => {
+describe("events are sanitized before they are published: known secret values, recognised secrets, the contract's limits", () => {
   const secrets = knownSecrets(['provider-key-0123456789', 'internal-token-abcdef0123']);
   test('known values and token shapes are gone from every field; a huge payload is within 20 KB of JSON', () => {
-    const huge = { kind: 'shell', output: `y${'y'.repeat(300_000)} provider-key-0123456789`, input: { command: 'curl -H "x-internal-token: internal-token-abcdef0123"' } };
-    const event = sanitizedEvent({ type: 'tool_call', toolName: 'shell', message: `key provider-key-0123456789 ghp_${'a'.repeat(36)}`, payload: huge }, secrets);
+    const huge = {
+      kind: 'shell',
+      output: `y${'y'.repeat(300_000)} provider-key-0123456789`,
+      input: { command: 'curl -H "x-internal-token: internal-token-abcdef0123"' },
+    };
+    const event = sanitizedEvent(
+      { type: 'tool_call', toolName: 'shell', message: `key provider-key-0123456789 ghp_${'a'.repeat(36)}`, payload: huge },
+      secrets,
+    );
     const text = JSON.stringify(event);
     expect(text).not.toMatch(/provider-key|internal-token-abc|ghp_a/);
     expect(event.message).toBe('key [REDACTED] [REDACTED]');
@@ -46,16 +53,29 @@ describe('every way a harness turn ends maps to one run result', () => {
   const none = { reason: null, timeoutMs: 1000, publishError: null };
   test('success, agent failure, crash', () => {
     expect(harnessOutcome('codex', { status: 'success' }, none, 3)).toBe('success');
-    expect(harnessOutcome('codex', { status: 'failed', error: 'tests are red' }, none, 3)).toEqual({ status: 'failed', error: 'tests are red', failure: 'agent', eventCount: 3 });
-    expect(harnessOutcome('claude-code', { status: 'failed', error: 'claude-code harness crashed: exit 1' }, none, 0)).toMatchObject({ failure: 'harness_crash' });
+    expect(harnessOutcome('codex', { status: 'failed', error: 'tests are red' }, none, 3)).toEqual({
+      status: 'failed',
+      error: 'tests are red',
+      failure: 'agent',
+      eventCount: 3,
+    });
+    expect(harnessOutcome('claude-code', { status: 'failed', error: 'claude-code harness crashed: exit 1' }, none, 0)).toMatchObject({
+      failure: 'harness_crash',
+    });
     expect(harnessOutcome('codex', { status: 'failed', error: 'codex harness failed to run: ENOENT' }, none, 0)).toMatchObject({ failure: 'harness_crash' });
   });
   test('aborts by reason: cancel, timeout, shutdown, the bus', () => {
     const cancelled = { status: 'cancelled' as const };
     expect(harnessOutcome('codex', cancelled, { ...none, reason: 'cancel' }, 2)).toEqual({ status: 'cancelled', error: null, failure: null, eventCount: 2 });
-    expect(harnessOutcome('codex', cancelled, { ...none, reason: 'timeout', timeoutMs: 1_800_000 }, 2)).toMatchObject({ failure: 'harness_timeout', error: 'the harness ran longer than 1800 s' });
+    expect(harnessOutcome('codex', cancelled, { ...none, reason: 'timeout', timeoutMs: 1_800_000 }, 2)).toMatchObject({
+      failure: 'harness_timeout',
+      error: 'the harness ran longer than 1800 s',
+    });
     expect(harnessOutcome('codex', cancelled, { ...none, reason: 'shutdown' }, 2)).toMatchObject({ failure: 'sandbox_lost' });
-    expect(harnessOutcome('codex', cancelled, { ...none, reason: 'publish', publishError: 'down' }, 2)).toMatchObject({ failure: 'sandbox_lost', error: "the run's events could not be delivered: down" });
+    expect(harnessOutcome('codex', cancelled, { ...none, reason: 'publish', publishError: 'down' }, 2)).toMatchObject({
+      failure: 'sandbox_lost',
+      error: "the run's events could not be delivered: down",
+    });
     expect(timeoutMessage(1500)).toBe('the harness ran longer than 1.5 s');
   });
 });

@@ -9,7 +9,8 @@ function logOf(chunks: readonly (Buffer | string)[], options: { capBytes?: numbe
   for (const chunk of chunks) log.append(chunk);
   return log;
 }
-const textOf = (chunks: readonly (Buffer | string)[], options: { capBytes?: number; secrets?: readonly string[] } = {}): string => logOf(chunks, options).text();
+const textOf = (chunks: readonly (Buffer | string)[], options: { capBytes?: number; secrets?: readonly string[] } = {}): string =>
+  logOf(chunks, options).text();
 
 /** Every single byte as its own chunk: the worst possible chunking. */
 function byteByByte(text: string): Buffer[] {
@@ -24,7 +25,9 @@ describe('output is decoded as UTF-8 correctly across chunk boundaries', () => {
   test('a character split between chunks is not turned into replacement characters', () => {
     expect(textOf(byteByByte(text))).toBe(text);
     const euro = Buffer.from('€', 'utf8');
-    expect(textOf([Buffer.concat([Buffer.from('price '), euro.subarray(0, 1)]), euro.subarray(1, 2), Buffer.concat([euro.subarray(2), Buffer.from('5\n')])])).toBe('price €5\n');
+    expect(
+      textOf([Buffer.concat([Buffer.from('price '), euro.subarray(0, 1)]), euro.subarray(1, 2), Buffer.concat([euro.subarray(2), Buffer.from('5\n')])]),
+    ).toBe('price €5\n');
   });
   test('a string chunk after a Buffer that ended inside a character comes after it, in order', () => {
     const smile = Buffer.from('😀', 'utf8');
@@ -40,7 +43,9 @@ describe('output is decoded as UTF-8 correctly across chunk boundaries', () => {
 describe('every configured secret value is redacted', () => {
   test('values of 6 characters or more, wherever they are', () => {
     const secrets = ['hunter2hunter2', 'zz9-plural-z-alpha'];
-    expect(textOf(['using hunter2hunter2 for zz9-plural-z-alpha; again hunter2hunter2\n'], { secrets })).toBe('using [REDACTED] for [REDACTED]; again [REDACTED]\n');
+    expect(textOf(['using hunter2hunter2 for zz9-plural-z-alpha; again hunter2hunter2\n'], { secrets })).toBe(
+      'using [REDACTED] for [REDACTED]; again [REDACTED]\n',
+    );
   });
   test('empty and short values are ignored (they would redact ordinary words)', () => {
     expect(textOf(['cat dog added\n'], { secrets: ['', 'cat', 'added'] })).toBe('cat dog added\n');
@@ -65,7 +70,8 @@ describe('each line is redacted by the shared sanitizer (@ars/sanitize), as run 
 
 describe('a PEM private key block becomes one [REDACTED] line', () => {
   test('its lines are swallowed until its END line', () => {
-    const pem = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\nAAAAMwAAAAtzc2gtZWQyNTUxOQAAACD\n-----END OPENSSH PRIVATE KEY-----\n';
+    const pem =
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\nAAAAMwAAAAtzc2gtZWQyNTUxOQAAACD\n-----END OPENSSH PRIVATE KEY-----\n';
     expect(textOf(['before\n', pem, 'after\n'])).toBe('before\n[REDACTED]\nafter\n');
     expect(textOf(['{"key": "-----BEGIN RSA PRIVATE KEY-----\\nMIIEow\\n-----END RSA PRIVATE KEY-----\\n"}\n'])).toBe('{"key": "[REDACTED]\\n"}\n');
   });

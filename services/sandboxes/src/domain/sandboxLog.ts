@@ -5,7 +5,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { knownSecrets, REDACTED, redactSecrets, unfinishedTokenAt, type KnownSecrets } from '@ars/sanitize';
 
-
 /** Below this a cap cannot hold the kept beginning and the omission marker. */
 export const MIN_LOG_CAP_BYTES = 64;
 
@@ -186,7 +185,6 @@ function opensKeyBlock(line: string): boolean {
   return PEM_BEGIN.test(line) && !PEM_END.test(line.slice(at));
 }
 
-
 /** After `scheme://`: a user name and the start of a password, no `@` yet. */
 const UNFINISHED_USER_PASSWORD = /^[^/@:]*:[^/@]*$/;
 /** A shorter start of a known secret is too common a string to mean anything. */
@@ -204,7 +202,8 @@ function redactUnfinished(text: string, secrets: KnownSecrets): string {
   const token = unfinishedTokenAt(word);
   if (token >= 0) word = `${word.slice(0, token)}${REDACTED}`;
   const scheme = word.lastIndexOf('://');
-  if (scheme > 0 && /[a-z0-9+.-]/i.test(word.charAt(scheme - 1)) && UNFINISHED_USER_PASSWORD.test(word.slice(scheme + 3))) word = `${word.slice(0, scheme + 3)}***`;
+  if (scheme > 0 && /[a-z0-9+.-]/i.test(word.charAt(scheme - 1)) && UNFINISHED_USER_PASSWORD.test(word.slice(scheme + 3)))
+    word = `${word.slice(0, scheme + 3)}***`;
   let out = text.slice(0, start) + word;
   for (const secret of secrets.values) {
     for (let length = Math.min(secret.length - 1, out.length); length >= MIN_SECRET_PREFIX; length -= 1) {

@@ -48,7 +48,9 @@ describe('null or "" in the configuration means explicitly none', () => {
   });
   test('"" (or blanks) dev: no dev server although package.json has scripts.dev', async () => {
     expect((await plan({ [SANDBOX_CONFIG_FILE]: '{"dev": ""}', 'package.json': packageJson({ dev: 'vite' }) })).dev).toBeNull();
-    expect(await plan({ [SANDBOX_CONFIG_FILE]: '{"dev": "  ", "install": null}', 'package-lock.json': '{}', 'package.json': packageJson({ dev: 'vite' }) })).toEqual({
+    expect(
+      await plan({ [SANDBOX_CONFIG_FILE]: '{"dev": "  ", "install": null}', 'package-lock.json': '{}', 'package.json': packageJson({ dev: 'vite' }) }),
+    ).toEqual({
       install: null,
       dev: null,
       problems: [],
@@ -59,7 +61,11 @@ describe('null or "" in the configuration means explicitly none', () => {
 describe('an invalid configuration file is ignored with a problem naming it, never thrown', () => {
   const detected = { command: 'npm ci --no-audit --no-fund', source: 'lockfile:npm' };
   test('invalid JSON: detection as if the file were absent; the problem does not quote the file', async () => {
-    const result = await plan({ [SANDBOX_CONFIG_FILE]: '{"install": "make deps", "token": "s3cr3t-value"', 'package-lock.json': '{}', 'package.json': packageJson({ dev: 'next dev' }) });
+    const result = await plan({
+      [SANDBOX_CONFIG_FILE]: '{"install": "make deps", "token": "s3cr3t-value"',
+      'package-lock.json': '{}',
+      'package.json': packageJson({ dev: 'next dev' }),
+    });
     expect(result.install).toEqual(detected);
     expect(result.dev).toEqual({ command: 'npm run dev', source: 'package_json:dev' });
     expect(result.problems).toHaveLength(1);
@@ -71,7 +77,9 @@ describe('an invalid configuration file is ignored with a problem naming it, nev
   });
   test('an empty file, an array', async () => {
     expect((await plan({ [SANDBOX_CONFIG_FILE]: '' })).problems).toEqual(['.ars/sandbox.json is ignored: it is empty, which is not valid JSON']);
-    expect((await plan({ [SANDBOX_CONFIG_FILE]: '["npm ci"]' })).problems).toEqual(['.ars/sandbox.json is ignored: it must be a JSON object like {"install": "…", "dev": "…"}, not an array']);
+    expect((await plan({ [SANDBOX_CONFIG_FILE]: '["npm ci"]' })).problems).toEqual([
+      '.ars/sandbox.json is ignored: it must be a JSON object like {"install": "…", "dev": "…"}, not an array',
+    ]);
   });
   test('a wrong type: the whole file is ignored, its valid keys too', async () => {
     const result = await plan({ [SANDBOX_CONFIG_FILE]: '{"install": ["npm", "ci"], "dev": "make serve"}', 'package-lock.json': '{}' });
@@ -81,7 +89,11 @@ describe('an invalid configuration file is ignored with a problem naming it, nev
     ]);
   });
   test('a byte order mark is not an error', async () => {
-    expect(await plan({ [SANDBOX_CONFIG_FILE]: '\uFEFF{"install": "make deps"}' })).toEqual({ install: { command: 'make deps', source: 'configured' }, dev: null, problems: [] });
+    expect(await plan({ [SANDBOX_CONFIG_FILE]: '\uFEFF{"install": "make deps"}' })).toEqual({
+      install: { command: 'make deps', source: 'configured' },
+      dev: null,
+      problems: [],
+    });
   });
 });
 
@@ -134,10 +146,18 @@ describe('the dev command is package.json scripts.dev run by the package manager
   test('npm when there is no lock file, or only another ecosystem’s', async () => {
     expect((await plan({ 'package.json': packageJson({ dev: 'vite' }) })).dev).toEqual({ command: 'npm run dev', source: 'package_json:dev' });
     const python = await plan({ 'uv.lock': '', 'package.json': packageJson({ dev: 'vite' }) });
-    expect(python).toEqual({ install: { command: 'uv sync --frozen', source: 'lockfile:uv' }, dev: { command: 'npm run dev', source: 'package_json:dev' }, problems: [] });
+    expect(python).toEqual({
+      install: { command: 'uv sync --frozen', source: 'lockfile:uv' },
+      dev: { command: 'npm run dev', source: 'package_json:dev' },
+      problems: [],
+    });
   });
   test('the lock file decides even when the install is configured', async () => {
-    const result = await plan({ [SANDBOX_CONFIG_FILE]: '{"install": "corepack enable && pnpm i"}', 'pnpm-lock.yaml': '', 'package.json': packageJson({ dev: 'vite' }) });
+    const result = await plan({
+      [SANDBOX_CONFIG_FILE]: '{"install": "corepack enable && pnpm i"}',
+      'pnpm-lock.yaml': '',
+      'package.json': packageJson({ dev: 'vite' }),
+    });
     expect(result.dev).toEqual({ command: 'pnpm run dev', source: 'package_json:dev' });
   });
   test('no scripts.dev, a blank one, or no package.json: no dev', async () => {

@@ -93,7 +93,9 @@ function configuredStep(command: string | null | undefined): Step | null {
 }
 
 /** The install rule (first match) and the package manager of the first JavaScript rule present (npm when none). */
-async function detectLockFile(readFile: (relativePath: string) => Promise<string | null>): Promise<{ detected: LockFileRule | null; packageManager: JsPackageManager }> {
+async function detectLockFile(
+  readFile: (relativePath: string) => Promise<string | null>,
+): Promise<{ detected: LockFileRule | null; packageManager: JsPackageManager }> {
   let detected: LockFileRule | null = null;
   for (const rule of LOCK_FILE_RULES) {
     // Once the install is known, only a JavaScript rule can still change the answer.
@@ -137,7 +139,10 @@ function readConfig(text: string | null, problems: string[]): Configured {
   }
   // A misspelt key would otherwise silently fall back to detection; the file is still used.
   const unknown = Object.keys(value).filter((key) => !(CONFIG_KEYS as readonly string[]).includes(key));
-  if (unknown.length > 0) problems.push(`${SANDBOX_CONFIG_FILE}: unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((key) => `"${key}"`).join(', ')} ignored (known: "install", "dev")`);
+  if (unknown.length > 0)
+    problems.push(
+      `${SANDBOX_CONFIG_FILE}: unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((key) => `"${key}"`).join(', ')} ignored (known: "install", "dev")`,
+    );
   return configured;
 }
 

@@ -56,7 +56,10 @@ export function checkSandboxBody(body: CreateSandboxBody): void {
  * and root directory (so the same request names the same branch and finds the same sandbox);
  * `rootDirectory` the repository's own when the request has none.
  */
-export function planSandbox(body: CreateSandboxBody, context: { userId: string; repoDefaultBranch: string | null; repoRootDirectory: string | null }): SandboxPlan {
+export function planSandbox(
+  body: CreateSandboxBody,
+  context: { userId: string; repoDefaultBranch: string | null; repoRootDirectory: string | null },
+): SandboxPlan {
   checkSandboxBody(body);
   const baseBranch = body.baseBranch ?? context.repoDefaultBranch ?? 'main';
   const createBranch = body.createBranch ?? false;
@@ -75,7 +78,9 @@ export function normalizedRoot(root: string | null | undefined): string | null {
 }
 
 export function generatedSandboxBranch(userId: string, repoId: string, baseBranch: string, rootDirectory: string | null): string {
-  const digest = createHash('sha256').update([userId, repoId, baseBranch, rootDirectory ?? ''].join('\n'), 'utf8').digest('hex');
+  const digest = createHash('sha256')
+    .update([userId, repoId, baseBranch, rootDirectory ?? ''].join('\n'), 'utf8')
+    .digest('hex');
   return `agent/sandbox-${digest.slice(0, 12)}`;
 }
 

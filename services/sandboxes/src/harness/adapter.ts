@@ -8,15 +8,7 @@ export type HarnessName = Harness;
 
 export const HARNESS_NAMES: readonly HarnessName[] = HARNESSES;
 
-export type HarnessEventType =
-  | 'stream_started'
-  | 'assistant_message'
-  | 'reasoning'
-  | 'tool_call'
-  | 'file_change'
-  | 'usage'
-  | 'error'
-  | 'completed';
+export type HarnessEventType = 'stream_started' | 'assistant_message' | 'reasoning' | 'tool_call' | 'file_change' | 'usage' | 'error' | 'completed';
 
 export interface HarnessEvent {
   type: HarnessEventType;

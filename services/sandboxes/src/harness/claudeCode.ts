@@ -21,8 +21,21 @@ const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
 /** Tools Claude Code may use without asking (MCP tools are named `mcp__<server>__<tool>`). */
 export const ALLOWED_TOOLS = [
-  'Bash', 'BashOutput', 'KillShell', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'Read', 'Glob', 'Grep',
-  'LS', 'TodoWrite', 'Task', 'WebFetch', 'WebSearch',
+  'Bash',
+  'BashOutput',
+  'KillShell',
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'NotebookEdit',
+  'Read',
+  'Glob',
+  'Grep',
+  'LS',
+  'TodoWrite',
+  'Task',
+  'WebFetch',
+  'WebSearch',
 ] as const;
 
 interface PendingTool {
@@ -155,7 +168,12 @@ export class ClaudeStreamMapper {
       type: 'usage',
       toolName: null,
       message: null,
-      payload: { ...usage, cacheWriteInputTokens: num(usageRecord.cache_creation_input_tokens), numTurns: num(message.num_turns), durationMs: num(message.duration_ms) },
+      payload: {
+        ...usage,
+        cacheWriteInputTokens: num(usageRecord.cache_creation_input_tokens),
+        numTurns: num(message.num_turns),
+        durationMs: num(message.duration_ms),
+      },
     });
     const subtype = str(message.subtype) ?? 'unknown';
     if (subtype === 'success' && message.is_error !== true) {
@@ -240,9 +258,7 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
   const result = mapper.result;
   if (result === null || crash !== null) {
     const error =
-      result !== null && result.status === 'failed'
-        ? result.error ?? 'failed'
-        : crash ?? 'claude-code harness crashed: its output ended without a result';
+      result !== null && result.status === 'failed' ? (result.error ?? 'failed') : (crash ?? 'claude-code harness crashed: its output ended without a result');
     if (sink.hasStarted) {
       for (const e of mapper.flushPending()) await sink.emit(e);
       if (result === null) await sink.emit({ type: 'error', toolName: null, message: error, payload: { fatal: true, source: 'harness' } });

@@ -129,9 +129,7 @@ function mapCompletedItem(item: Record<string, unknown>, cwd: string): HarnessEv
       return [{ type: 'tool_call', toolName: tool, message: null, payload }];
     }
     case 'web_search':
-      return [
-        { type: 'tool_call', toolName: 'web_search', message: str(item.query), payload: { kind: 'web_search', input: { query: str(item.query) } } },
-      ];
+      return [{ type: 'tool_call', toolName: 'web_search', message: str(item.query), payload: { kind: 'web_search', input: { query: str(item.query) } } }];
     case 'error':
       return [{ type: 'error', toolName: null, message: str(item.message) ?? 'error', payload: { fatal: false, source: 'item' } }];
     default:

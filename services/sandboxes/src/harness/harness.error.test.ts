@@ -63,10 +63,14 @@ describe.each(HARNESSES)('%s adapter: failures, cancellation, crashes', (harness
     const pidFile = join(tree.dir, 'shell.pid');
     let shellPid = 0;
     expect(
-      await waitFor('the shell to write its pid', () => {
-        if (existsSync(pidFile)) shellPid = Number(readFileSync(pidFile, 'utf8').trim());
-        return shellPid > 0;
-      }, 10_000),
+      await waitFor(
+        'the shell to write its pid',
+        () => {
+          if (existsSync(pidFile)) shellPid = Number(readFileSync(pidFile, 'utf8').trim());
+          return shellPid > 0;
+        },
+        10_000,
+      ),
     ).toBe(true);
     controller.abort();
     const { result } = await promise;

@@ -59,10 +59,7 @@ describe.each(HARNESSES)('%s adapter against its stand-in', (harness) => {
     expect(result.status).toBe('success');
     expect(await readFile(join(tree.dir, 'notes.txt'), 'utf8')).toBe('again');
     const changes = events.filter((e) => e.type === 'file_change');
-    expect(changes.map((c) => c.payload)).toEqual([
-      { changes: [{ path: 'notes.txt', kind: 'add' }] },
-      { changes: [{ path: 'notes.txt', kind: 'update' }] },
-    ]);
+    expect(changes.map((c) => c.payload)).toEqual([{ changes: [{ path: 'notes.txt', kind: 'add' }] }, { changes: [{ path: 'notes.txt', kind: 'update' }] }]);
     const tools = events.filter((e) => e.type === 'tool_call');
     expect(tools).toHaveLength(2);
     expect(tools[0]?.payload.kind).toBe('file_edit');

@@ -54,8 +54,22 @@ describe('codex stream mapping', () => {
       { type: 'item.completed', item: { id: 'c', type: 'todo_list', items: [] } },
       { type: 'item.completed', item: { id: 'd', type: 'reasoning', text: 'thinking' } },
       { type: 'item.completed', item: { id: 'e', type: 'web_search', query: 'node 20' } },
-      { type: 'item.completed', item: { id: 'f', type: 'file_change', changes: [{ path: '/w/src/a.ts', kind: 'update' }, { path: '/elsewhere/b', kind: 'delete' }], status: 'completed' } },
-      { type: 'item.completed', item: { id: 'g', type: 'mcp_tool_call', server: 's', tool: 'lookup', arguments: { id: 1 }, error: { message: 'nope' }, status: 'failed' } },
+      {
+        type: 'item.completed',
+        item: {
+          id: 'f',
+          type: 'file_change',
+          changes: [
+            { path: '/w/src/a.ts', kind: 'update' },
+            { path: '/elsewhere/b', kind: 'delete' },
+          ],
+          status: 'completed',
+        },
+      },
+      {
+        type: 'item.completed',
+        item: { id: 'g', type: 'mcp_tool_call', server: 's', tool: 'lookup', arguments: { id: 1 }, error: { message: 'nope' }, status: 'failed' },
+      },
       { type: 'item.completed', item: { id: 'h', type: 'error', message: 'minor' } },
     ]);
     expect(events.map((e) => [e.type, e.toolName])).toEqual([
@@ -66,7 +80,12 @@ describe('codex stream mapping', () => {
       ['tool_call', 'lookup'],
       ['error', null],
     ]);
-    expect(events[3]?.payload).toEqual({ changes: [{ path: 'src/a.ts', kind: 'update' }, { path: '/elsewhere/b', kind: 'delete' }] });
+    expect(events[3]?.payload).toEqual({
+      changes: [
+        { path: 'src/a.ts', kind: 'update' },
+        { path: '/elsewhere/b', kind: 'delete' },
+      ],
+    });
     expect(events[4]?.payload).toMatchObject({ kind: 'mcp', server: 's', input: { id: 1 }, error: 'nope', status: 'failed' });
     expect(events[5]?.payload.fatal).toBe(false);
   });
@@ -85,15 +104,40 @@ describe('claude-code stream mapping', () => {
     feed({ type: 'system', subtype: 'hook_started', ...base });
     feed({ type: 'stream_event', event: {}, ...base });
     feed({ type: 'rate_limit_event', ...base });
-    feed({ type: 'assistant', message: { content: [{ type: 'thinking', thinking: 'hmm' }, { type: 'redacted_thinking', data: 'x' }] }, ...base });
+    feed({
+      type: 'assistant',
+      message: {
+        content: [
+          { type: 'thinking', thinking: 'hmm' },
+          { type: 'redacted_thinking', data: 'x' },
+        ],
+      },
+      ...base,
+    });
     feed({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'false' } }] }, ...base });
     expect(out.map((e) => e.type)).toEqual(['reasoning']);
     feed({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Exit code 1\n', is_error: true }] }, ...base });
-    feed({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't2', name: 'Edit', input: { file_path: '/w/a.txt', old_string: 'a', new_string: 'b' } }] }, ...base });
-    feed({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: 'updated' }] }] }, ...base });
+    feed({
+      type: 'assistant',
+      message: { content: [{ type: 'tool_use', id: 't2', name: 'Edit', input: { file_path: '/w/a.txt', old_string: 'a', new_string: 'b' } }] },
+      ...base,
+    });
+    feed({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: 'updated' }] }] },
+      ...base,
+    });
     feed({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't3', name: 'mcp__docs__search', input: { q: 'x' } }] }, ...base });
     feed({ type: 'assistant', message: { content: [{ type: 'text', text: 'oops' }] }, error: 'rate_limit', ...base });
-    feed({ type: 'result', subtype: 'error_max_turns', is_error: true, errors: ['max turns reached'], total_cost_usd: 0.5, usage: { input_tokens: 3, output_tokens: 4 }, ...base });
+    feed({
+      type: 'result',
+      subtype: 'error_max_turns',
+      is_error: true,
+      errors: ['max turns reached'],
+      total_cost_usd: 0.5,
+      usage: { input_tokens: 3, output_tokens: 4 },
+      ...base,
+    });
     expect(mapper.sessionStarted).toBe('claude-code session s started (model m)');
     expect(out.map((e) => [e.type, e.toolName])).toEqual([
       ['reasoning', null],

@@ -4,7 +4,16 @@
 import { access } from 'node:fs/promises';
 import { AppError, isAppError } from '@ars/errors';
 import type { CatalogRepo } from '@ars/contract';
-import { checkSandboxBody, normalizedRoot, planSandbox, reuseKey, snapshotSelector, type CreateSandboxBody, type SandboxPlan, type SnapshotSelector } from '../domain/sandboxRequest.js';
+import {
+  checkSandboxBody,
+  normalizedRoot,
+  planSandbox,
+  reuseKey,
+  snapshotSelector,
+  type CreateSandboxBody,
+  type SandboxPlan,
+  type SnapshotSelector,
+} from '../domain/sandboxRequest.js';
 import type { SandboxDoc, SnapshotDoc } from '../store/collections.js';
 import { newSandboxRecordId } from '../store/sandboxes.js';
 import type { LifecycleDeps } from './deps.js';
@@ -29,7 +38,11 @@ export async function createSandbox(deps: LifecycleDeps, userId: string, body: C
       const reused = await deps.sandboxes.transition(
         live._id,
         {},
-        { eventType: 'reused', decisionCode: 'same_repo_and_branches', payload: { repo_id: plan.repoId, base_branch: plan.baseBranch, working_branch: plan.workingBranch, root_directory: plan.rootDirectory } },
+        {
+          eventType: 'reused',
+          decisionCode: 'same_repo_and_branches',
+          payload: { repo_id: plan.repoId, base_branch: plan.baseBranch, working_branch: plan.workingBranch, root_directory: plan.rootDirectory },
+        },
         ['provisioning', 'ready'],
       );
       const current = reused ? await deps.sandboxes.byId(live._id) : null;
@@ -48,18 +61,27 @@ export async function createSandbox(deps: LifecycleDeps, userId: string, body: C
 
 async function restoreSandbox(deps: LifecycleDeps, userId: string, body: CreateSandboxBody, selector: SnapshotSelector): Promise<CreateOutcome> {
   const snapshot = await deps.snapshots.get(userId, selector.snapshotId);
-  const inScope = snapshot !== null && (selector.projectId === null || selector.projectId === snapshot.repo_id) && (selector.teamId === null || selector.teamId === snapshot.userId);
+  const inScope =
+    snapshot !== null &&
+    (selector.projectId === null || selector.projectId === snapshot.repo_id) &&
+    (selector.teamId === null || selector.teamId === snapshot.userId);
   if (!snapshot || !inScope) throw AppError.notFound(`snapshot "${selector.snapshotId}" not found`);
   if (snapshot.repo_id !== body.repoId) {
     throw AppError.badRequest(`restoreSnapshotId names a snapshot of another repository (${snapshot.repo_id}), not of repoId ${body.repoId}`);
   }
   if (snapshot.provider !== deps.provider.name) {
-    throw AppError.badRequest(`restoreSnapshotId names a snapshot taken by the ${snapshot.provider} provider; this service runs the ${deps.provider.name} provider`);
+    throw AppError.badRequest(
+      `restoreSnapshotId names a snapshot taken by the ${snapshot.provider} provider; this service runs the ${deps.provider.name} provider`,
+    );
   }
   if (!(await exists(snapshot.file))) throw AppError.conflict(`snapshot "${snapshot._id}" is no longer available (its archive is gone)`);
   const plan = restorePlan(body, snapshot);
   // A restore always makes a new sandbox: it never takes the reuse key of a fresh checkout.
-  const created = await deps.sandboxes.create(newSandboxRecordId(), newSandbox(deps, userId, plan, undefined, snapshot._id), requested(plan, 'restore_snapshot', snapshot._id));
+  const created = await deps.sandboxes.create(
+    newSandboxRecordId(),
+    newSandbox(deps, userId, plan, undefined, snapshot._id),
+    requested(plan, 'restore_snapshot', snapshot._id),
+  );
   if (created.kind === 'user_full') throw overLiveLimit(created.limit);
   if (created.kind !== 'created') throw AppError.internal('the sandbox could not be created');
   startProvisioning(deps, created.doc, { snapshotId: snapshot._id, file: snapshot.file });
@@ -68,7 +90,9 @@ async function restoreSandbox(deps: LifecycleDeps, userId: string, body: CreateS
 
 /** 409: the caller holds SANDBOX_MAX_LIVE_PER_USER live sandboxes (a reuse would still have been answered). */
 function overLiveLimit(limit: number): AppError {
-  return AppError.conflict(`you already have ${limit} live sandboxes (provisioning or ready, runs' included), the most one user may have: wait until one stops, then retry`);
+  return AppError.conflict(
+    `you already have ${limit} live sandboxes (provisioning or ready, runs' included), the most one user may have: wait until one stops, then retry`,
+  );
 }
 
 /** The snapshot's branches and root directory; a request naming others is a mistake (400 naming the field). */
@@ -79,7 +103,13 @@ function restorePlan(body: CreateSandboxBody, snapshot: SnapshotDoc): SandboxPla
   differs('baseBranch', body.baseBranch, snapshot.base_branch);
   differs('workingBranch', body.workingBranch, snapshot.working_branch);
   differs('rootDirectory', body.rootDirectory === undefined ? undefined : normalizedRoot(body.rootDirectory), snapshot.root_directory);
-  return { repoId: snapshot.repo_id, baseBranch: snapshot.base_branch, workingBranch: snapshot.working_branch, createBranch: false, rootDirectory: snapshot.root_directory };
+  return {
+    repoId: snapshot.repo_id,
+    baseBranch: snapshot.base_branch,
+    workingBranch: snapshot.working_branch,
+    createBranch: false,
+    rootDirectory: snapshot.root_directory,
+  };
 }
 
 function newSandbox(deps: LifecycleDeps, userId: string, plan: SandboxPlan, key: string | undefined, restoredFrom: string | null) {
@@ -101,7 +131,13 @@ function requested(plan: SandboxPlan, decisionCode: 'new_sandbox' | 'restore_sna
   return {
     eventType: 'requested',
     decisionCode,
-    payload: { base_branch: plan.baseBranch, working_branch: plan.workingBranch, create_branch: plan.createBranch, root_directory: plan.rootDirectory, ...(snapshotId ? { snapshot_id: snapshotId } : {}) },
+    payload: {
+      base_branch: plan.baseBranch,
+      working_branch: plan.workingBranch,
+      create_branch: plan.createBranch,
+      root_directory: plan.rootDirectory,
+      ...(snapshotId ? { snapshot_id: snapshotId } : {}),
+    },
   };
 }
 

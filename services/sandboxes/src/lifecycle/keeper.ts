@@ -23,7 +23,9 @@ export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number;
       const live = deps.live.get(doc._id);
       if (!live || live.stopping) continue;
       deps.logger.info({ sandbox_record_id: doc._id, last_active_at: doc.last_active_at }, 'sandbox idle: stopping');
-      const stop = stopSandbox(deps, live, 'idle_timeout').catch((error: unknown) => deps.logger.error({ err: error, sandbox_record_id: doc._id }, 'idle stop failed'));
+      const stop = stopSandbox(deps, live, 'idle_timeout').catch((error: unknown) =>
+        deps.logger.error({ err: error, sandbox_record_id: doc._id }, 'idle stop failed'),
+      );
       stopping.add(stop);
       void stop.finally(() => stopping.delete(stop));
     }
@@ -35,7 +37,11 @@ export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number;
     runOnce: periodic.runOnce,
     async stop(budgetMs) {
       await periodic.stop();
-      const all = deps.live.all().map((live) => stopSandbox(deps, live, 'service_shutdown').catch((error: unknown) => deps.logger.warn({ err: error }, 'sandbox not stopped at shutdown')));
+      const all = deps.live
+        .all()
+        .map((live) =>
+          stopSandbox(deps, live, 'service_shutdown').catch((error: unknown) => deps.logger.warn({ err: error }, 'sandbox not stopped at shutdown')),
+        );
       await Promise.race([Promise.all([...all, ...stopping]), new Promise((resolve) => setTimeout(resolve, budgetMs).unref())]);
     },
   };

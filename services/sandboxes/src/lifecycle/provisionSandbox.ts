@@ -27,7 +27,10 @@ export function startProvisioning(deps: LifecycleDeps, doc: SandboxDoc, restore:
   void provision(deps, doc, live, restore)
     .catch(async (error: unknown) => {
       if (live.stopping) return;
-      const failure = error instanceof ProvisionFailure ? error : new ProvisionFailure(`the sandbox could not be provisioned: ${error instanceof Error ? error.message : String(error)}`, 'provider_error');
+      const failure =
+        error instanceof ProvisionFailure
+          ? error
+          : new ProvisionFailure(`the sandbox could not be provisioned: ${error instanceof Error ? error.message : String(error)}`, 'provider_error');
       if (!(error instanceof ProvisionFailure)) log.error({ err: error }, 'provisioning failed unexpectedly');
       await failSandbox(deps, live, failure.message, failure.decisionCode);
     })
@@ -58,11 +61,15 @@ async function provision(deps: LifecycleDeps, doc: SandboxDoc, live: LiveSandbox
   }
   live.allocated = allocated;
   await deps.sandboxes.noteProvider(doc._id, allocated);
-  await deps.sandboxes.transition(doc._id, { sandboxId: allocated.sandboxId }, {
-    eventType: 'provisioned',
-    decisionCode: restore ? 'snapshot_restored' : 'cloned',
-    payload: { sandbox_id: allocated.sandboxId, ...(restore ? { snapshot_id: restore.snapshotId } : {}) },
-  });
+  await deps.sandboxes.transition(
+    doc._id,
+    { sandboxId: allocated.sandboxId },
+    {
+      eventType: 'provisioned',
+      decisionCode: restore ? 'snapshot_restored' : 'cloned',
+      payload: { sandbox_id: allocated.sandboxId, ...(restore ? { snapshot_id: restore.snapshotId } : {}) },
+    },
+  );
   if (signal.aborted) return;
 
   const plan = await sandboxPlan((path) => readInSandbox(deps, allocated, path, signal));
@@ -78,7 +85,10 @@ async function cloneUrlOf(deps: LifecycleDeps, doc: SandboxDoc, signal: AbortSig
     return (await deps.catalog.repo(doc.userId, doc.repo_id, { signal })).clone_url;
   } catch (error) {
     if (isAppError(error) && error.code === 'NOT_FOUND') throw new ProvisionFailure('the repository was not found for this user', 'repo_not_found');
-    throw new ProvisionFailure(`the repository's clone URL could not be obtained from the catalog: ${error instanceof Error ? error.message : String(error)}`, 'catalog_unavailable');
+    throw new ProvisionFailure(
+      `the repository's clone URL could not be obtained from the catalog: ${error instanceof Error ? error.message : String(error)}`,
+      'catalog_unavailable',
+    );
   }
 }
 
@@ -158,7 +168,11 @@ async function startDevServer(deps: LifecycleDeps, live: LiveSandbox, sandbox: A
   const sink = logSink(deps, live, 'dev_log');
   sink.append(`$ PORT=${endpoint.port} ${dev.command}\n`);
   const controller = new AbortController();
-  await deps.sandboxes.event(live.recordId, { eventType: 'dev_server_started', decisionCode: dev.source, payload: { command: dev.command, port: endpoint.port } });
+  await deps.sandboxes.event(live.recordId, {
+    eventType: 'dev_server_started',
+    decisionCode: dev.source,
+    payload: { command: dev.command, port: endpoint.port },
+  });
   const running = deps.provider.exec(sandbox, {
     command: dev.command,
     cwd: sandbox.cwd,
@@ -189,9 +203,15 @@ async function startDevServer(deps: LifecycleDeps, live: LiveSandbox, sandbox: A
   const answered = await waitForHttp(endpoint.url, deps.settings.devReadyTimeoutMs, () => exited || controller.signal.aborted);
   if (exited || controller.signal.aborted) return;
   if (answered) {
-    await deps.sandboxes.transition(live.recordId, { previewUrl: endpoint.url }, { eventType: 'dev_server_ready', payload: { preview_url: endpoint.url } }, ['ready']);
+    await deps.sandboxes.transition(live.recordId, { previewUrl: endpoint.url }, { eventType: 'dev_server_ready', payload: { preview_url: endpoint.url } }, [
+      'ready',
+    ]);
   } else {
-    await deps.sandboxes.event(live.recordId, { eventType: 'dev_server_unreachable', decisionCode: 'timeout', payload: { url: endpoint.url, waitedMs: deps.settings.devReadyTimeoutMs } });
+    await deps.sandboxes.event(live.recordId, {
+      eventType: 'dev_server_unreachable',
+      decisionCode: 'timeout',
+      payload: { url: endpoint.url, waitedMs: deps.settings.devReadyTimeoutMs },
+    });
   }
 }
 

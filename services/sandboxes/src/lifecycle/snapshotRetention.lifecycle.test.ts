@@ -28,7 +28,15 @@ afterAll(async () => {
 async function snapshotsOf(ages: number[]): Promise<{ userId: string; sandboxRecordId: string; snapshots: SnapshotDoc[] }> {
   const repo = await kit.newRepo();
   const sandboxRecordId = newSandboxRecordId();
-  await deps.sandboxes.create(sandboxRecordId, { userId: repo.userId, repoId: repo.repoId, baseBranch: 'main', workingBranch: 'main', rootDirectory: null, runId: null, provider: 'local' });
+  await deps.sandboxes.create(sandboxRecordId, {
+    userId: repo.userId,
+    repoId: repo.repoId,
+    baseBranch: 'main',
+    workingBranch: 'main',
+    rootDirectory: null,
+    runId: null,
+    provider: 'local',
+  });
   await deps.sandboxes.transition(sandboxRecordId, { status: 'stopped' }, { eventType: 'stopped', decisionCode: 'service_shutdown' });
   await mkdir(deps.settings.snapshotRoot, { recursive: true });
   const snapshots: SnapshotDoc[] = [];

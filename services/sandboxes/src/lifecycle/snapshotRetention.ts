@@ -33,7 +33,10 @@ async function deleteSnapshot(deps: LifecycleDeps, snapshot: SnapshotDoc, reason
   // outlives nothing but a claim another instance can finish.
   await rm(snapshot.file, { force: true });
   if (!(await deps.snapshots.remove(snapshot._id, deps.instanceId))) return false;
-  deps.logger.info({ snapshot_id: snapshot._id, sandbox_record_id: snapshot.sandbox_record_id, user_id: snapshot.userId, reason, bytes: snapshot.bytes }, 'snapshot deleted');
+  deps.logger.info(
+    { snapshot_id: snapshot._id, sandbox_record_id: snapshot.sandbox_record_id, user_id: snapshot.userId, reason, bytes: snapshot.bytes },
+    'snapshot deleted',
+  );
   await deps.sandboxes
     .event(snapshot.sandbox_record_id, { eventType: 'snapshot_deleted', decisionCode: reason, payload: { snapshot_id: snapshot._id, bytes: snapshot.bytes } })
     .catch((error: unknown) => deps.logger.warn({ err: error, snapshot_id: snapshot._id }, 'snapshot deletion not recorded in the lifecycle'));

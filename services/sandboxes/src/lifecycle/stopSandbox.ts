@@ -21,7 +21,9 @@ export async function stopSandbox(deps: LifecycleDeps, live: LiveSandbox, reason
   const claimed = await deps.sandboxes.transition(
     live.recordId,
     { status: 'stopped', previewUrl: null },
-    reason === 'idle_timeout' ? { eventType: 'idle_stopped', decisionCode: 'idle_timeout', payload: { idleTimeoutMs: deps.settings.idleTimeoutMs } } : { eventType: 'stopped', decisionCode: 'service_shutdown' },
+    reason === 'idle_timeout'
+      ? { eventType: 'idle_stopped', decisionCode: 'idle_timeout', payload: { idleTimeoutMs: deps.settings.idleTimeoutMs } }
+      : { eventType: 'stopped', decisionCode: 'service_shutdown' },
     ['ready', ...(reason === 'service_shutdown' ? (['provisioning'] as const) : [])],
   );
   if (!claimed) {
@@ -41,7 +43,12 @@ export async function failSandbox(deps: LifecycleDeps, live: LiveSandbox, error:
   live.stopping = true;
   live.provisioning.abort();
   await stopDevServer(live);
-  await deps.sandboxes.transition(live.recordId, { status: 'failed', error, previewUrl: null }, { eventType: 'failed', decisionCode, payload: { error } }, LIVE_STATUSES);
+  await deps.sandboxes.transition(
+    live.recordId,
+    { status: 'failed', error, previewUrl: null },
+    { eventType: 'failed', decisionCode, payload: { error } },
+    LIVE_STATUSES,
+  );
   await release(deps, live);
 }
 
@@ -93,7 +100,9 @@ async function snapshot(deps: LifecycleDeps, live: LiveSandbox): Promise<void> {
       created_at: new Date(),
     });
     await deps.sandboxes.event(doc._id, { eventType: 'snapshot_created', payload: { snapshot_id: snapshotId, bytes } });
-    await trimUserSnapshots(deps, doc.userId, deps.settings.lostAfterMs).catch((error: unknown) => deps.logger.warn({ err: error, user_id: doc.userId }, 'snapshots beyond the per-user maximum not deleted (the next snapshot tries again)'));
+    await trimUserSnapshots(deps, doc.userId, deps.settings.lostAfterMs).catch((error: unknown) =>
+      deps.logger.warn({ err: error, user_id: doc.userId }, 'snapshots beyond the per-user maximum not deleted (the next snapshot tries again)'),
+    );
   } catch (error) {
     await rm(file, { force: true }).catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
@@ -113,6 +122,8 @@ async function release(deps: LifecycleDeps, live: LiveSandbox): Promise<void> {
 
 async function releaseRecord(deps: LifecycleDeps, doc: SandboxDoc): Promise<void> {
   if (!doc.sandbox_id && !doc.dir) return;
-  await deps.provider.release({ sandboxId: doc.sandbox_id, dir: doc.dir }).catch((error: unknown) => deps.logger.warn({ err: error }, 'lost sandbox not released'));
+  await deps.provider
+    .release({ sandboxId: doc.sandbox_id, dir: doc.dir })
+    .catch((error: unknown) => deps.logger.warn({ err: error }, 'lost sandbox not released'));
   await deps.sandboxes.event(doc._id, { eventType: 'destroyed', payload: { sandbox_id: doc.sandbox_id } });
 }

@@ -13,12 +13,16 @@ function documentedEvents(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of section.split('\n')) {
     const match = /^\| `([a-z_]+)` \| ([^|]*) \|/.exec(line);
-    if (match?.[1]) rows.set(match[1], [...(match[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? ''));
+    if (match?.[1])
+      rows.set(
+        match[1],
+        [...(match[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? ''),
+      );
   }
   return rows;
 }
 
-describe('the lifecycle vocabulary is written down in one table, the README\'s, and it is the code\'s', () => {
+describe("the lifecycle vocabulary is written down in one table, the README's, and it is the code's", () => {
   test('every event type and decision code of the code is in the README table, and nothing else', () => {
     const documented = documentedEvents();
     expect([...documented.keys()].sort()).toEqual(Object.keys(LIFECYCLE_EVENTS).sort());

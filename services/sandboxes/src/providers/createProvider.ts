@@ -23,7 +23,9 @@ export async function localIsolation(config: ProviderConfig): Promise<LocalIsola
     return await prepareIsolation();
   } catch (error) {
     if (!(error instanceof IsolationUnavailable)) throw error;
-    throw new ConfigError([`SANDBOX_ISOLATION=bwrap cannot isolate sandboxes here: ${error.message} (install it, or set SANDBOX_ISOLATION=none for development only)`]);
+    throw new ConfigError([
+      `SANDBOX_ISOLATION=bwrap cannot isolate sandboxes here: ${error.message} (install it, or set SANDBOX_ISOLATION=none for development only)`,
+    ]);
   }
 }
 

@@ -51,7 +51,7 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
         }
         let text = redactSecrets(`${stderr}` || error.message);
         for (const secret of options.secrets ?? []) if (secret) text = text.split(secret).join('***');
-        const shown = redactSecrets(args.map((a) => (options.secrets ?? []).includes(a) ? '***' : a).join(' '));
+        const shown = redactSecrets(args.map((a) => ((options.secrets ?? []).includes(a) ? '***' : a)).join(' '));
         reject(new GitError(shown, text));
       },
     );

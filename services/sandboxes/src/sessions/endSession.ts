@@ -20,11 +20,11 @@ export async function endSession(
   if (written) deps.kickRelay();
   else log.warn('session was no longer live here (already ended or swept): its result is not reported twice');
   await deps.sandboxes
-    .transition(
-      sandboxRecordId,
-      result.status === 'failed' ? { status: 'failed', error: result.error } : { status: 'stopped' },
-      { eventType: result.status === 'failed' ? 'failed' : 'stopped', decisionCode: result.failure ?? result.status, payload: { eventCount: result.eventCount } },
-    )
+    .transition(sandboxRecordId, result.status === 'failed' ? { status: 'failed', error: result.error } : { status: 'stopped' }, {
+      eventType: result.status === 'failed' ? 'failed' : 'stopped',
+      decisionCode: result.failure ?? result.status,
+      payload: { eventCount: result.eventCount },
+    })
     .catch((error: unknown) => log.error({ err: error }, 'sandbox record could not be updated'));
   await deps.provider.release(sandbox).catch((error: unknown) => log.error({ err: error }, 'sandbox could not be released'));
   log.info({ status: result.status, failure: result.failure, event_count: result.eventCount }, 'session ended');

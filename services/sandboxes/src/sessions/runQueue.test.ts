@@ -26,7 +26,12 @@ describe('the run queue starts runs oldest first while there is a slot; a run wh
 
   test('a user without room is passed over (user_full), and the runs after it start', async () => {
     const queue = new RunQueue();
-    for (const [id, user, at] of [['a', 'full', 1], ['b', 'full', 2], ['c', 'other', 3]] as const) queue.add(run(id, user, at));
+    for (const [id, user, at] of [
+      ['a', 'full', 1],
+      ['b', 'full', 2],
+      ['c', 'other', 3],
+    ] as const)
+      queue.add(run(id, user, at));
     const tried: string[] = [];
     await queue.pump(
       () => true,
@@ -66,7 +71,10 @@ describe('the run queue starts runs oldest first while there is a slot; a run wh
     const queue = new RunQueue();
     queue.add(run('a', 'u', 1));
     queue.close();
-    await queue.pump(() => true, async () => 'started');
+    await queue.pump(
+      () => true,
+      async () => 'started',
+    );
     expect(queue.runIds()).toEqual(['a']);
   });
 });

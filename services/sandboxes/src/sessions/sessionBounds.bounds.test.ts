@@ -138,7 +138,9 @@ describe('SANDBOX_MAX_LIVE_PER_USER: a user holds at most that many live sandbox
     expect(kit.messages(free.runId).queued).toEqual([]);
 
     // The public create is refused while the run holds the user's one live sandbox.
-    const refused = await kit.internal<{ ok: boolean; error: { code: string; message: string } }>('POST', `/internal/users/${repo.userId}/sandboxes`, { repoId: repo.repoId });
+    const refused = await kit.internal<{ ok: boolean; error: { code: string; message: string } }>('POST', `/internal/users/${repo.userId}/sandboxes`, {
+      repoId: repo.repoId,
+    });
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({ ok: false, error: { code: 'CONFLICT', message: expect.stringMatching(/1 live sandboxes.*the most one user may have/) } });
 
@@ -152,7 +154,12 @@ describe('the per-user cap holds under racing creates: exactly the cap, never mo
     await restartWith({ SANDBOX_MAX_LIVE_PER_USER: '5' });
     const repo = await kit.newRepo();
     const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => kit.internal<{ ok: boolean; error?: { code: string } }>('POST', `/internal/users/${repo.userId}/sandboxes`, { repoId: repo.repoId, workingBranch: `race/${i}` })),
+      Array.from({ length: 30 }, (_, i) =>
+        kit.internal<{ ok: boolean; error?: { code: string } }>('POST', `/internal/users/${repo.userId}/sandboxes`, {
+          repoId: repo.repoId,
+          workingBranch: `race/${i}`,
+        }),
+      ),
     );
     expect(answers.filter((a) => a.status === 202)).toHaveLength(5);
     const refused = answers.filter((a) => a.status !== 202);

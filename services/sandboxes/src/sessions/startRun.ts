@@ -124,7 +124,12 @@ async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
     log.warn({ err: error }, 'queued run could not be started now: retried at the next pass');
     if (sandboxRecordId) {
       await deps.sandboxes
-        .transition(sandboxRecordId, { status: 'failed', error: 'the run could not leave the queue' }, { eventType: 'failed', decisionCode: 'sandbox_allocation' }, ['provisioning'])
+        .transition(
+          sandboxRecordId,
+          { status: 'failed', error: 'the run could not leave the queue' },
+          { eventType: 'failed', decisionCode: 'sandbox_allocation' },
+          ['provisioning'],
+        )
         .catch(() => undefined);
     }
     return 'retry_later';
@@ -132,7 +137,14 @@ async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
 }
 
 /** From `allocating`: the repository's clone URL, the provider's sandbox, `run.sandbox-allocated`, then the harness session. */
-async function allocateAndRun(deps: SessionDeps, request: RunRequestedData, sessionId: string, sandboxRecordId: string, live: LiveSession, end: () => void): Promise<void> {
+async function allocateAndRun(
+  deps: SessionDeps,
+  request: RunRequestedData,
+  sessionId: string,
+  sandboxRecordId: string,
+  live: LiveSession,
+  end: () => void,
+): Promise<void> {
   const { runId, userId } = request;
   const log = deps.logger.child({ run_id: runId });
   const signal = live.controller.signal;
@@ -174,7 +186,11 @@ async function allocateAndRun(deps: SessionDeps, request: RunRequestedData, sess
     }
     await deps.sessions.markRunning(runId, deps.instanceId, { sandboxId: allocated.sandboxId, sandboxDir: allocated.dir });
     await deps.sandboxes.noteProvider(sandboxRecordId, allocated);
-    await deps.sandboxes.transition(sandboxRecordId, { status: 'ready', sandboxId: allocated.sandboxId }, { eventType: 'ready', payload: { harness: request.harness } });
+    await deps.sandboxes.transition(
+      sandboxRecordId,
+      { status: 'ready', sandboxId: allocated.sandboxId },
+      { eventType: 'ready', payload: { harness: request.harness } },
+    );
     if (signal.aborted) return await stop(abortedResult());
 
     try {
@@ -196,9 +212,11 @@ async function allocateAndRun(deps: SessionDeps, request: RunRequestedData, sess
     log.info({ sandbox_record_id: sandboxRecordId, sandbox_id: allocated.sandboxId, harness: request.harness }, 'sandbox allocated: session starting');
   } catch (error) {
     log.error({ err: error }, 'sandbox allocation failed');
-    await stop(failed('sandbox_allocation', `the sandbox could not be allocated: ${error instanceof Error ? error.message : String(error)}`, 0)).catch((endError: unknown) => {
-      log.error({ err: endError }, 'the failed allocation could not be recorded: the sweeper will end the session');
-    });
+    await stop(failed('sandbox_allocation', `the sandbox could not be allocated: ${error instanceof Error ? error.message : String(error)}`, 0)).catch(
+      (endError: unknown) => {
+        log.error({ err: endError }, 'the failed allocation could not be recorded: the sweeper will end the session');
+      },
+    );
     return;
   }
 

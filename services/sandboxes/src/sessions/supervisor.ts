@@ -41,9 +41,16 @@ export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise
     const queue = doc.queue;
     if (!queue) continue;
     if (queue.holdUntil.getTime() < Date.now()) {
-      const result = failed('sandbox_allocation', 'the run was not started: it waited in the queue of a sandboxes instance that stopped, and its start deadline passed before another one took it', 0);
+      const result = failed(
+        'sandbox_allocation',
+        'the run was not started: it waited in the queue of a sandboxes instance that stopped, and its start deadline passed before another one took it',
+        0,
+      );
       if (await deps.sessions.finishQueued(doc._id, result)) {
-        deps.logger.warn({ run_id: doc._id, instance_id: doc.instanceId }, 'queued run of a stopped instance found past its start deadline: ended, not started');
+        deps.logger.warn(
+          { run_id: doc._id, instance_id: doc.instanceId },
+          'queued run of a stopped instance found past its start deadline: ended, not started',
+        );
         deps.kickRelay();
       }
       continue;
@@ -52,7 +59,10 @@ export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise
     adopted += 1;
     deps.queue.add({ runId: doc._id, userId: doc.userId, request: queue.request, queuedAt: queue.queuedAt, reason: queue.reason });
     await deps.sessions.notice(doc._id, deps.instanceId, queue.reason);
-    deps.logger.info({ run_id: doc._id, from_instance: doc.instanceId, queued_at: queue.queuedAt }, 'queued run taken over from an instance that stopped or handed it back');
+    deps.logger.info(
+      { run_id: doc._id, from_instance: doc.instanceId, queued_at: queue.queuedAt },
+      'queued run taken over from an instance that stopped or handed it back',
+    );
   }
   if (adopted > 0) deps.kickRelay();
   return adopted;
@@ -76,14 +86,17 @@ export async function sweepLost(deps: SessionDeps, before: Date): Promise<number
     const result = await deps.sessions.finishLost(session, SANDBOX_LOST_MESSAGE);
     if (!result) continue;
     ended += 1;
-    deps.logger.warn({ run_id: session._id, instance_id: session.instanceId, event_count: result.eventCount }, 'session lost (its instance stopped): run ended');
+    deps.logger.warn(
+      { run_id: session._id, instance_id: session.instanceId, event_count: result.eventCount },
+      'session lost (its instance stopped): run ended',
+    );
     if (session.sandboxRecordId) {
       await deps.sandboxes
-        .transition(
-          session.sandboxRecordId,
-          result.status === 'failed' ? { status: 'failed', error: result.error } : { status: 'stopped' },
-          { eventType: 'lost', decisionCode: result.failure ?? result.status, runId: session._id },
-        )
+        .transition(session.sandboxRecordId, result.status === 'failed' ? { status: 'failed', error: result.error } : { status: 'stopped' }, {
+          eventType: 'lost',
+          decisionCode: result.failure ?? result.status,
+          runId: session._id,
+        })
         .catch((error: unknown) => deps.logger.warn({ err: error }, 'lost sandbox record not updated'));
     }
     await deps.provider.release({ sandboxId: session.sandboxId, dir: session.sandboxDir }).catch(() => undefined);

@@ -123,7 +123,10 @@ export class SessionStore {
 
   /** The instance's queued runs whose next notice is due before `dueBefore`. */
   async noticesDue(instanceId: string, dueBefore: Date): Promise<SessionDoc[]> {
-    return this.collection.find({ instanceId, state: 'queued', 'queue.renewAt': { $lte: dueBefore } }, { projection: { _outbox: 0 } }).limit(500).toArray();
+    return this.collection
+      .find({ instanceId, state: 'queued', 'queue.renewAt': { $lte: dueBefore } }, { projection: { _outbox: 0 } })
+      .limit(500)
+      .toArray();
   }
 
   /**
@@ -280,15 +283,16 @@ export class SessionStore {
 
   /** Run ids of the instance's live sessions someone asked (through another instance) to cancel. */
   async cancelRequestedOn(instanceId: string): Promise<string[]> {
-    const docs = await this.collection
-      .find({ instanceId, state: { $in: [...LIVE_STATES] }, cancelRequested: true }, { projection: { _id: 1 } })
-      .toArray();
+    const docs = await this.collection.find({ instanceId, state: { $in: [...LIVE_STATES] }, cancelRequested: true }, { projection: { _id: 1 } }).toArray();
     return docs.map((doc) => doc._id);
   }
 
   /** Live sessions whose heartbeat is older than `before`: their instance stopped. */
   async stale(before: Date): Promise<SessionDoc[]> {
-    return this.collection.find({ state: { $in: [...LIVE_STATES] }, heartbeatAt: { $lt: before } }).limit(200).toArray();
+    return this.collection
+      .find({ state: { $in: [...LIVE_STATES] }, heartbeatAt: { $lt: before } })
+      .limit(200)
+      .toArray();
   }
 
   /**

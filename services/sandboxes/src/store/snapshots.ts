@@ -52,7 +52,10 @@ export class SnapshotStore {
    * instances exactly one deletes it). False when another one holds it or it is gone.
    */
   async claimDeletion(snapshot: SnapshotDoc, instanceId: string, staleBefore: Date): Promise<boolean> {
-    const claimed = await this.snapshots.updateOne({ _id: snapshot._id, ...unclaimed(staleBefore) }, { $set: { deleting_at: new Date(), deleting_by: instanceId } });
+    const claimed = await this.snapshots.updateOne(
+      { _id: snapshot._id, ...unclaimed(staleBefore) },
+      { $set: { deleting_at: new Date(), deleting_by: instanceId } },
+    );
     return claimed.modifiedCount === 1;
   }
 

@@ -7,10 +7,29 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createBus, type Bus, type RunAgentEventData, type RunFinishedData, type RunRequestedData, type RunSandboxAllocatedData, type RunSandboxQueuedData } from '@ars/bus';
+import {
+  createBus,
+  type Bus,
+  type RunAgentEventData,
+  type RunFinishedData,
+  type RunRequestedData,
+  type RunSandboxAllocatedData,
+  type RunSandboxQueuedData,
+} from '@ars/bus';
 import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
 import { createLogger } from '@ars/logger';
-import { freePort, hostPid, internalCaller, recordTopics, startIsolatedKafka, testInfrastructure, waitFor, type KafkaMock, type NotYet, type TopicRecorder } from '@ars/testenv';
+import {
+  freePort,
+  hostPid,
+  internalCaller,
+  recordTopics,
+  startIsolatedKafka,
+  testInfrastructure,
+  waitFor,
+  type KafkaMock,
+  type NotYet,
+  type TopicRecorder,
+} from '@ars/testenv';
 import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
 
 export const fastSession = { sessionTimeoutMs: 6_000, rebalanceTimeoutMs: 1_500, heartbeatIntervalMs: 300 } as const;
@@ -224,7 +243,6 @@ export function commitToBare(barePath: string, branch: string, files: Record<str
     rmSync(work, { recursive: true, force: true });
   }
 }
-
 
 /** `$PPID $PWD` as printed by `@shell echo $PPID $PWD`: the harness's pid as the host sees it. */
 export function reportedHostPid(output: unknown): number {

@@ -2,7 +2,14 @@
 // StatusCause and the message it prints, `<field>: <message>` in a 422 Status.
 export interface FieldCause {
   field: string;
-  reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueDuplicate' | 'FieldValueNotFound' | 'FieldValueNotSupported' | 'FieldValueTooLong' | 'FieldValueForbidden';
+  reason:
+    | 'FieldValueRequired'
+    | 'FieldValueInvalid'
+    | 'FieldValueDuplicate'
+    | 'FieldValueNotFound'
+    | 'FieldValueNotSupported'
+    | 'FieldValueTooLong'
+    | 'FieldValueForbidden';
   message: string;
 }
 
@@ -15,11 +22,15 @@ export interface Validation {
 /** A JSON object as the API server receives it (nothing about it is trusted). */
 export type Json = Record<string, unknown>;
 
-const show = (value: unknown): string => (typeof value === 'string' ? `"${value}"` : JSON.stringify(value) ?? String(value));
+const show = (value: unknown): string => (typeof value === 'string' ? `"${value}"` : (JSON.stringify(value) ?? String(value)));
 
 export const required = (field: string): FieldCause => ({ field, reason: 'FieldValueRequired', message: 'Required value' });
 
-export const invalid = (field: string, value: unknown, detail: string): FieldCause => ({ field, reason: 'FieldValueInvalid', message: `Invalid value: ${show(value)}: ${detail}` });
+export const invalid = (field: string, value: unknown, detail: string): FieldCause => ({
+  field,
+  reason: 'FieldValueInvalid',
+  message: `Invalid value: ${show(value)}: ${detail}`,
+});
 
 export const duplicate = (field: string, value: unknown): FieldCause => ({ field, reason: 'FieldValueDuplicate', message: `Duplicate value: ${show(value)}` });
 
@@ -27,10 +38,18 @@ export const notFound = (field: string, value: unknown): FieldCause => ({ field,
 
 export const forbidden = (field: string, detail: string): FieldCause => ({ field, reason: 'FieldValueForbidden', message: `Forbidden: ${detail}` });
 
-export const tooLong = (field: string, limit: number): FieldCause => ({ field, reason: 'FieldValueTooLong', message: `Too long: must have at most ${limit} bytes` });
+export const tooLong = (field: string, limit: number): FieldCause => ({
+  field,
+  reason: 'FieldValueTooLong',
+  message: `Too long: must have at most ${limit} bytes`,
+});
 
 export function notSupported(field: string, value: unknown, supported: readonly string[]): FieldCause {
-  return { field, reason: 'FieldValueNotSupported', message: `Unsupported value: ${show(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}` };
+  return {
+    field,
+    reason: 'FieldValueNotSupported',
+    message: `Unsupported value: ${show(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`,
+  };
 }
 
 export function isObject(value: unknown): value is Json {

@@ -33,7 +33,8 @@ export function checkObjectMeta(metadata: unknown, causes: FieldCause[]): string
   if (typeof name === 'string' && name !== '') chosen = name;
   else if (typeof generateName === 'string' && generateName !== '') chosen = `${generateName}${Math.random().toString(36).slice(2, 7)}`;
   else causes.push({ ...required('metadata.name'), message: 'Required value: name or generateName is required' });
-  if (chosen !== '' && !isDnsSubdomain(chosen)) causes.push(invalid(typeof name === 'string' && name !== '' ? 'metadata.name' : 'metadata.generateName', chosen, DNS_SUBDOMAIN_HELP));
+  if (chosen !== '' && !isDnsSubdomain(chosen))
+    causes.push(invalid(typeof name === 'string' && name !== '' ? 'metadata.name' : 'metadata.generateName', chosen, DNS_SUBDOMAIN_HELP));
   checkLabels(meta.labels, 'metadata.labels', causes);
   checkAnnotations(meta.annotations, 'metadata.annotations', causes);
   return chosen;
@@ -60,8 +61,14 @@ export function checkLabelSelector(selector: unknown, field: string, causes: Fie
       causes.push(operator === undefined ? required(`${at}.operator`) : notSupported(`${at}.operator`, operator, OPERATORS));
       return;
     }
-    if ((operator === 'In' || operator === 'NotIn') && values.length === 0) causes.push({ ...required(`${at}.values`), message: 'Required value: must be specified when `operator` is \'In\' or \'NotIn\'' });
-    if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length > 0) causes.push({ field: `${at}.values`, reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified when `operator` is \'Exists\' or \'DoesNotExist\'' });
+    if ((operator === 'In' || operator === 'NotIn') && values.length === 0)
+      causes.push({ ...required(`${at}.values`), message: "Required value: must be specified when `operator` is 'In' or 'NotIn'" });
+    if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length > 0)
+      causes.push({
+        field: `${at}.values`,
+        reason: 'FieldValueForbidden',
+        message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      });
     values.forEach((value, i) => {
       if (typeof value !== 'string' || !isLabelValue(value)) causes.push(invalid(`${at}.values[${i}]`, value, LABEL_VALUE_HELP));
     });

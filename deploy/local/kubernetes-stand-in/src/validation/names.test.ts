@@ -14,7 +14,9 @@ describe('names: a DNS-1123 subdomain is labels joined by "." and at most 253 ch
 
 describe('labels: a key is an optional DNS-subdomain prefix and "/", then a name of at most 63; a value is empty or such a name', () => {
   it.each(['app', 'app.kubernetes.io/name', 'example.com/My_Name.1', 'a'.repeat(63)])('key %s is valid', (key) => expect(isLabelKey(key)).toBe(true));
-  it.each(['', '/name', 'Example.com/name', 'a/b/c', '_app', 'app-', 'a'.repeat(64), 'example.com/'])('key %s is not', (key) => expect(isLabelKey(key)).toBe(false));
+  it.each(['', '/name', 'Example.com/name', 'a/b/c', '_app', 'app-', 'a'.repeat(64), 'example.com/'])('key %s is not', (key) =>
+    expect(isLabelKey(key)).toBe(false),
+  );
   it.each(['', 'ars-sandbox', 'v1.2_x', 'A'.repeat(63)])('value %s is valid', (value) => expect(isLabelValue(value)).toBe(true));
   it.each(['-x', 'x.', 'a b', 'x/y', 'a'.repeat(64)])('value %s is not', (value) => expect(isLabelValue(value)).toBe(false));
 });
@@ -50,5 +52,7 @@ describe('quantities follow the documented grammar: signed number, then a binary
     ['+2', 2],
     ['-1', -1],
   ])('%s is %d', (text, value) => expect(parseQuantity(text)).toBeCloseTo(value));
-  it.each(['', 'lots', '1KB', '1ki', '1K', 'Mi', '1 Gi', '1.2.3', '1Gi1', '1u', '--1'])('%s is not a quantity', (text) => expect(parseQuantity(text)).toBeNull());
+  it.each(['', 'lots', '1KB', '1ki', '1K', 'Mi', '1 Gi', '1.2.3', '1Gi1', '1u', '--1'])('%s is not a quantity', (text) =>
+    expect(parseQuantity(text)).toBeNull(),
+  );
 });

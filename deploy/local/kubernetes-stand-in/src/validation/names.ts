@@ -7,13 +7,19 @@ const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 
-export const DNS_LABEL_HELP = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-export const DNS_SUBDOMAIN_HELP = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-export const LABEL_KEY_HELP = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc'), with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
-export const LABEL_VALUE_HELP = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+export const DNS_LABEL_HELP =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+export const DNS_SUBDOMAIN_HELP =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+export const LABEL_KEY_HELP =
+  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc'), with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+export const LABEL_VALUE_HELP =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 export const CONFIG_KEY_HELP = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
-export const PORT_NAME_HELP = "must contain only lowercase alphanumeric characters or '-', at least one letter, no '-' at either end or beside another '-', and at most 15 characters";
-export const ENV_VAR_NAME_HELP = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
+export const PORT_NAME_HELP =
+  "must contain only lowercase alphanumeric characters or '-', at least one letter, no '-' at either end or beside another '-', and at most 15 characters";
+export const ENV_VAR_NAME_HELP =
+  "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
 
 /** RFC 1123 label: at most 63 characters, lower case alphanumerics and '-', alphanumeric at both ends. */
 export function isDnsLabel(value: string): boolean {
@@ -46,7 +52,15 @@ export function isConfigKey(key: string): boolean {
 
 /** IANA_SVC_NAME (RFC 6335): at most 15 lower case alphanumerics and '-', one letter at least, no '-' at the ends or doubled. */
 export function isPortName(name: string): boolean {
-  return name.length >= 1 && name.length <= 15 && /^[a-z0-9-]+$/.test(name) && /[a-z]/.test(name) && !name.startsWith('-') && !name.endsWith('-') && !name.includes('--');
+  return (
+    name.length >= 1 &&
+    name.length <= 15 &&
+    /^[a-z0-9-]+$/.test(name) &&
+    /[a-z]/.test(name) &&
+    !name.startsWith('-') &&
+    !name.endsWith('-') &&
+    !name.includes('--')
+  );
 }
 
 export function isEnvVarName(name: string): boolean {

@@ -12,7 +12,8 @@ const PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const;
 
 function checkPort(item: unknown, at: string, causes: FieldCause[]): void {
   const port: Json = isObject(item) ? item : {};
-  if (port.protocol !== undefined && !(PROTOCOLS as readonly unknown[]).includes(port.protocol)) causes.push(notSupported(`${at}.protocol`, port.protocol, PROTOCOLS));
+  if (port.protocol !== undefined && !(PROTOCOLS as readonly unknown[]).includes(port.protocol))
+    causes.push(notSupported(`${at}.protocol`, port.protocol, PROTOCOLS));
   const { port: number, endPort } = port;
   if (typeof number === 'number') {
     if (!Number.isInteger(number) || number < 1 || number > 65535) causes.push(invalid(`${at}.port`, number, 'must be between 1 and 65535, inclusive'));
@@ -46,7 +47,8 @@ function checkPeer(item: unknown, at: string, causes: FieldCause[]): void {
   const selectors = ['podSelector', 'namespaceSelector'].filter((key) => peer[key] !== undefined && peer[key] !== null);
   const ipBlock = isObject(peer.ipBlock) ? peer.ipBlock : null;
   if (selectors.length === 0 && !ipBlock) causes.push(required(at));
-  if (selectors.length > 0 && ipBlock) causes.push({ field: at, reason: 'FieldValueForbidden', message: 'Forbidden: may not specify both ipBlock and another peer' });
+  if (selectors.length > 0 && ipBlock)
+    causes.push({ field: at, reason: 'FieldValueForbidden', message: 'Forbidden: may not specify both ipBlock and another peer' });
   for (const key of selectors) checkLabelSelector(peer[key], `${at}.${key}`, causes);
   if (ipBlock) checkIpBlock(ipBlock, `${at}.ipBlock`, causes);
 }

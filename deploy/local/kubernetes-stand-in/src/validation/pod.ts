@@ -2,7 +2,18 @@
 // Volume, VolumeMount, EnvVar, ContainerPort, ResourceRequirements).
 import { duplicate, forbidden, invalid, isObject, listOf, notFound, notSupported, required, type FieldCause, type Json, type Validation } from './causes.js';
 import { checkLabels, checkObjectMeta } from './meta.js';
-import { CONFIG_KEY_HELP, DNS_LABEL_HELP, DNS_SUBDOMAIN_HELP, ENV_VAR_NAME_HELP, isConfigKey, isDnsLabel, isDnsSubdomain, isEnvVarName, isPortName, PORT_NAME_HELP } from './names.js';
+import {
+  CONFIG_KEY_HELP,
+  DNS_LABEL_HELP,
+  DNS_SUBDOMAIN_HELP,
+  ENV_VAR_NAME_HELP,
+  isConfigKey,
+  isDnsLabel,
+  isDnsSubdomain,
+  isEnvVarName,
+  isPortName,
+  PORT_NAME_HELP,
+} from './names.js';
 import { parseQuantity, QUANTITY_HELP } from './quantity.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
@@ -61,7 +72,7 @@ function checkEnv(env: unknown, field: string, causes: FieldCause[]): void {
     if (typeof name !== 'string' || name === '') causes.push(required(`${at}.name`));
     else if (!isEnvVarName(name)) causes.push(invalid(`${at}.name`, name, ENV_VAR_NAME_HELP));
     if (valueFrom === undefined || valueFrom === null) return;
-    if (value !== undefined && value !== '') causes.push(invalid(`${at}.valueFrom`, '', "may not be specified when `value` is not empty"));
+    if (value !== undefined && value !== '') causes.push(invalid(`${at}.valueFrom`, '', 'may not be specified when `value` is not empty'));
     const ref = isObject(valueFrom) ? valueFrom.secretKeyRef : undefined;
     if (!isObject(ref)) return;
     if (typeof ref.name !== 'string' || ref.name === '') causes.push(required(`${at}.valueFrom.secretKeyRef.name`));
@@ -76,8 +87,10 @@ function checkPorts(ports: unknown, field: string, causes: FieldCause[]): void {
     const at = `${field}[${index}]`;
     const port: Json = isObject(item) ? item : {};
     if (port.containerPort === undefined) causes.push(required(`${at}.containerPort`));
-    else if (!isInteger(port.containerPort, 1, 65535)) causes.push(invalid(`${at}.containerPort`, port.containerPort, 'must be between 1 and 65535, inclusive'));
-    if (port.hostPort !== undefined && port.hostPort !== 0 && !isInteger(port.hostPort, 1, 65535)) causes.push(invalid(`${at}.hostPort`, port.hostPort, 'must be between 1 and 65535, inclusive'));
+    else if (!isInteger(port.containerPort, 1, 65535))
+      causes.push(invalid(`${at}.containerPort`, port.containerPort, 'must be between 1 and 65535, inclusive'));
+    if (port.hostPort !== undefined && port.hostPort !== 0 && !isInteger(port.hostPort, 1, 65535))
+      causes.push(invalid(`${at}.hostPort`, port.hostPort, 'must be between 1 and 65535, inclusive'));
     oneOf(port.protocol, `${at}.protocol`, PROTOCOLS, causes);
     if (port.name === undefined || port.name === '') return;
     if (typeof port.name !== 'string' || !isPortName(port.name)) causes.push(invalid(`${at}.name`, port.name, PORT_NAME_HELP));
@@ -105,7 +118,8 @@ function checkSecurityContext(context: unknown, field: string, causes: FieldCaus
     causes.push(invalid(`${field}`, context, 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
   }
   for (const id of ['runAsUser', 'runAsGroup'] as const) {
-    if (context[id] !== undefined && !isInteger(context[id], 0, 2147483647)) causes.push(invalid(`${field}.${id}`, context[id], 'must be between 0 and 2147483647, inclusive'));
+    if (context[id] !== undefined && !isInteger(context[id], 0, 2147483647))
+      causes.push(invalid(`${field}.${id}`, context[id], 'must be between 0 and 2147483647, inclusive'));
   }
 }
 
@@ -160,9 +174,12 @@ export function validatePod(pod: unknown): Validation {
   containers.forEach((c, i) => checkContainer(c, `spec.containers[${i}]`, volumes, names, causes));
   oneOf(spec.restartPolicy, 'spec.restartPolicy', RESTART_POLICIES, causes);
   checkLabels(spec.nodeSelector, 'spec.nodeSelector', causes);
-  if (spec.activeDeadlineSeconds !== undefined && !isInteger(spec.activeDeadlineSeconds, 1)) causes.push(invalid('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
-  if (spec.terminationGracePeriodSeconds !== undefined && !isInteger(spec.terminationGracePeriodSeconds, 0)) causes.push(invalid('spec.terminationGracePeriodSeconds', spec.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));
-  if (spec.serviceAccountName !== undefined && (typeof spec.serviceAccountName !== 'string' || !isDnsSubdomain(spec.serviceAccountName))) causes.push(invalid('spec.serviceAccountName', spec.serviceAccountName, DNS_SUBDOMAIN_HELP));
+  if (spec.activeDeadlineSeconds !== undefined && !isInteger(spec.activeDeadlineSeconds, 1))
+    causes.push(invalid('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
+  if (spec.terminationGracePeriodSeconds !== undefined && !isInteger(spec.terminationGracePeriodSeconds, 0))
+    causes.push(invalid('spec.terminationGracePeriodSeconds', spec.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));
+  if (spec.serviceAccountName !== undefined && (typeof spec.serviceAccountName !== 'string' || !isDnsSubdomain(spec.serviceAccountName)))
+    causes.push(invalid('spec.serviceAccountName', spec.serviceAccountName, DNS_SUBDOMAIN_HELP));
   checkSecurityContext(spec.securityContext, 'spec.securityContext', causes);
   listOf(spec.imagePullSecrets, 'spec.imagePullSecrets', causes).forEach((ref, i) => {
     if (!isObject(ref) || typeof ref.name !== 'string' || ref.name === '') causes.push(required(`spec.imagePullSecrets[${i}].name`));

@@ -78,7 +78,9 @@ export function fromMingoError(error: unknown): CommandError {
   if (match) return failedToParse(`Unknown modifier: ${match[1]}. Expected a valid update modifier or pipeline-style update specified as an array`);
   match = /unregistered pipeline operator (\$\w+)/i.exec(message);
   if (match) return new CommandError(40324, `Unrecognized pipeline stage name: '${match[1]}'`);
-  match = /(?:unregistered|unknown|invalid) (?:expression|accumulator|window|projection) operator:? '?(\$\w+)/i.exec(message) ?? /'(\$\w+)' is not registered/.exec(message);
+  match =
+    /(?:unregistered|unknown|invalid) (?:expression|accumulator|window|projection) operator:? '?(\$\w+)/i.exec(message) ??
+    /'(\$\w+)' is not registered/.exec(message);
   if (match) return new CommandError(168, `Unrecognized expression '${match[1]}'`);
   return badValue(message);
 }

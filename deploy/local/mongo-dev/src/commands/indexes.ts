@@ -22,7 +22,10 @@ export const createIndexes: CommandHandler = (body, context) => {
     if (sameName) {
       const shown = `Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName)}`;
       if (valueKey(sameName.key) !== valueKey(spec.key)) {
-        throw new CommandError(86, `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. ${shown}`);
+        throw new CommandError(
+          86,
+          `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. ${shown}`,
+        );
       }
       if (!sameIndexDefinition(sameName, spec) || sameName.expireAfterSeconds !== spec.expireAfterSeconds) {
         throw new CommandError(85, `An equivalent index already exists with the same name but different options. ${shown}`);
@@ -85,7 +88,20 @@ export const dropIndexes: CommandHandler = (body, context) => {
   return { nIndexesWas, ok: 1 };
 };
 
-const COLLMOD_FIELDS = new Set(['collMod', 'index', 'writeConcern', 'lsid', '$db', '$clusterTime', '$readPreference', 'comment', 'maxTimeMS', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+const COLLMOD_FIELDS = new Set([
+  'collMod',
+  'index',
+  'writeConcern',
+  'lsid',
+  '$db',
+  '$clusterTime',
+  '$readPreference',
+  'comment',
+  'maxTimeMS',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+]);
 
 /** `collMod` for what indexes need: a TTL index's `expireAfterSeconds` and `hidden`. */
 export const collMod: CommandHandler = (body, context) => {

@@ -7,7 +7,21 @@ import { CommandError } from './errors.js';
 
 const CREATE_OPTIONS = new Set(['validator', 'validationLevel', 'validationAction']);
 /** Fields every command may carry (sessions, concerns, API version), not options of `create`. */
-const IGNORED_FIELDS = new Set(['create', 'writeConcern', 'readConcern', 'lsid', 'txnNumber', '$db', '$clusterTime', '$readPreference', 'comment', 'maxTimeMS', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+const IGNORED_FIELDS = new Set([
+  'create',
+  'writeConcern',
+  'readConcern',
+  'lsid',
+  'txnNumber',
+  '$db',
+  '$clusterTime',
+  '$readPreference',
+  'comment',
+  'maxTimeMS',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+]);
 
 export const create: CommandHandler = (body, context) => {
   const name = collectionName(body, 'create');
@@ -71,7 +85,6 @@ export const listDatabases: CommandHandler = (body, context) => {
   return { databases, totalSize, totalSizeMb: Math.round(totalSize / 1024 / 1024), ok: 1 };
 };
 
-
 /** `renameCollection: 'db.from', to: 'db.to', dropTarget?` (run against admin, as MongoDB requires). */
 export const renameCollection: CommandHandler = (body, context) => {
   if (context.db !== 'admin') throw new CommandError(13, 'renameCollection may only be run against the admin database.');
@@ -90,6 +103,7 @@ export const renameCollection: CommandHandler = (body, context) => {
 
 function splitNamespace(value: unknown, field: string): { db: string; name: string } {
   const dot = typeof value === 'string' ? value.indexOf('.') : -1;
-  if (typeof value !== 'string' || dot <= 0 || dot === value.length - 1) throw new CommandError(73, `Invalid namespace specified in '${field}': ${String(value)}`);
+  if (typeof value !== 'string' || dot <= 0 || dot === value.length - 1)
+    throw new CommandError(73, `Invalid namespace specified in '${field}': ${String(value)}`);
   return { db: value.slice(0, dot), name: value.slice(dot + 1) };
 }

@@ -4,7 +4,16 @@ import { Aggregator } from 'mingo';
 import { distinctValues, projector, queryOptions, selectDocs } from '../query/select.js';
 import { rewriteTypeOperators } from '../query/types.js';
 import { cloneDoc, isPlainObject, type Doc } from '../storage/values.js';
-import { checkHint, collectionName, nonNegative, optionalDocument, optionalNumber, refuseCollation, type CommandContext, type CommandHandler } from './context.js';
+import {
+  checkHint,
+  collectionName,
+  nonNegative,
+  optionalDocument,
+  optionalNumber,
+  refuseCollation,
+  type CommandContext,
+  type CommandHandler,
+} from './context.js';
 import { CommandError, fromMingoError } from './errors.js';
 
 const UNSUPPORTED_FIND_OPTIONS = ['tailable', 'awaitData', 'returnKey', 'showRecordId', 'min', 'max', 'oplogReplay'];
@@ -153,4 +162,3 @@ function runPipeline(context: CommandContext, name: string, pipeline: Document[]
 function isLong(value: unknown): value is { toNumber(): number } {
   return typeof value === 'object' && value !== null && (value as { _bsontype?: unknown })._bsontype === 'Long';
 }
-

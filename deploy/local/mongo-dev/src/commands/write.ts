@@ -142,4 +142,3 @@ export const findAndModify: CommandHandler = (body, context) => {
   context.engine.insert(context.engine.ensureCollection(context.db, name), doc);
   return { lastErrorObject: { n: 1, updatedExisting: false, upserted: doc._id }, value: returnNew ? show(doc) : null, ok: 1 };
 };
-

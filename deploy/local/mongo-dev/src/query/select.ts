@@ -269,7 +269,8 @@ function checkProjectionKinds(projection: Document): void {
 /** Top-level inclusion or exclusion of plain field names, without compiling a mingo query. */
 function fastProjector(projection: Document): ((doc: Doc) => Doc) | undefined {
   const entries = Object.entries(projection);
-  if (entries.some(([field, flag]) => field.includes('.') || field.startsWith('$') || !(flag === 0 || flag === 1 || flag === true || flag === false))) return undefined;
+  if (entries.some(([field, flag]) => field.includes('.') || field.startsWith('$') || !(flag === 0 || flag === 1 || flag === true || flag === false)))
+    return undefined;
   const others = entries.filter(([field]) => field !== '_id');
   const including = others.some(([, flag]) => flag === 1 || flag === true);
   if (others.some(([, flag]) => (flag === 1 || flag === true) !== including)) return undefined;

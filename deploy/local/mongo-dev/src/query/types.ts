@@ -12,7 +12,8 @@ export const TYPE_OPERATOR = '$mongoDevType';
 const tagOf = (value: unknown): string | undefined =>
   typeof value === 'object' && value !== null ? ((value as { _bsontype?: unknown })._bsontype as string | undefined) : undefined;
 
-const isInt32 = (value: unknown): boolean => (typeof value === 'number' && Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) || tagOf(value) === 'Int32';
+const isInt32 = (value: unknown): boolean =>
+  (typeof value === 'number' && Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) || tagOf(value) === 'Int32';
 
 const TESTS: Record<string, (value: unknown) => boolean> = {
   double: (value) => typeof value === 'number' || tagOf(value) === 'Double',

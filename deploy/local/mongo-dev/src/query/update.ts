@@ -8,7 +8,23 @@ import { cloneDoc, isPlainObject, sameValue, setAtPath, type Doc } from '../stor
 import { queryOptions } from './select.js';
 import { rewriteTypeOperators } from './types.js';
 
-const OPERATORS = new Set(['$set', '$unset', '$inc', '$mul', '$min', '$max', '$rename', '$currentDate', '$push', '$addToSet', '$pop', '$pull', '$pullAll', '$bit', '$setOnInsert']);
+const OPERATORS = new Set([
+  '$set',
+  '$unset',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$rename',
+  '$currentDate',
+  '$push',
+  '$addToSet',
+  '$pop',
+  '$pull',
+  '$pullAll',
+  '$bit',
+  '$setOnInsert',
+]);
 const NUMERIC_OPERATORS = new Set(['$inc', '$mul']);
 const ARRAY_OPERATORS = new Set(['$push', '$addToSet', '$pop', '$pull', '$pullAll']);
 const PIPELINE_STAGES = new Set(['$addFields', '$set', '$project', '$unset', '$replaceRoot', '$replaceWith']);
@@ -37,7 +53,11 @@ export function parseUpdate(u: unknown): UpdateSpec {
     if (!OPERATORS.has(key)) {
       throw new CommandError(9, `Unknown modifier: ${key}. Expected a valid update modifier or pipeline-style update specified as an array`);
     }
-    if (!isPlainObject(u[key])) throw new CommandError(9, `Modifiers operate on fields but we found type ${typeName(u[key])} instead. For example: {$mod: {<field>: ...}} not {${key}: ${String(u[key])}}`);
+    if (!isPlainObject(u[key]))
+      throw new CommandError(
+        9,
+        `Modifiers operate on fields but we found type ${typeName(u[key])} instead. For example: {$mod: {<field>: ...}} not {${key}: ${String(u[key])}}`,
+      );
   }
   checkConflicts(u);
   return { kind: 'operators', ops: u };
@@ -51,7 +71,12 @@ function checkConflicts(ops: Document): void {
       if (op === '$rename' && typeof value === 'string') paths.push(value);
     }
   }
-  const normalised = paths.map((path) => path.split('.').filter((part) => !part.startsWith('$')).join('.'));
+  const normalised = paths.map((path) =>
+    path
+      .split('.')
+      .filter((part) => !part.startsWith('$'))
+      .join('.'),
+  );
   for (let i = 0; i < normalised.length; i++) {
     for (let j = i + 1; j < normalised.length; j++) {
       const a = normalised[i] as string;
@@ -99,7 +124,10 @@ export function applyUpdate(current: Doc, spec: UpdateSpec, options: { filter?: 
       return { doc: idFirst(next), modified: true };
     }
     try {
-      modified = Object.keys(ops).length > 0 && mingoUpdate(next, ops, options.arrayFilters, rewriteTypeOperators(options.filter ?? {}), { cloneMode: 'deep', queryOptions: queryOptions() }).length > 0;
+      modified =
+        Object.keys(ops).length > 0 &&
+        mingoUpdate(next, ops, options.arrayFilters, rewriteTypeOperators(options.filter ?? {}), { cloneMode: 'deep', queryOptions: queryOptions() }).length >
+          0;
     } catch (error) {
       throw fromMingoError(error);
     }
@@ -256,11 +284,17 @@ function checkOperandTypes(doc: Doc, ops: Document): void {
       const existing = plainValueAt(doc, path);
       if (existing === undefined) continue;
       if (numeric && !isNumeric(existing)) {
-        throw new CommandError(14, `Cannot apply ${op} to a value of non-numeric type. {_id: ${String(doc._id)}} has the field '${path.split('.').pop()}' of non-numeric type ${typeName(existing)}`);
+        throw new CommandError(
+          14,
+          `Cannot apply ${op} to a value of non-numeric type. {_id: ${String(doc._id)}} has the field '${path.split('.').pop()}' of non-numeric type ${typeName(existing)}`,
+        );
       }
       if (array && !Array.isArray(existing)) {
         if (op === '$pull' || op === '$pullAll') throw new CommandError(2, `Cannot apply ${op} to a non-array value`);
-        throw new CommandError(op === '$pop' ? 14 : 2, `The field '${path}' must be an array but is of type ${typeName(existing)} in document {_id: ${String(doc._id)}}`);
+        throw new CommandError(
+          op === '$pop' ? 14 : 2,
+          `The field '${path}' must be an array but is of type ${typeName(existing)} in document {_id: ${String(doc._id)}}`,
+        );
       }
     }
   }

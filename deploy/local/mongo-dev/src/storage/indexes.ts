@@ -151,7 +151,7 @@ export function normaliseIndexSpec(raw: unknown): IndexSpec {
   const input = raw as Document;
   const key = input.key as unknown;
   if (key === null || typeof key !== 'object' || Array.isArray(key) || Object.keys(key as object).length === 0) {
-    throw new CommandError(67, "Index keys cannot be empty.");
+    throw new CommandError(67, 'Index keys cannot be empty.');
   }
   for (const [field, direction] of Object.entries(key as Document)) {
     if (typeof direction === 'number' && direction !== 0) continue;
@@ -161,7 +161,8 @@ export function normaliseIndexSpec(raw: unknown): IndexSpec {
   }
   for (const option of Object.keys(input)) {
     if (option === 'collation' && isSimpleCollation(input.collation)) continue;
-    if (!INDEX_OPTIONS.has(option)) throw new CommandError(197, `The field '${option}' is not valid for an index specification (or not supported by the development server)`);
+    if (!INDEX_OPTIONS.has(option))
+      throw new CommandError(197, `The field '${option}' is not valid for an index specification (or not supported by the development server)`);
   }
   const name = input.name ?? defaultIndexName(key as Document);
   if (typeof name !== 'string' || name === '') throw new CommandError(67, 'The index name must be a non-empty string');
@@ -177,7 +178,7 @@ export function normaliseIndexSpec(raw: unknown): IndexSpec {
   if (input.expireAfterSeconds !== undefined) {
     const seconds = input.expireAfterSeconds as unknown;
     if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
-      throw new CommandError(67, 'TTL index \'expireAfterSeconds\' option must be a non-negative number');
+      throw new CommandError(67, "TTL index 'expireAfterSeconds' option must be a non-negative number");
     }
     if (Object.keys(key as Document).length !== 1) throw new CommandError(67, 'TTL indexes are single-field indexes, compound indexes do not support TTL');
     spec.expireAfterSeconds = seconds;

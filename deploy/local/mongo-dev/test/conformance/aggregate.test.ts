@@ -31,7 +31,10 @@ describe('aggregate runs the pipeline stages the services use', () => {
 
   test('$group with $sum, $avg, $max, $push and $count', async () => {
     const groups = await orders
-      .aggregate([{ $group: { _id: '$customer', spent: { $sum: '$total' }, n: { $sum: 1 }, top: { $max: '$total' }, ids: { $push: '$_id' } } }, { $sort: { _id: 1 } }])
+      .aggregate([
+        { $group: { _id: '$customer', spent: { $sum: '$total' }, n: { $sum: 1 }, top: { $max: '$total' }, ids: { $push: '$_id' } } },
+        { $sort: { _id: 1 } },
+      ])
       .toArray();
     expect(groups).toEqual([
       { _id: 'c1', spent: 15, n: 2, top: 10, ids: [1, 3] },
@@ -44,7 +47,11 @@ describe('aggregate runs the pipeline stages the services use', () => {
 
   test('$project and $addFields compute fields', async () => {
     const docs = await orders
-      .aggregate([{ $match: { _id: 1 } }, { $addFields: { double: { $multiply: ['$total', 2] } } }, { $project: { _id: 0, customer: 1, double: 1, n: { $size: '$items' } } }])
+      .aggregate([
+        { $match: { _id: 1 } },
+        { $addFields: { double: { $multiply: ['$total', 2] } } },
+        { $project: { _id: 0, customer: 1, double: 1, n: { $size: '$items' } } },
+      ])
       .toArray();
     expect(docs).toEqual([{ customer: 'c1', double: 20, n: 2 }]);
   });
@@ -60,7 +67,11 @@ describe('aggregate runs the pipeline stages the services use', () => {
 
   test('$lookup joins another collection of the same database', async () => {
     const docs = await orders
-      .aggregate([{ $match: { _id: { $in: [2, 4] } } }, { $lookup: { from: 'customers', localField: 'customer', foreignField: '_id', as: 'who' } }, { $sort: { _id: 1 } }])
+      .aggregate([
+        { $match: { _id: { $in: [2, 4] } } },
+        { $lookup: { from: 'customers', localField: 'customer', foreignField: '_id', as: 'who' } },
+        { $sort: { _id: 1 } },
+      ])
       .toArray();
     expect(docs.map((doc) => doc.who)).toEqual([[{ _id: 'c2', name: 'Grace' }], []]);
   });
@@ -86,7 +97,12 @@ describe('aggregate runs the pipeline stages the services use', () => {
   });
 
   test('on a missing collection the result is empty', async () => {
-    expect(await env.db.collection('absent').aggregate([{ $match: {} }]).toArray()).toEqual([]);
+    expect(
+      await env.db
+        .collection('absent')
+        .aggregate([{ $match: {} }])
+        .toArray(),
+    ).toEqual([]);
   });
 
   test('an unknown stage is an error naming it', async () => {

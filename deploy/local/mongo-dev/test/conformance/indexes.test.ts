@@ -45,7 +45,11 @@ describe('a unique index rejects a second document with the same key (E11000)', 
   test('a compound unique index rejects only the same combination', async () => {
     const members = env.db.collection('members');
     await members.createIndex({ org: 1, user: 1 }, { unique: true });
-    await members.insertMany([{ org: 'o1', user: 'u1' }, { org: 'o1', user: 'u2' }, { org: 'o2', user: 'u1' }]);
+    await members.insertMany([
+      { org: 'o1', user: 'u1' },
+      { org: 'o1', user: 'u2' },
+      { org: 'o2', user: 'u1' },
+    ]);
     await expect(members.insertOne({ org: 'o1', user: 'u2' })).rejects.toMatchObject({ code: 11000, keyValue: { org: 'o1', user: 'u2' } });
   });
 
@@ -59,7 +63,11 @@ describe('a unique index rejects a second document with the same key (E11000)', 
   test('a partial unique index only constrains documents matching its filter', async () => {
     const keys = env.db.collection('keys');
     await keys.createIndex({ key: 1 }, { unique: true, partialFilterExpression: { active: true } });
-    await keys.insertMany([{ key: 'k', active: false }, { key: 'k', active: false }, { key: 'k', active: true }]);
+    await keys.insertMany([
+      { key: 'k', active: false },
+      { key: 'k', active: false },
+      { key: 'k', active: true },
+    ]);
     await expect(keys.insertOne({ key: 'k', active: true })).rejects.toMatchObject({ code: 11000 });
     expect(await keys.countDocuments({ key: 'k' })).toBe(3);
   });
@@ -75,7 +83,10 @@ describe('a unique index rejects a second document with the same key (E11000)', 
     const unorderedColl = env.db.collection('unordered');
     await unorderedColl.createIndex({ k: 1 }, { unique: true });
     const unordered = await unorderedColl.insertMany([{ k: 1 }, { k: 1 }, { k: 2 }, { k: 2 }], { ordered: false }).catch((e: unknown) => e);
-    expect((unordered as MongoBulkWriteError).writeErrors).toMatchObject([{ index: 1, code: 11000 }, { index: 3, code: 11000 }]);
+    expect((unordered as MongoBulkWriteError).writeErrors).toMatchObject([
+      { index: 1, code: 11000 },
+      { index: 3, code: 11000 },
+    ]);
     expect(await unorderedColl.countDocuments()).toBe(2);
   });
 
@@ -147,22 +158,18 @@ describe('createIndexes, listIndexes and dropIndexes manage the index catalog', 
 
 describe('a TTL index expires documents whose date is older than expireAfterSeconds', () => {
   // A real MongoDB's TTL monitor runs every 60 s; the development server sweeps every second.
-  test(
-    'an expired document disappears, a fresh one stays',
-    async () => {
-      const sessions = env.db.collection('sessions');
-      await sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 });
-      await sessions.insertMany([
-        { name: 'old', expiresAt: new Date(Date.now() - 60_000) },
-        { name: 'fresh', expiresAt: new Date(Date.now() + 3_600_000) },
-        { name: 'no-date', expiresAt: 'not a date' },
-      ]);
-      const gone = await eventually(async () => (await sessions.countDocuments({ name: 'old' })) === 0, 130_000, 250);
-      expect(gone).toBe(true);
-      expect((await sessions.find({}, { projection: { _id: 0, name: 1 } }).toArray()).map((d) => d.name).sort()).toEqual(['fresh', 'no-date']);
-    },
-    140_000,
-  );
+  test('an expired document disappears, a fresh one stays', async () => {
+    const sessions = env.db.collection('sessions');
+    await sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+    await sessions.insertMany([
+      { name: 'old', expiresAt: new Date(Date.now() - 60_000) },
+      { name: 'fresh', expiresAt: new Date(Date.now() + 3_600_000) },
+      { name: 'no-date', expiresAt: 'not a date' },
+    ]);
+    const gone = await eventually(async () => (await sessions.countDocuments({ name: 'old' })) === 0, 130_000, 250);
+    expect(gone).toBe(true);
+    expect((await sessions.find({}, { projection: { _id: 0, name: 1 } }).toArray()).map((d) => d.name).sort()).toEqual(['fresh', 'no-date']);
+  }, 140_000);
 });
 
 describe('a sparse index leaves out documents without the field, and $exists queries stay exact', () => {

@@ -8,7 +8,17 @@ beforeAll(async () => {
   env = await openConformance('queries');
   people = env.db.collection('people');
   await people.insertMany([
-    { _id: 1 as never, name: 'ada', age: 36, tags: ['math', 'code'], address: { city: 'London', zip: 'N1' }, scores: [{ s: 90, k: 'a' }, { s: 70, k: 'b' }] },
+    {
+      _id: 1 as never,
+      name: 'ada',
+      age: 36,
+      tags: ['math', 'code'],
+      address: { city: 'London', zip: 'N1' },
+      scores: [
+        { s: 90, k: 'a' },
+        { s: 70, k: 'b' },
+      ],
+    },
     { _id: 2 as never, name: 'grace', age: 85, tags: ['navy', 'code'], address: { city: 'New York' }, scores: [{ s: 50, k: 'a' }] },
     { _id: 3 as never, name: 'alan', age: 41, tags: ['math'], address: { city: 'London' }, nick: null },
     { _id: 4 as never, name: 'edsger', age: 72, tags: [], scores: [] },
@@ -21,7 +31,12 @@ afterAll(async () => {
 });
 
 const ids = async (filter: object, sort: object = { _id: 1 }): Promise<unknown[]> =>
-  (await people.find(filter).sort(sort as never).toArray()).map((doc) => doc._id);
+  (
+    await people
+      .find(filter)
+      .sort(sort as never)
+      .toArray()
+  ).map((doc) => doc._id);
 
 describe('insert gives documents an ObjectId _id when they have none', () => {
   test('insertOne without _id stores an ObjectId _id, first in the document', async () => {
@@ -91,7 +106,13 @@ describe('query operators select exactly the matching documents', () => {
       { _id: 'arr' as never, v: [new ObjectId()] },
       { _id: 'obj' as never, v: { x: 1 } },
     ]);
-    const typeIds = async (type: unknown): Promise<unknown[]> => (await typed.find({ v: { $type: type as never } }).sort({ _id: 1 }).toArray()).map((doc) => doc._id);
+    const typeIds = async (type: unknown): Promise<unknown[]> =>
+      (
+        await typed
+          .find({ v: { $type: type as never } })
+          .sort({ _id: 1 })
+          .toArray()
+      ).map((doc) => doc._id);
     expect(await typeIds('objectId')).toEqual(['arr', 'oid']);
     expect(await typeIds(7)).toEqual(['arr', 'oid']);
     expect(await typeIds('binData')).toEqual(['bin']);
@@ -168,7 +189,13 @@ describe('cursors hand out results across several getMore batches', () => {
   });
 
   test('limit holds across batches', async () => {
-    const seen = await env.db.collection('many').find({ i: { $gte: 100 } }).sort({ i: 1 }).batchSize(7).limit(30).toArray();
+    const seen = await env.db
+      .collection('many')
+      .find({ i: { $gte: 100 } })
+      .sort({ i: 1 })
+      .batchSize(7)
+      .limit(30)
+      .toArray();
     expect(seen).toHaveLength(30);
     expect(seen[29]?.i).toBe(129);
   });

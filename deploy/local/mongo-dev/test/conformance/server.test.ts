@@ -104,7 +104,9 @@ describe('concurrent increments from many clients lose no update', () => {
     const claims = env.db.collection('claims');
     await claims.createIndex({ key: 1 }, { unique: true });
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => claims.findOneAndUpdate({ key: 'k' }, { $inc: { hits: 1 }, $setOnInsert: { first: i } }, { upsert: true, returnDocument: 'after' })),
+      Array.from({ length: 20 }, (_, i) =>
+        claims.findOneAndUpdate({ key: 'k' }, { $inc: { hits: 1 }, $setOnInsert: { first: i } }, { upsert: true, returnDocument: 'after' }),
+      ),
     );
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     expect(await claims.countDocuments({ key: 'k' })).toBe(1);
@@ -126,7 +128,12 @@ describe('bulkWrite applies mixed operations and reports each kind', () => {
       { deleteMany: { filter: { k: 2 } } },
     ]);
     expect(result).toMatchObject({ insertedCount: 1, matchedCount: 4, modifiedCount: 4, upsertedCount: 1, deletedCount: 3 });
-    expect((await bulk.find({}, { projection: { _id: 0 } }).sort({ k: 1 }).toArray())).toEqual([
+    expect(
+      await bulk
+        .find({}, { projection: { _id: 0 } })
+        .sort({ k: 1 })
+        .toArray(),
+    ).toEqual([
       { k: 1, one: true },
       { k: 3, replaced: true },
       { k: 7, seven: true },

@@ -61,11 +61,26 @@ describe('update operators change documents as MongoDB does', () => {
 
   test('positional $ updates the first matched array element; arrayFilters the selected ones', async () => {
     const collection = env.db.collection(`u${counter++}`);
-    await collection.insertOne({ _id: 1 as never, items: [{ k: 'a', n: 1 }, { k: 'b', n: 1 }, { k: 'b', n: 1 }] });
+    await collection.insertOne({
+      _id: 1 as never,
+      items: [
+        { k: 'a', n: 1 },
+        { k: 'b', n: 1 },
+        { k: 'b', n: 1 },
+      ],
+    });
     await collection.updateOne({ _id: 1 as never, 'items.k': 'b' }, { $inc: { 'items.$.n': 10 } });
-    expect((await collection.findOne({}))?.items).toEqual([{ k: 'a', n: 1 }, { k: 'b', n: 11 }, { k: 'b', n: 1 }]);
+    expect((await collection.findOne({}))?.items).toEqual([
+      { k: 'a', n: 1 },
+      { k: 'b', n: 11 },
+      { k: 'b', n: 1 },
+    ]);
     await collection.updateOne({ _id: 1 as never }, { $set: { 'items.$[e].n': 0 } }, { arrayFilters: [{ 'e.k': 'b' }] });
-    expect((await collection.findOne({}))?.items).toEqual([{ k: 'a', n: 1 }, { k: 'b', n: 0 }, { k: 'b', n: 0 }]);
+    expect((await collection.findOne({}))?.items).toEqual([
+      { k: 'a', n: 1 },
+      { k: 'b', n: 0 },
+      { k: 'b', n: 0 },
+    ]);
     await collection.updateOne({ _id: 1 as never }, { $inc: { 'items.$[].n': 1 } });
     expect((await collection.findOne({}))?.items.map((item: Document) => item.n)).toEqual([2, 1, 1]);
   });
@@ -86,7 +101,10 @@ describe('update errors name what is wrong, with MongoDB codes', () => {
   });
 
   test('an unknown update operator fails with code 9 naming it', async () => {
-    await expect(collection.updateOne({ _id: 1 as never }, { $frob: { a: 1 } } as never)).rejects.toMatchObject({ code: 9, message: expect.stringContaining('$frob') });
+    await expect(collection.updateOne({ _id: 1 as never }, { $frob: { a: 1 } } as never)).rejects.toMatchObject({
+      code: 9,
+      message: expect.stringContaining('$frob'),
+    });
   });
 
   test('$inc on a string fails with TypeMismatch (14) and leaves the document alone', async () => {
@@ -182,7 +200,11 @@ describe('findAndModify returns the document before or after', () => {
 
   test('findOneAndUpdate picks the first document in sort order', async () => {
     const collection = env.db.collection(`u${counter++}`);
-    await collection.insertMany([{ p: 2, q: 'mid' }, { p: 9, q: 'high' }, { p: 1, q: 'low' }]);
+    await collection.insertMany([
+      { p: 2, q: 'mid' },
+      { p: 9, q: 'high' },
+      { p: 1, q: 'low' },
+    ]);
     const doc = await collection.findOneAndUpdate({}, { $set: { taken: true } }, { sort: { p: -1 }, returnDocument: 'after' });
     expect(doc).toMatchObject({ q: 'high', taken: true });
   });
@@ -197,7 +219,10 @@ describe('findAndModify returns the document before or after', () => {
 
   test('findOneAndDelete removes and returns the document; findOneAndReplace replaces it', async () => {
     const collection = env.db.collection(`u${counter++}`);
-    await collection.insertMany([{ _id: 1 as never, v: 'one' }, { _id: 2 as never, v: 'two' }]);
+    await collection.insertMany([
+      { _id: 1 as never, v: 'one' },
+      { _id: 2 as never, v: 'two' },
+    ]);
     expect(await collection.findOneAndDelete({ v: 'one' })).toEqual({ _id: 1, v: 'one' });
     expect(await collection.findOneAndReplace({ _id: 2 as never }, { w: 2 }, { returnDocument: 'after' })).toEqual({ _id: 2, w: 2 });
     expect(await collection.findOneAndDelete({ v: 'absent' })).toBeNull();

@@ -63,7 +63,10 @@ export async function createDevAccount(baseUrl: string): Promise<DevAccount> {
 
 /** `KAFKA_BROKERS` when set, else the running stack's `.stack/stack.json`; undefined when neither says. */
 export function findKafkaBrokers(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
-  const given = (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0);
+  const given = (env.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0);
   if (given.length > 0) return given;
   const stack = readStackFile(env.STACK_STATE_DIR ? resolve(repoRoot, env.STACK_STATE_DIR) : undefined);
   return stack?.kafkaBrokers && stack.kafkaBrokers.length > 0 ? stack.kafkaBrokers : undefined;
@@ -102,7 +105,9 @@ export function parseRedriveArguments(args: readonly string[]): RedriveArguments
 
 function describeLine(line: RedriveLine): string {
   const where = `${line.deadLetterTopic}[${line.partition}]@${line.offset}`;
-  const original = line.original ? ` ${line.original.topic}[${line.original.partition}]@${line.original.offset} key=${line.original.key ?? '-'} id=${line.original.messageId ?? '-'}` : '';
+  const original = line.original
+    ? ` ${line.original.topic}[${line.original.partition}]@${line.original.offset} key=${line.original.key ?? '-'} id=${line.original.messageId ?? '-'}`
+    : '';
   const why = line.error ? ` (${line.error.kind ?? 'handler'} in ${line.error.consumerGroup}: ${line.error.message})` : '';
   return `${line.action}${line.reason ? ` (${line.reason})` : ''} ${where}${original}${why}`;
 }

@@ -9,8 +9,7 @@ import { reservePort } from '../ports.js';
  * if the stack dies without stopping it (SIGKILL), the pipe the stack held closes and Redis goes too.
  */
 const STOP_WITH_PARENT =
-  'redis-server "$@" & child=$!; trap \'kill -TERM $child; wait $child; exit 0\' TERM INT; ' +
-  'while read -r _; do :; done; kill -TERM $child; wait $child';
+  'redis-server "$@" & child=$!; trap \'kill -TERM $child; wait $child; exit 0\' TERM INT; ' + 'while read -r _; do :; done; kill -TERM $child; wait $child';
 
 export interface LocalRedis {
   url: string;

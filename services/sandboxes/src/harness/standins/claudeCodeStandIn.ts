@@ -5,16 +5,7 @@
 // (directives.ts) instead of asking a model. Started through bin/claude-code-standin.mjs.
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import {
-  StepRunner,
-  emitLine,
-  exitOnSignals,
-  fakeUsage,
-  log,
-  parseDirectives,
-  writeInTree,
-  type Step,
-} from './directives.js';
+import { StepRunner, emitLine, exitOnSignals, fakeUsage, log, parseDirectives, writeInTree, type Step } from './directives.js';
 
 const VERSION = '2.1.330';
 const TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write'];

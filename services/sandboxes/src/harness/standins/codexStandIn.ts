@@ -3,16 +3,7 @@
 // diagnostics on stderr. It follows the directives in the prompt (directives.ts) instead of asking
 // a model. Started through bin/codex-standin.mjs.
 import { randomUUID } from 'node:crypto';
-import {
-  StepRunner,
-  emitLine,
-  exitOnSignals,
-  fakeUsage,
-  log,
-  parseDirectives,
-  writeInTree,
-  type Step,
-} from './directives.js';
+import { StepRunner, emitLine, exitOnSignals, fakeUsage, log, parseDirectives, writeInTree, type Step } from './directives.js';
 
 interface CodexArgs {
   cd: string | null;
@@ -22,9 +13,25 @@ interface CodexArgs {
 
 /** Options of `codex exec` that take a value (the ones the SDK passes, plus common ones). */
 const VALUE_OPTIONS = new Set([
-  '--config', '-c', '--model', '-m', '--sandbox', '-s', '--cd', '-C', '--add-dir', '--output-schema',
-  '--image', '-i', '--thread-source', '--cyber-access-program', '--profile', '-p', '--color',
-  '--output-last-message', '-o',
+  '--config',
+  '-c',
+  '--model',
+  '-m',
+  '--sandbox',
+  '-s',
+  '--cd',
+  '-C',
+  '--add-dir',
+  '--output-schema',
+  '--image',
+  '-i',
+  '--thread-source',
+  '--cyber-access-program',
+  '--profile',
+  '-p',
+  '--color',
+  '--output-last-message',
+  '-o',
 ]);
 
 export function parseCodexArgs(argv: readonly string[]): CodexArgs | string {

@@ -87,7 +87,21 @@ describe('@write stays inside the working tree', () => {
 describe('stand-in command lines are the ones the SDKs pass', () => {
   test('codex: exec --experimental-json with options and resume', () => {
     expect(
-      parseCodexArgs(['exec', '--experimental-json', '--model', 'gpt-x', '--sandbox', 'workspace-write', '--cd', '/w', '--skip-git-repo-check', '--config', 'a="b"', 'resume', 't1']),
+      parseCodexArgs([
+        'exec',
+        '--experimental-json',
+        '--model',
+        'gpt-x',
+        '--sandbox',
+        'workspace-write',
+        '--cd',
+        '/w',
+        '--skip-git-repo-check',
+        '--config',
+        'a="b"',
+        'resume',
+        't1',
+      ]),
     ).toEqual({ cd: '/w', model: 'gpt-x', resume: 't1' });
     expect(typeof parseCodexArgs(['exec'])).toBe('string');
     expect(typeof parseCodexArgs(['login'])).toBe('string');
@@ -95,7 +109,15 @@ describe('stand-in command lines are the ones the SDKs pass', () => {
 
   test('claude-code: stream-json both ways, flag=value form', () => {
     expect(
-      parseClaudeArgs(['--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--model=claude-x', '--permission-mode=bypassPermissions']),
+      parseClaudeArgs([
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--input-format',
+        'stream-json',
+        '--model=claude-x',
+        '--permission-mode=bypassPermissions',
+      ]),
     ).toEqual({ model: 'claude-x', permissionMode: 'bypassPermissions' });
     expect(typeof parseClaudeArgs(['-p', 'hello'])).toBe('string');
   });

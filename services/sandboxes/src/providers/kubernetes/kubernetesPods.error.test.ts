@@ -39,7 +39,9 @@ describe('a clone that fails in the init container surfaces as an error with the
     try {
       const error = await failure(pod.waitUntilRunning());
       expect(error.reason).toBe('init_failed');
-      expect(error.message).toMatch(/^the repository could not be prepared in the pod \(init container "clone" exited 1\): the repository could not be cloned: /);
+      expect(error.message).toMatch(
+        /^the repository could not be prepared in the pod \(init container "clone" exited 1\): the repository could not be cloned: /,
+      );
       expect(error.message).toContain("fatal: unable to access 'https://");
       expect(error.message).not.toContain('sekrit-token');
       expect(await pod.logs('clone')).not.toContain('sekrit-token');
@@ -64,8 +66,12 @@ describe('a clone that fails in the init container surfaces as an error with the
     const noBranch = await client(standIn).create(manifests({ cloneUrl: repo.url, workingBranch: 'absent', createBranch: false }));
     const noDir = await client(standIn).create(manifests({ cloneUrl: repo.url, rootDirectory: 'apps/none' }));
     try {
-      expect((await failure(noBranch.waitUntilRunning())).message).toContain('the working branch "absent" does not exist in the repository and createBranch is false');
-      expect((await failure(noDir.waitUntilRunning())).message).toContain('the root directory "apps/none" does not exist in the repository on branch "ars/run-1"');
+      expect((await failure(noBranch.waitUntilRunning())).message).toContain(
+        'the working branch "absent" does not exist in the repository and createBranch is false',
+      );
+      expect((await failure(noDir.waitUntilRunning())).message).toContain(
+        'the root directory "apps/none" does not exist in the repository on branch "ars/run-1"',
+      );
     } finally {
       await noBranch.delete();
       await noDir.delete();
@@ -96,7 +102,9 @@ describe('a Pod that cannot start or takes too long fails the wait, never hangs'
     try {
       const error = await failure(pod.waitUntilRunning({ timeoutMs: 300 }));
       expect(error.reason).toBe('timeout');
-      expect(error.message).toMatch(/^the pod "k8s-[0-9a-f]+" was not running within 0 s \(last state: Pending, clone running, sandbox waiting PodInitializing\)$/);
+      expect(error.message).toMatch(
+        /^the pod "k8s-[0-9a-f]+" was not running within 0 s \(last state: Pending, clone running, sandbox waiting PodInitializing\)$/,
+      );
     } finally {
       await pod.delete();
     }

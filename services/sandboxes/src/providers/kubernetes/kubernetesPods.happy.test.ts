@@ -101,7 +101,11 @@ describe('exec applies the working directory, the environment (nothing inherited
 
       const env = output();
       const value = 'two words; $(not run) "quoted"\nsecond line';
-      await pod.exec(['sh', '-c', 'printf "%s|%s|[%s]" "$GREETING" "$HOME" "$ARS_SANDBOX_ID"'], { cwd: pod.workingDir, env: { PATH, GREETING: value }, ...env });
+      await pod.exec(['sh', '-c', 'printf "%s|%s|[%s]" "$GREETING" "$HOME" "$ARS_SANDBOX_ID"'], {
+        cwd: pod.workingDir,
+        env: { PATH, GREETING: value },
+        ...env,
+      });
       // The stand-in maps `/workspace` on command lines only; values sent on stdin stay as given.
       expect(env.stdout()).toBe(`${value}|/workspace/home|[]`);
 
@@ -122,7 +126,8 @@ describe('exec applies the working directory, the environment (nothing inherited
     const pod = await client(standIn).create(manifests({ cloneUrl: repo.url }));
     try {
       await pod.waitUntilRunning();
-      const program = "require('fs').writeFileSync('NOTES.md', 'from the agent\\n'); console.log(JSON.stringify({type: 'completed', cwd: process.cwd().endsWith('/repo')}))";
+      const program =
+        "require('fs').writeFileSync('NOTES.md', 'from the agent\\n'); console.log(JSON.stringify({type: 'completed', cwd: process.cwd().endsWith('/repo')}))";
       const harness = output();
       const result = await pod.exec([process.execPath, '-e', program], { cwd: pod.workingDir, env: { PATH }, ...harness });
       expect(result.exitCode).toBe(0);

@@ -85,14 +85,17 @@ export function mapKubernetesError(error: unknown, action: Action, server: strin
     const status = statusBody(error.body);
     const detail = status?.message ? `: ${status.message}` : '';
     const what = action.name ? `${action.resource} "${action.name}"` : action.resource;
-    if (code === 401) return new KubernetesError('unauthorized', `the Kubernetes API server refused the credentials (401); check the token or kubeconfig`, code);
-    if (code === 403) return new KubernetesError('forbidden', `the service account may not ${action.verb} ${action.resource} in ${action.namespace} (403)${detail}`, code);
+    if (code === 401)
+      return new KubernetesError('unauthorized', `the Kubernetes API server refused the credentials (401); check the token or kubeconfig`, code);
+    if (code === 403)
+      return new KubernetesError('forbidden', `the service account may not ${action.verb} ${action.resource} in ${action.namespace} (403)${detail}`, code);
     if (code === 404 && status?.details?.kind === 'namespaces') {
       return new KubernetesError('namespace_not_found', `the namespace "${action.namespace}" does not exist (404)`, code);
     }
     if (code === 404) return new KubernetesError('not_found', `${what} was not found in ${action.namespace} (404)`, code);
     if (code === 409) return new KubernetesError('conflict', `${what} already exists in ${action.namespace} (409)`, code);
-    if (code === 422 || code === 400) return new KubernetesError('invalid', `the Kubernetes API server rejected the ${action.resource} (${code})${detail}`, code);
+    if (code === 422 || code === 400)
+      return new KubernetesError('invalid', `the Kubernetes API server rejected the ${action.resource} (${code})${detail}`, code);
     return new KubernetesError('unavailable', `the Kubernetes API server answered ${code} to ${action.verb} ${what}${detail}`, code);
   }
   const cause = (error as { code?: string; cause?: { code?: string } } | null) ?? null;
@@ -139,7 +142,14 @@ export interface LogOptions {
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Waiting reasons after which a container will not start without a change to the Pod or the cluster. */
-const FATAL_WAITING = new Set(['CreateContainerConfigError', 'CreateContainerError', 'ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
+const FATAL_WAITING = new Set([
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+]);
 
 /**
  * The wrapper every exec runs in: Kubernetes exec has no working directory or environment, and
@@ -338,7 +348,8 @@ export class KubernetesPods {
     const text = typeof message === 'string' ? message : String(error);
     const code = /Unexpected server response: (\d+)/.exec(text)?.[1];
     const namespace = this.namespace;
-    if (code === '401') return new KubernetesError('unauthorized', 'the Kubernetes API server refused the credentials (401); check the token or kubeconfig', 401);
+    if (code === '401')
+      return new KubernetesError('unauthorized', 'the Kubernetes API server refused the credentials (401); check the token or kubeconfig', 401);
     if (code === '403') return new KubernetesError('forbidden', `the service account may not create pods/exec in ${namespace} (403)`, 403);
     if (code === '404') return new KubernetesError('not_found', `pods "${podName}" was not found in ${namespace} (404)`, 404);
     if (code === '400') return new KubernetesError('exec_failed', `the pod "${podName}" does not accept commands (400): it is not running`, 400);
@@ -384,24 +395,34 @@ export class SandboxPod {
         if (terminated && terminated.exitCode !== 0) throw await this.initFailure(init.name, terminated.message ?? '', terminated.exitCode);
         const waiting = init.state?.waiting;
         if (waiting?.reason && FATAL_WAITING.has(waiting.reason)) {
-          throw new KubernetesError('pod_failed', `the init container "${init.name}" cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`);
+          throw new KubernetesError(
+            'pod_failed',
+            `the init container "${init.name}" cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`,
+          );
         }
       }
       for (const container of status.containerStatuses ?? []) {
         const waiting = container.state?.waiting;
         if (waiting?.reason && FATAL_WAITING.has(waiting.reason)) {
-          throw new KubernetesError('pod_failed', `the container "${container.name}" cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`);
+          throw new KubernetesError(
+            'pod_failed',
+            `the container "${container.name}" cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`,
+          );
         }
       }
       if (status.phase === 'Failed' || status.phase === 'Succeeded') {
-        throw new KubernetesError('pod_failed', `the pod "${this.name}" ended (${status.phase}${status.reason ? `: ${status.reason}` : ''}${status.message ? `: ${status.message}` : ''})`);
+        throw new KubernetesError(
+          'pod_failed',
+          `the pod "${this.name}" ended (${status.phase}${status.reason ? `: ${status.reason}` : ''}${status.message ? `: ${status.message}` : ''})`,
+        );
       }
       const initsDone = (status.initContainerStatuses ?? []).every((c) => c.state?.terminated?.exitCode === 0);
       const mainRunning = (status.containerStatuses ?? []).some((c) => c.name === MAIN_CONTAINER && c.state?.running);
       if (status.phase === 'Running' && initsDone && mainRunning) return pod;
       last = describe(pod);
       const left = deadline - Date.now();
-      if (left <= 0) throw new KubernetesError('timeout', `the pod "${this.name}" was not running within ${Math.round(timeoutMs / 1000)} s (last state: ${last})`);
+      if (left <= 0)
+        throw new KubernetesError('timeout', `the pod "${this.name}" was not running within ${Math.round(timeoutMs / 1000)} s (last state: ${last})`);
       await sleep(Math.min(this.pods.pollIntervalMs, left), options.signal);
     }
   }
@@ -409,8 +430,16 @@ export class SandboxPod {
   private async initFailure(container: string, message: string, exitCode: number): Promise<KubernetesError> {
     let text = message.trim();
     if (!text) text = (await this.logs(container, { tailLines: 20, limitBytes: 4096 }).catch(() => '')).trim();
-    const reason = text.split('\n').filter(Boolean).slice(-3).join(' ').replace(/^ars-init: /, '');
-    return new KubernetesError('init_failed', `the repository could not be prepared in the pod (init container "${container}" exited ${exitCode}): ${reason || 'no output'}`);
+    const reason = text
+      .split('\n')
+      .filter(Boolean)
+      .slice(-3)
+      .join(' ')
+      .replace(/^ars-init: /, '');
+    return new KubernetesError(
+      'init_failed',
+      `the repository could not be prepared in the pod (init container "${container}" exited ${exitCode}): ${reason || 'no output'}`,
+    );
   }
 
   /**
@@ -496,7 +525,13 @@ function describe(pod: V1Pod): string {
   const status = pod.status ?? {};
   const parts = [status.phase ?? 'unknown'];
   for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
-    const state = c.state?.waiting ? `waiting ${c.state.waiting.reason ?? ''}` : c.state?.running ? 'running' : c.state?.terminated ? `terminated ${c.state.terminated.exitCode}` : 'unknown';
+    const state = c.state?.waiting
+      ? `waiting ${c.state.waiting.reason ?? ''}`
+      : c.state?.running
+        ? 'running'
+        : c.state?.terminated
+          ? `terminated ${c.state.terminated.exitCode}`
+          : 'unknown';
     parts.push(`${c.name} ${state.trim()}`);
   }
   return parts.join(', ');

@@ -41,10 +41,22 @@ afterAll(async () => {
 });
 
 function allocate(overrides: Partial<AllocateRequest> = {}): Promise<AllocatedSandbox> {
-  return provider.allocate({ sandboxRecordId: 'sbx_test1', runId: 'run-1', cloneUrl: repo.url, baseBranch: 'main', workingBranch: 'ars/work', rootDirectory: null, ...overrides });
+  return provider.allocate({
+    sandboxRecordId: 'sbx_test1',
+    runId: 'run-1',
+    cloneUrl: repo.url,
+    baseBranch: 'main',
+    workingBranch: 'ars/work',
+    rootDirectory: null,
+    ...overrides,
+  });
 }
 
-async function run(sandbox: AllocatedSandbox, command: string, extra: { env?: Record<string, string>; signal?: AbortSignal; onOutput?: (text: string) => void } = {}) {
+async function run(
+  sandbox: AllocatedSandbox,
+  command: string,
+  extra: { env?: Record<string, string>; signal?: AbortSignal; onOutput?: (text: string) => void } = {},
+) {
   const chunks: Buffer[] = [];
   const result = await provider.exec(sandbox, {
     command,
@@ -82,7 +94,11 @@ function lastCreatedPod(): string {
 /** Runs the shim the way an SDK does: the launch's executable, env (plus what the SDK adds) and cwd. */
 function runShim(launch: HarnessLaunch, argv: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(launch.executablePath ?? 'missing', argv, { env: { ...launch.env, ...options.env }, cwd: options.cwd ?? launch.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(launch.executablePath ?? 'missing', argv, {
+      env: { ...launch.env, ...options.env },
+      cwd: options.cwd ?? launch.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -109,7 +125,13 @@ describe('allocate makes one labelled Pod per sandbox with the repository on a n
   it('answers in-Pod paths (no local dir), labels record and run, and creates the missing working branch', async () => {
     const sandbox = await allocate({ sandboxRecordId: 'sbx_abc', runId: 'run-42', workingBranch: 'ars/new-branch', rootDirectory: 'packages/web' });
     try {
-      expect(sandbox).toEqual({ sandboxId: expect.stringMatching(/^k8s-[0-9a-f]{20}$/), dir: null, repoDir: '/workspace/repo', cwd: '/workspace/repo/packages/web', home: '/workspace/home' });
+      expect(sandbox).toEqual({
+        sandboxId: expect.stringMatching(/^k8s-[0-9a-f]{20}$/),
+        dir: null,
+        repoDir: '/workspace/repo',
+        cwd: '/workspace/repo/packages/web',
+        home: '/workspace/home',
+      });
       expect(standIn.pod(NAMESPACE, sandbox.sandboxId)?.metadata?.labels).toMatchObject({
         'agent-run-service.dev/record-id': 'sbx_abc',
         'agent-run-service.dev/run-id': 'run-42',
@@ -168,115 +190,137 @@ describe('exec runs a shell command in the Pod and resolves with its exit code',
 });
 
 describe('previewEndpoint is the Pod IP and a random port where a server started by exec answers', () => {
-  it('a node server listening on PORT in the Pod answers on the URL', async () => {
-    const sandbox = await allocate();
-    const controller = new AbortController();
-    try {
-      const { port, url } = await provider.previewEndpoint(sandbox);
-      expect(port).toBeGreaterThanOrEqual(20_000);
-      expect(port).toBeLessThanOrEqual(45_000);
-      expect(url).toBe(`http://127.0.0.1:${port}`);
-      const program = `require('http').createServer((q, s) => s.end('preview from ' + require('path').basename(process.cwd()))).listen(Number(process.env.PORT))`;
-      const server = run(sandbox, `exec node -e "${program}"`, { env: { PORT: String(port) }, signal: controller.signal });
-      let body = '';
-      for (let i = 0; i < 600 && body === ''; i++) {
-        body = await fetch(url).then(
-          (response) => response.text(),
-          () => '',
-        );
-        if (body === '') await new Promise((resolve) => setTimeout(resolve, 100));
+  it(
+    'a node server listening on PORT in the Pod answers on the URL',
+    async () => {
+      const sandbox = await allocate();
+      const controller = new AbortController();
+      try {
+        const { port, url } = await provider.previewEndpoint(sandbox);
+        expect(port).toBeGreaterThanOrEqual(20_000);
+        expect(port).toBeLessThanOrEqual(45_000);
+        expect(url).toBe(`http://127.0.0.1:${port}`);
+        const program = `require('http').createServer((q, s) => s.end('preview from ' + require('path').basename(process.cwd()))).listen(Number(process.env.PORT))`;
+        const server = run(sandbox, `exec node -e "${program}"`, { env: { PORT: String(port) }, signal: controller.signal });
+        let body = '';
+        for (let i = 0; i < 600 && body === ''; i++) {
+          body = await fetch(url).then(
+            (response) => response.text(),
+            () => '',
+          );
+          if (body === '') await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(body).toBe('preview from repo');
+        controller.abort();
+        expect((await server).aborted).toBe(true);
+      } finally {
+        controller.abort();
+        await provider.release(sandbox);
       }
-      expect(body).toBe('preview from repo');
-      controller.abort();
-      expect((await server).aborted).toBe(true);
-    } finally {
-      controller.abort();
-      await provider.release(sandbox);
-    }
-  }, SLOW);
+    },
+    SLOW,
+  );
 });
 
 describe('launchHarness: the harness CLI runs in the Pod, driven by the real adapters through the local shim', () => {
-  it.each(HARNESSES)('%s: events, a file written in the Pod, the SDK key in the Pod env and never on a command line', async (harness) => {
-    const sandbox = await allocate();
-    const apiKey = `sk-test-${harness}-${Date.now()}-secret`;
-    try {
-      const launch = await provider.launchHarness(sandbox, { harness, executablePath: standInExecutable(harness), env: harnessEnv(sandbox), cwd: sandbox.cwd });
-      expect(launch.executablePath).toMatch(/bin\/pod-exec-shim\.mjs$/);
-      expect(launch.cwd).not.toBe(sandbox.cwd);
-      expect(JSON.stringify(launch)).not.toContain(standIn.token);
-      const events: HarnessEvent[] = [];
-      const result = await runHarness({
-        harness,
-        prompt: `@say hi\n@shell pwd\n@write notes.txt hello\n@shell printenv ${KEY_NAME[harness]}`,
-        cwd: launch.cwd,
-        env: launch.env,
-        apiKey,
-        signal: new AbortController().signal,
-        ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
-        onEvent: async (event) => {
-          events.push(event);
-        },
-      });
-      await launch.close();
-      expect(result).toMatchObject({ status: 'success' });
-      expect(events[0]?.type).toBe('stream_started');
-      expect(events.find((e) => e.type === 'assistant_message')?.message).toBe('hi');
-      const shells = events.filter((e) => e.type === 'tool_call' && e.payload.kind === 'shell');
-      expect(realpathSync(String(shells[0]?.payload.output).trim())).toBe(realpathSync(join(workspace(sandbox), 'repo')));
-      // The SDK put the key in the shim's environment; it reached the Pod's process through exec's stdin.
-      expect(String(shells[1]?.payload.output).trim()).toBe(apiKey);
-      // Absolute: the CLI reports paths of the Pod, which the adapter cannot relate to the shim's local cwd.
-      expect(events.find((e) => e.type === 'file_change')?.message).toMatch(/\/repo\/notes\.txt$/);
-      expect(events.at(-1)?.type).toBe('completed');
-      expect(readFileSync(join(workspace(sandbox), 'repo', 'notes.txt'), 'utf8')).toBe('hello');
+  it.each(HARNESSES)(
+    '%s: events, a file written in the Pod, the SDK key in the Pod env and never on a command line',
+    async (harness) => {
+      const sandbox = await allocate();
+      const apiKey = `sk-test-${harness}-${Date.now()}-secret`;
+      try {
+        const launch = await provider.launchHarness(sandbox, {
+          harness,
+          executablePath: standInExecutable(harness),
+          env: harnessEnv(sandbox),
+          cwd: sandbox.cwd,
+        });
+        expect(launch.executablePath).toMatch(/bin\/pod-exec-shim\.mjs$/);
+        expect(launch.cwd).not.toBe(sandbox.cwd);
+        expect(JSON.stringify(launch)).not.toContain(standIn.token);
+        const events: HarnessEvent[] = [];
+        const result = await runHarness({
+          harness,
+          prompt: `@say hi\n@shell pwd\n@write notes.txt hello\n@shell printenv ${KEY_NAME[harness]}`,
+          cwd: launch.cwd,
+          env: launch.env,
+          apiKey,
+          signal: new AbortController().signal,
+          ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
+          onEvent: async (event) => {
+            events.push(event);
+          },
+        });
+        await launch.close();
+        expect(result).toMatchObject({ status: 'success' });
+        expect(events[0]?.type).toBe('stream_started');
+        expect(events.find((e) => e.type === 'assistant_message')?.message).toBe('hi');
+        const shells = events.filter((e) => e.type === 'tool_call' && e.payload.kind === 'shell');
+        expect(realpathSync(String(shells[0]?.payload.output).trim())).toBe(realpathSync(join(workspace(sandbox), 'repo')));
+        // The SDK put the key in the shim's environment; it reached the Pod's process through exec's stdin.
+        expect(String(shells[1]?.payload.output).trim()).toBe(apiKey);
+        // Absolute: the CLI reports paths of the Pod, which the adapter cannot relate to the shim's local cwd.
+        expect(events.find((e) => e.type === 'file_change')?.message).toMatch(/\/repo\/notes\.txt$/);
+        expect(events.at(-1)?.type).toBe('completed');
+        expect(readFileSync(join(workspace(sandbox), 'repo', 'notes.txt'), 'utf8')).toBe('hello');
 
-      const execs = standIn.callsOf('pods/exec').filter((c) => c.name === sandbox.sandboxId);
-      expect(execs.some((c) => c.command?.includes(standInExecutable(harness)))).toBe(true);
-      for (const call of execs) {
-        expect(JSON.stringify(call.command)).not.toContain(apiKey);
-        expect(JSON.stringify(call.command)).not.toContain(standIn.token);
+        const execs = standIn.callsOf('pods/exec').filter((c) => c.name === sandbox.sandboxId);
+        expect(execs.some((c) => c.command?.includes(standInExecutable(harness)))).toBe(true);
+        for (const call of execs) {
+          expect(JSON.stringify(call.command)).not.toContain(apiKey);
+          expect(JSON.stringify(call.command)).not.toContain(standIn.token);
+        }
+      } finally {
+        await provider.release(sandbox);
       }
-    } finally {
-      await provider.release(sandbox);
-    }
-  }, SLOW);
+    },
+    SLOW,
+  );
 });
 
 describe('an aborted harness ends its process in the Pod', () => {
-  it.each(HARNESSES)('%s: abort during @sleep 30000 → cancelled, and the CLI in the Pod is gone', async (harness) => {
-    const sandbox = await allocate();
-    try {
-      const launch = await provider.launchHarness(sandbox, { harness, executablePath: standInExecutable(harness), env: harnessEnv(sandbox), cwd: sandbox.cwd });
-      const controller = new AbortController();
-      let pid: number | null = null;
-      const result = await runHarness({
-        harness,
-        // `$PPID` of the shell is the harness CLI in the Pod (a local process in the stand-in).
-        prompt: '@shell echo $PPID\n@sleep 30000\n@say too late',
-        cwd: launch.cwd,
-        env: launch.env,
-        signal: controller.signal,
-        ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
-        onEvent: async (event) => {
-          if (event.type === 'tool_call' && pid === null) {
-            pid = Number(String(event.payload.output).trim());
-            controller.abort();
-          }
-        },
-      });
-      await launch.close();
-      expect(result.status).toBe('cancelled');
-      expect(pid).toEqual(expect.any(Number));
-      expect(await eventually(() => !isAlive(pid as number), 30_000)).toBe(true);
-      if (harness === 'codex') {
-        // Codex's SDK kills the shim at once: the relay TERMs the CLI (Claude's SDK closes stdin first, which ends the stand-in by itself).
-        expect(killsOf(sandbox)).toContain('TERM');
+  it.each(HARNESSES)(
+    '%s: abort during @sleep 30000 → cancelled, and the CLI in the Pod is gone',
+    async (harness) => {
+      const sandbox = await allocate();
+      try {
+        const launch = await provider.launchHarness(sandbox, {
+          harness,
+          executablePath: standInExecutable(harness),
+          env: harnessEnv(sandbox),
+          cwd: sandbox.cwd,
+        });
+        const controller = new AbortController();
+        let pid: number | null = null;
+        const result = await runHarness({
+          harness,
+          // `$PPID` of the shell is the harness CLI in the Pod (a local process in the stand-in).
+          prompt: '@shell echo $PPID\n@sleep 30000\n@say too late',
+          cwd: launch.cwd,
+          env: launch.env,
+          signal: controller.signal,
+          ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
+          onEvent: async (event) => {
+            if (event.type === 'tool_call' && pid === null) {
+              pid = Number(String(event.payload.output).trim());
+              controller.abort();
+            }
+          },
+        });
+        await launch.close();
+        expect(result.status).toBe('cancelled');
+        expect(pid).toEqual(expect.any(Number));
+        expect(await eventually(() => !isAlive(pid as number), 30_000)).toBe(true);
+        if (harness === 'codex') {
+          // Codex's SDK kills the shim at once: the relay TERMs the CLI (Claude's SDK closes stdin first, which ends the stand-in by itself).
+          expect(killsOf(sandbox)).toContain('TERM');
+        }
+      } finally {
+        await provider.release(sandbox);
       }
-    } finally {
-      await provider.release(sandbox);
-    }
-  }, SLOW);
+    },
+    SLOW,
+  );
 });
 
 describe('the shim forwards argv, stdin, stdout, stderr, the exit code and the SDK env; a ticket runs one command', () => {
@@ -304,7 +348,11 @@ describe('the shim forwards argv, stdin, stdout, stderr, the exit code and the S
 
   it('killing the shim (as the SDK aborts) ends the command in the Pod', async () => {
     const launch = await provider.launchHarness(sandbox, { harness: 'codex', executablePath: '/bin/sh', env: { PATH }, cwd: sandbox.cwd });
-    const shim = spawn(launch.executablePath ?? 'missing', ['-c', 'echo $$; exec sleep 60'], { env: launch.env, cwd: launch.cwd, stdio: ['pipe', 'pipe', 'ignore'] });
+    const shim = spawn(launch.executablePath ?? 'missing', ['-c', 'echo $$; exec sleep 60'], {
+      env: launch.env,
+      cwd: launch.cwd,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     const pid = await new Promise<number>((resolve) => shim.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim()))));
     expect(isAlive(pid)).toBe(true);
     shim.kill('SIGKILL');
@@ -333,30 +381,37 @@ describe('the shim forwards argv, stdin, stdout, stderr, the exit code and the S
 });
 
 describe('snapshot → release → allocate with restoreFrom brings back the uncommitted tree and HOME', () => {
-  it('the archive holds repo/ and home/ (no dependency folders); the restored Pod has the uncommitted file', async () => {
-    const first = await allocate({ workingBranch: 'ars/snap' });
-    const file = join(scratch, 'snap.tar.gz');
-    try {
-      const made = await run(first, 'echo draft > UNCOMMITTED.md && mkdir -p node_modules/dep && echo x > node_modules/dep/i.js && echo remembered > ../home/notes');
-      expect(made.exitCode).toBe(0);
-      const { bytes } = await provider.snapshot(first, file);
-      expect(bytes).toBe(statSync(file).size);
-      const entries = execFileSync('tar', ['-tzf', file], { encoding: 'utf8' }).trim().split('\n');
-      expect(new Set(entries.map((e) => e.split('/')[0]))).toEqual(new Set(['repo', 'home']));
-      expect(entries).toContain('repo/UNCOMMITTED.md');
-      expect(entries.some((e) => e.includes('node_modules'))).toBe(false);
-    } finally {
-      await provider.release(first);
-    }
+  it(
+    'the archive holds repo/ and home/ (no dependency folders); the restored Pod has the uncommitted file',
+    async () => {
+      const first = await allocate({ workingBranch: 'ars/snap' });
+      const file = join(scratch, 'snap.tar.gz');
+      try {
+        const made = await run(
+          first,
+          'echo draft > UNCOMMITTED.md && mkdir -p node_modules/dep && echo x > node_modules/dep/i.js && echo remembered > ../home/notes',
+        );
+        expect(made.exitCode).toBe(0);
+        const { bytes } = await provider.snapshot(first, file);
+        expect(bytes).toBe(statSync(file).size);
+        const entries = execFileSync('tar', ['-tzf', file], { encoding: 'utf8' }).trim().split('\n');
+        expect(new Set(entries.map((e) => e.split('/')[0]))).toEqual(new Set(['repo', 'home']));
+        expect(entries).toContain('repo/UNCOMMITTED.md');
+        expect(entries.some((e) => e.includes('node_modules'))).toBe(false);
+      } finally {
+        await provider.release(first);
+      }
 
-    const second = await allocate({ workingBranch: 'ars/snap', restoreFrom: file });
-    try {
-      const restored = await run(second, 'cat UNCOMMITTED.md ../home/notes; git status --porcelain; git rev-parse --abbrev-ref HEAD');
-      expect(restored.output).toBe('draft\nremembered\n?? UNCOMMITTED.md\nars/snap\n');
-    } finally {
-      await provider.release(second);
-    }
-  }, SLOW);
+      const second = await allocate({ workingBranch: 'ars/snap', restoreFrom: file });
+      try {
+        const restored = await run(second, 'cat UNCOMMITTED.md ../home/notes; git status --porcelain; git rev-parse --abbrev-ref HEAD');
+        expect(restored.output).toBe('draft\nremembered\n?? UNCOMMITTED.md\nars/snap\n');
+      } finally {
+        await provider.release(second);
+      }
+    },
+    SLOW,
+  );
 
   it('a tar failure is an Error with tar message, and no partial file is left', async () => {
     const sandbox = await allocate();

@@ -41,7 +41,10 @@ const DEFAULT_CLI = { codex: 'codex', 'claude-code': 'claude' } as const;
 export const DEFAULT_SHIM = fileURLToPath(new URL('../../../bin/pod-exec-shim.mjs', import.meta.url));
 
 function labelValue(value: string): string {
-  return value.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  return value
+    .replace(/[^A-Za-z0-9_.-]/g, '-')
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
 }
 
 function sandboxLabels(request: AllocateRequest): Record<string, string> {

@@ -18,7 +18,12 @@ afterAll(async () => {
   await repo.remove();
 });
 
-async function request(method: string, path: string, body?: unknown, token: string | null = standIn.token): Promise<{ status: number; json: Record<string, unknown> }> {
+async function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = standIn.token,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${standIn.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -55,7 +60,9 @@ describe('the stand-in records every call', () => {
     await handle.waitUntilRunning();
     await handle.exec(['true'], { cwd: handle.workingDir, env: { PATH: process.env.PATH ?? '' } });
     await handle.delete();
-    const mine = standIn.calls.filter((c) => c.name === handle.name || (c.verb === 'create' && c.body !== undefined && JSON.stringify(c.body).includes(handle.name)));
+    const mine = standIn.calls.filter(
+      (c) => c.name === handle.name || (c.verb === 'create' && c.body !== undefined && JSON.stringify(c.body).includes(handle.name)),
+    );
     const create = mine.find((c) => c.resource === 'pods' && c.verb === 'create');
     expect(create).toMatchObject({ method: 'POST', path: POD, status: 201, namespace: NAMESPACE });
     expect((create?.body as { metadata: { name: string } }).metadata.name).toBe(handle.name);
@@ -76,7 +83,9 @@ describe('the stand-in answers the log rules of the API server', () => {
       const base = `${POD}/${handle.name}/log`;
       const unnamed = await request('GET', base);
       expect(unnamed.status).toBe(400);
-      expect(unnamed.json.message).toBe(`a container name must be specified for pod ${handle.name}, choose one of: [sandbox] or one of the init containers: [clone]`);
+      expect(unnamed.json.message).toBe(
+        `a container name must be specified for pod ${handle.name}, choose one of: [sandbox] or one of the init containers: [clone]`,
+      );
       const limited = await request('GET', `${base}?container=clone&limitBytes=9`);
       expect(limited.json.text).toBe('ars-init:');
       expect((await request('GET', `${base}?container=nope`)).status).toBe(400);

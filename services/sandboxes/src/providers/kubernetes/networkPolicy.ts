@@ -43,17 +43,16 @@ export function sandboxNetworkPolicy(input: SandboxNetworkPolicyInput): V1Networ
       egress: [
         // Names resolve through the cluster's DNS (and only DNS is allowed to it).
         {
-          to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+          to: [
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } },
+          ],
           ports: [
             { protocol: 'UDP', port: 53 },
             { protocol: 'TCP', port: 53 },
           ],
         },
         {
-          to: [
-            { ipBlock: { cidr: '0.0.0.0/0', except: [...internal.ipv4] } },
-            { ipBlock: { cidr: '::/0', except: [...internal.ipv6] } },
-          ],
+          to: [{ ipBlock: { cidr: '0.0.0.0/0', except: [...internal.ipv4] } }, { ipBlock: { cidr: '::/0', except: [...internal.ipv6] } }],
         },
         ...(input.allowEgressTo !== undefined && input.allowEgressTo.length > 0 ? [{ to: input.allowEgressTo }] : []),
       ],

@@ -104,8 +104,22 @@ export function isQuantity(value: string): boolean {
 }
 
 const SUFFIX: Record<string, number> = {
-  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
 };
 
 /** The value of a Kubernetes quantity as a number (approximate for huge values; null when invalid). */
@@ -213,7 +227,10 @@ export function buildSandboxManifests(input: SandboxPodInput): SandboxManifests 
   if (!input.image.trim()) throw new ManifestError('image', 'is required');
   if (!input.gitImage.trim()) throw new ManifestError('gitImage', 'is required');
   if (!input.cloneUrl) throw new ManifestError('cloneUrl', 'is required');
-  for (const [field, branch] of [['baseBranch', input.baseBranch], ['workingBranch', input.workingBranch]] as const) {
+  for (const [field, branch] of [
+    ['baseBranch', input.baseBranch],
+    ['workingBranch', input.workingBranch],
+  ] as const) {
     const problem = branchNameProblem(branch);
     if (problem) throw new ManifestError(field, problem);
   }

@@ -54,7 +54,10 @@ export function kubernetesSettings(env: Env): KubernetesSettings {
       'ephemeral-storage': quantity(env, 'K8S_EPHEMERAL_STORAGE_LIMIT', '10Gi'),
     },
   };
-  for (const [kind, request, limit] of [['CPU', resources.requests.cpu, resources.limits.cpu], ['MEMORY', resources.requests.memory, resources.limits.memory]] as const) {
+  for (const [kind, request, limit] of [
+    ['CPU', resources.requests.cpu, resources.limits.cpu],
+    ['MEMORY', resources.requests.memory, resources.limits.memory],
+  ] as const) {
     const r = quantityValue(request ?? '0');
     const l = quantityValue(limit ?? '0');
     if (r !== null && l !== null && r > l) throw new SettingsError(`K8S_${kind}_REQUEST`, `(${request}) must not exceed K8S_${kind}_LIMIT (${limit})`);
@@ -67,7 +70,10 @@ export function kubernetesSettings(env: Env): KubernetesSettings {
   const selector = text(env, 'K8S_NODE_SELECTOR');
   if (selector !== undefined) {
     nodeSelector = {};
-    for (const pair of selector.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const pair of selector
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const eq = pair.indexOf('=');
       const key = eq > 0 ? pair.slice(0, eq) : '';
       const value = eq > 0 ? pair.slice(eq + 1) : '';
@@ -78,7 +84,8 @@ export function kubernetesSettings(env: Env): KubernetesSettings {
 
   const timeout = text(env, 'K8S_READY_TIMEOUT_MS') ?? '300000';
   const readyTimeoutMs = Number(timeout);
-  if (!Number.isInteger(readyTimeoutMs) || readyTimeoutMs < 1000) throw new SettingsError('K8S_READY_TIMEOUT_MS', `must be an integer ≥ 1000, got "${timeout}"`);
+  if (!Number.isInteger(readyTimeoutMs) || readyTimeoutMs < 1000)
+    throw new SettingsError('K8S_READY_TIMEOUT_MS', `must be an integer ≥ 1000, got "${timeout}"`);
 
   let config: KubeConfigSource;
   const server = text(env, 'K8S_API_SERVER');

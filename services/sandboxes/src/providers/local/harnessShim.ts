@@ -22,7 +22,10 @@ export async function main(argv: string[]): Promise<number> {
   const launch = JSON.parse(raw) as SandboxedCommand;
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== LAUNCH_VARIABLE) env[name] = value;
-  const { child, started, kill } = startSandboxed({ ...launch, command: [...launch.command, ...argv] }, { env, stdio: ['inherit', 'inherit', 'inherit'], detached: false });
+  const { child, started, kill } = startSandboxed(
+    { ...launch, command: [...launch.command, ...argv] },
+    { env, stdio: ['inherit', 'inherit', 'inherit'], detached: false },
+  );
   // The SDK stops its CLI with a signal: the whole sandbox ends, and the shim exits once it is gone.
   for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(name, kill);
   return new Promise((resolve) => {
@@ -31,6 +34,8 @@ export async function main(argv: string[]): Promise<number> {
       resolve(UNSTARTED);
     });
     child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
-    started.catch((error: unknown) => process.stderr.write(`sandbox-shim: the sandbox's network could not be set up: ${error instanceof Error ? error.message : String(error)}\n`));
+    started.catch((error: unknown) =>
+      process.stderr.write(`sandbox-shim: the sandbox's network could not be set up: ${error instanceof Error ? error.message : String(error)}\n`),
+    );
   });
 }

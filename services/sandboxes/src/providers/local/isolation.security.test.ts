@@ -109,7 +109,9 @@ describe('a harness CLI brings exactly its own files', () => {
     expect(cliFiles('/opt/app/node_modules/@openai/codex/bin/codex.js', true)).toBe('/opt/app/node_modules');
   });
   test('a binary of an npm package: that package only', () => {
-    expect(cliFiles('/opt/app/node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', false)).toBe('/opt/app/node_modules/@anthropic-ai/claude-agent-sdk-linux-x64');
+    expect(cliFiles('/opt/app/node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude', false)).toBe(
+      '/opt/app/node_modules/@anthropic-ai/claude-agent-sdk-linux-x64',
+    );
     expect(cliFiles('/opt/app/node_modules/codex-bin/codex', false)).toBe('/opt/app/node_modules/codex-bin');
   });
   test('anything else: its own directory', () => {

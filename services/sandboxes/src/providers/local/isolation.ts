@@ -49,10 +49,12 @@ export function bwrapArguments(spec: IsolationSpec): string[] {
     '--unshare-all',
     // A user namespace is required (not `-try`): without one the command would be the host's root.
     '--unshare-user',
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     '--die-with-parent',
     '--new-session',
-    '--hostname', 'sandbox',
+    '--hostname',
+    'sandbox',
   ];
   for (const entry of layout.system) {
     if ('symlink' in entry) args.push('--symlink', entry.symlink, entry.path);

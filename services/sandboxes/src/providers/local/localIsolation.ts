@@ -29,7 +29,8 @@ export async function prepareIsolation(): Promise<LocalIsolation> {
   try {
     const probe = join(host.dir, 'probe');
     await mkdir(probe, { recursive: true });
-    for (const network of ['none', 'internet'] as const) await tryOnce(isolatedCommand(isolation, { sandboxDir: probe, cwd: probe, readOnly: [], network, command: ['/bin/true'] }));
+    for (const network of ['none', 'internet'] as const)
+      await tryOnce(isolatedCommand(isolation, { sandboxDir: probe, cwd: probe, readOnly: [], network, command: ['/bin/true'] }));
   } catch (error) {
     await host.remove();
     throw error;
@@ -60,7 +61,12 @@ function tryOnce(command: SandboxedCommand): Promise<void> {
     child.once('close', (code) => {
       if (code === 0 && !setup) resolve();
       else if (setup) reject(new IsolationUnavailable(`a sandbox's network could not be set up with slirp4netns: ${setup.message}`));
-      else reject(new IsolationUnavailable(`bwrap cannot create the sandbox's namespaces (\`bwrap --unshare-all\` exited ${code ?? 'on a signal'}: ${stderr.trim() || 'no output'})`));
+      else
+        reject(
+          new IsolationUnavailable(
+            `bwrap cannot create the sandbox's namespaces (\`bwrap --unshare-all\` exited ${code ?? 'on a signal'}: ${stderr.trim() || 'no output'})`,
+          ),
+        );
     });
   });
 }

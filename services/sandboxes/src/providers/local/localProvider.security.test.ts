@@ -86,7 +86,10 @@ describe('a sandbox command sees no other process and no environment but its own
     const sandbox = await allocate();
     try {
       const { output } = await run(sandbox, 'for p in /proc/[0-9]*; do echo "${p#/proc/} $(tr "\\0" " " < $p/cmdline)"; done');
-      const pids = output.trim().split('\n').map((line) => Number(line.split(' ')[0]));
+      const pids = output
+        .trim()
+        .split('\n')
+        .map((line) => Number(line.split(' ')[0]));
       expect(Math.max(...pids)).toBeLessThan(20);
       expect(output).not.toMatch(/jest|dist\/main\.js/);
       expect(pids).not.toContain(process.pid);
@@ -128,7 +131,10 @@ describe('a sandbox command sees only its own directory (writable), the system (
     const hostFile = join(tmpdir(), `ars-isolation-host-${process.pid}`);
     writeFileSync(hostFile, 'host tmp');
     try {
-      const { output } = await run(sandbox, `touch written && echo repo-ok; touch /tmp/x && echo tmp-ok; touch /usr/x 2>/dev/null || echo usr-ro; touch /etc/x 2>/dev/null || echo etc-ro; [ -e ${hostFile} ] || echo host-tmp-absent`);
+      const { output } = await run(
+        sandbox,
+        `touch written && echo repo-ok; touch /tmp/x && echo tmp-ok; touch /usr/x 2>/dev/null || echo usr-ro; touch /etc/x 2>/dev/null || echo etc-ro; [ -e ${hostFile} ] || echo host-tmp-absent`,
+      );
       expect(output.trim().split('\n')).toEqual(['repo-ok', 'tmp-ok', 'usr-ro', 'etc-ro', 'host-tmp-absent']);
     } finally {
       rmSync(hostFile, { force: true });
@@ -161,7 +167,9 @@ describe('network: none reaches nothing; internet reaches out but not the hostâ€
   test('network internet: neither 127.0.0.1 nor the slirp gateway 10.0.2.2 reaches the hostâ€™s service', async () => {
     const sandbox = await allocate();
     try {
-      const { output } = await run(sandbox, `${probe('127.0.0.1', hostPort)}; ${probe('10.0.2.2', hostPort)}; grep -c tap0 /proc/net/dev`, { network: 'internet' });
+      const { output } = await run(sandbox, `${probe('127.0.0.1', hostPort)}; ${probe('10.0.2.2', hostPort)}; grep -c tap0 /proc/net/dev`, {
+        network: 'internet',
+      });
       const lines = output.trim().split('\n');
       expect(lines.slice(0, 2).every((line) => line.startsWith('closed'))).toBe(true);
       // The namespace does have its slirp4netns interface: the internet is routed, the host is not.
@@ -180,10 +188,12 @@ describe('network: none reaches nothing; internet reaches out but not the hostâ€
       const running = run(sandbox, server, { forwardPort: endpoint.port, signal: controller.signal });
       let body = '';
       for (let attempt = 0; attempt < 100 && body === ''; attempt++) {
-        body = await fetch(endpoint.url).then((answer) => answer.text()).catch(async () => {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          return '';
-        });
+        body = await fetch(endpoint.url)
+          .then((answer) => answer.text())
+          .catch(async () => {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            return '';
+          });
       }
       expect(body).toBe('from the sandbox');
       controller.abort();
@@ -201,12 +211,14 @@ describe('everything a sandbox command started ends with it', () => {
     const controller = new AbortController();
     try {
       const running = run(sandbox, 'sleep 300 & echo started; wait', { signal: controller.signal });
-      for (let attempt = 0; attempt < 100 && (await processesWorkingIn(sandbox.dir ?? '')).length < 3; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let attempt = 0; attempt < 100 && (await processesWorkingIn(sandbox.dir ?? '')).length < 3; attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await processesWorkingIn(sandbox.dir ?? '')).length).toBeGreaterThanOrEqual(3);
       controller.abort();
       const result = await running;
       expect(result.exitCode).not.toBe(0);
-      for (let attempt = 0; attempt < 100 && (await processesWorkingIn(sandbox.dir ?? '')).length > 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let attempt = 0; attempt < 100 && (await processesWorkingIn(sandbox.dir ?? '')).length > 0; attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await processesWorkingIn(sandbox.dir ?? '')).toEqual([]);
     } finally {
       await provider.release(sandbox);
@@ -312,7 +324,9 @@ describe('where namespaces are unavailable, the service refuses to start unless 
       await expect(prepareIsolation()).rejects.toThrow(IsolationUnavailable);
       const refused = await localIsolation({ SANDBOX_PROVIDER: 'local', SANDBOX_ROOT: work, SANDBOX_ISOLATION: 'bwrap' }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(ConfigError);
-      expect(String((refused as Error).message)).toMatch(/^Invalid configuration: SANDBOX_ISOLATION=bwrap cannot isolate sandboxes here: bwrap is not installed/);
+      expect(String((refused as Error).message)).toMatch(
+        /^Invalid configuration: SANDBOX_ISOLATION=bwrap cannot isolate sandboxes here: bwrap is not installed/,
+      );
       expect(String((refused as Error).message)).not.toContain('\n');
     });
   });

@@ -5,7 +5,9 @@ function startWith(service: string, env: NodeJS.ProcessEnv): { status: number | 
   const result = spawnSync(process.execPath, [fromRoot(`services/${service}/dist/main.js`)], {
     env: { PATH: process.env.PATH, ...env },
     encoding: 'utf8',
-    timeout: 20_000,
+    // A safety net only (the process exits by itself at once): loading a service on a busy machine
+    // has taken over 20 s, so the net sits just under jest's 60 s.
+    timeout: 50_000,
   });
   return { status: result.status, stderr: result.stderr, stdout: result.stdout };
 }

@@ -30,7 +30,9 @@ export async function prepareIsolation(): Promise<LocalIsolation> {
     const probe = join(host.dir, 'probe');
     await mkdir(probe, { recursive: true });
     for (const network of ['none', 'internet'] as const)
-      await tryOnce(isolatedCommand(isolation, { sandboxDir: probe, cwd: probe, readOnly: [], network, command: ['/bin/true'] }));
+      await tryUpTo(PROBE_ATTEMPTS, () =>
+        tryOnce(isolatedCommand(isolation, { sandboxDir: probe, cwd: probe, readOnly: [], network, command: ['/bin/true'] })),
+      );
   } catch (error) {
     await host.remove();
     throw error;
@@ -44,6 +46,25 @@ export function isolatedCommand(
   command: { sandboxDir: string; cwd: string; readOnly: string[]; network: SandboxNetwork; forwardPort?: number; command: string[] },
 ): SandboxedCommand {
   return { bwrap: isolation.bwrap, slirp: isolation.slirp, layout: isolation.layout, runtimeDir: isolation.runtimeDir, ...command };
+}
+
+/**
+ * Setting up a namespace can fail once on a busy kernel (seen: bwrap's `loopback: Failed RTM_NEWADDR:
+ * No child processes` while dozens of sandboxes started): only a failure that repeats means the
+ * machine cannot isolate, so the probe is tried again before the service refuses to start.
+ */
+const PROBE_ATTEMPTS = 3;
+const PROBE_PAUSE_MS = 250;
+
+async function tryUpTo(attempts: number, probe: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (attempt >= attempts || !(error instanceof IsolationUnavailable)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, PROBE_PAUSE_MS));
+    }
+  }
 }
 
 function tryOnce(command: SandboxedCommand): Promise<void> {

@@ -14,4 +14,4 @@ export {
   type StartRunBody,
 } from './runs.js';
 export type { Agent, CatalogRepo, DevInstallation, Model, Repo } from './catalog.js';
-export type { CancelState, SandboxCancelAnswer } from './sandboxes.js';
+export type { CancelState, LifecycleEvent, Sandbox, SandboxCancelAnswer, SandboxLogs } from './sandboxes.js';

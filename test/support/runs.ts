@@ -3,57 +3,16 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { RUN_FIELDS, type Run, type RunEvent } from '@ars/contract';
 import { waitFor } from '@ars/testenv';
 import { bearer, call, createAccount, createToken, dataOf, type Account, type Answer } from './accounts.js';
 import { hostPid } from './processTree.js';
 
 const exec = promisify(execFile);
 
-export interface RunEvent {
-  id: string;
-  type: string;
-  toolName: string | null;
-  message: string | null;
-  payload: Record<string, unknown>;
-  createdAt: string;
-}
-
-export interface Run {
-  runId: string;
-  aiCallId: string;
-  sandboxRecordId: string | null;
-  sandboxId: string | null;
-  repoId: string;
-  harness: 'codex' | 'claude-code';
-  status: 'pending' | 'streaming' | 'success' | 'failed' | 'cancelled';
-  branch: { base: string; working: string; createBranch: boolean };
-  rootDirectory: string | null;
-  eventsUrl: string;
-  cancelUrl: string;
-  createdAt: string;
-  updatedAt: string;
-  error: string | null;
-  runtime: { provider: string | null; runId: string | null };
-}
-
-/** The contract's Run fields, exactly (CONTRACT.md, Run). */
-export const RUN_FIELDS = [
-  'aiCallId',
-  'branch',
-  'cancelUrl',
-  'createdAt',
-  'error',
-  'eventsUrl',
-  'harness',
-  'repoId',
-  'rootDirectory',
-  'runId',
-  'runtime',
-  'sandboxId',
-  'sandboxRecordId',
-  'status',
-  'updatedAt',
-] as const;
+// The public Run and RunEvent are the contract package's (CONTRACT.md, Run, Run event); named here for the system tests.
+export { RUN_FIELDS };
+export type { Run, RunEvent };
 
 export const TERMINAL = new Set(['success', 'failed', 'cancelled']);
 

@@ -3,38 +3,14 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { LifecycleEvent, Sandbox, SandboxLogs } from '@ars/contract';
 import { waitFor } from '@ars/testenv';
 import { bearer, call, createAccount, createToken, dataOf, type Account, type Answer } from './accounts.js';
 import { git, sourceRepositoryPath } from './runs.js';
 import type { System } from './system.js';
 
-export interface Sandbox {
-  id: string;
-  sandbox_id: string | null;
-  repo_id: string;
-  status: string;
-  base_branch: string;
-  working_branch: string;
-  root_directory: string | null;
-  preview_url: string | null;
-  created_at: string;
-  last_active_at: string;
-  error: string | null;
-}
-
-export interface LifecycleEvent {
-  id: string;
-  event_type: string;
-  decision_code: string | null;
-  worker_run_id: string | null;
-  payload: Record<string, unknown>;
-  created_at: string;
-}
-
-export interface SandboxLogs {
-  sandbox: Sandbox & { install_log: string | null; dev_log: string | null };
-  lifecycle_events: LifecycleEvent[];
-}
+// The public shapes are the contract package's (CONTRACT.md, Sandbox, Sandbox logs); named here for the system tests.
+export type { LifecycleEvent, Sandbox, SandboxLogs };
 
 /** The contract's Sandbox fields, exactly (CONTRACT.md, Sandbox). */
 export const SANDBOX_FIELDS = [

@@ -9,7 +9,7 @@ import type { HarnessName } from './harness/index.js';
 import { assertStandInsBuilt } from './harness/testing.js';
 import { secretName } from './providers/kubernetes/podManifest.js';
 import { NAMESPACE } from './providers/kubernetes/testing.js';
-import type { LifecycleEventView, SandboxLogsView, SandboxView } from './domain/sandboxView.js';
+import type { LifecycleEvent, Sandbox, SandboxLogs } from './domain/sandboxView.js';
 import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
 import { commitToBare, gitIn, startSandboxesKit, type SandboxesKit, type TestRepo } from './testing/sandboxesKit.js';
 
@@ -82,30 +82,30 @@ async function waitGone(pod: string): Promise<void> {
   );
 }
 
-async function createSandbox(repo: TestRepo, body: Record<string, unknown>): Promise<SandboxView> {
-  const answer = await kit.internal<Envelope<{ sandbox: SandboxView }>>('POST', `/internal/users/${repo.userId}/sandboxes`, { repoId: repo.repoId, ...body });
+async function createSandbox(repo: TestRepo, body: Record<string, unknown>): Promise<Sandbox> {
+  const answer = await kit.internal<Envelope<{ sandbox: Sandbox }>>('POST', `/internal/users/${repo.userId}/sandboxes`, { repoId: repo.repoId, ...body });
   expect(answer.status).toBe(202);
   return answer.body.data.sandbox;
 }
 
-async function logsOf(repo: TestRepo, id: string): Promise<SandboxLogsView> {
-  const answer = await kit.internal<Envelope<SandboxLogsView>>('GET', `/internal/users/${repo.userId}/sandboxes/${id}/logs`);
+async function logsOf(repo: TestRepo, id: string): Promise<SandboxLogs> {
+  const answer = await kit.internal<Envelope<SandboxLogs>>('GET', `/internal/users/${repo.userId}/sandboxes/${id}/logs`);
   expect(answer.status).toBe(200);
   return answer.body.data;
 }
 
 /** Polls the logs route until `until` holds for what it answers. */
-async function pollLogs(repo: TestRepo, id: string, what: string, until: (logs: SandboxLogsView) => boolean): Promise<SandboxLogsView> {
-  let last: SandboxLogsView | undefined;
-  const held = async (): Promise<SandboxLogsView | undefined> => {
+async function pollLogs(repo: TestRepo, id: string, what: string, until: (logs: SandboxLogs) => boolean): Promise<SandboxLogs> {
+  let last: SandboxLogs | undefined;
+  const held = async (): Promise<SandboxLogs | undefined> => {
     last = await logsOf(repo, id);
     return until(last) ? last : undefined;
   };
   return waitFor(() => `${what}; last: ${JSON.stringify(last)}`, held, { timeoutMs: WAIT, intervalMs: 100 });
 }
 
-const types = (events: LifecycleEventView[]): string[] => events.map((e) => e.event_type);
-const has = (logs: SandboxLogsView, type: string): boolean => logs.lifecycle_events.some((e) => e.event_type === type);
+const types = (events: LifecycleEvent[]): string[] => events.map((e) => e.event_type);
+const has = (logs: SandboxLogs, type: string): boolean => logs.lifecycle_events.some((e) => e.event_type === type);
 
 describe('a run on the Kubernetes provider: the harness runs through exec in a Pod, the branch is pushed, Pod and Secret are deleted', () => {
   it.each<[HarnessName, string, string]>([

@@ -3,13 +3,15 @@ export {
   HARNESSES,
   MAX_PROMPT_LENGTH,
   MAX_REPO_ID_LENGTH,
+  RUN_FIELDS,
   RUN_STATUSES,
   START_RUN_BODY_SCHEMA,
   type Harness,
   type Run,
+  type RunEvent,
   type RunStatus,
   type StartRunAnswer,
   type StartRunBody,
 } from './runs.js';
 export type { Agent, CatalogRepo, DevInstallation, Model, Repo } from './catalog.js';
-export type { CancelState, SandboxCancelAnswer } from './sandboxes.js';
+export type { CancelState, LifecycleEvent, Sandbox, SandboxCancelAnswer, SandboxLogs } from './sandboxes.js';

@@ -68,5 +68,34 @@ export interface Run {
   runtime: { provider: string | null; runId: string | null };
 }
 
+/** The Run's fields, exactly: what tests hold an answer's keys to. */
+export const RUN_FIELDS = [
+  'aiCallId',
+  'branch',
+  'cancelUrl',
+  'createdAt',
+  'error',
+  'eventsUrl',
+  'harness',
+  'repoId',
+  'rootDirectory',
+  'runId',
+  'runtime',
+  'sandboxId',
+  'sandboxRecordId',
+  'status',
+  'updatedAt',
+] as const satisfies readonly (keyof Run)[];
+
+/** CONTRACT.md, Run event (`RunEvent`): exactly these fields. */
+export interface RunEvent {
+  id: string;
+  type: string;
+  toolName: string | null;
+  message: string | null;
+  payload: Record<string, unknown>;
+  createdAt: string;
+}
+
 /** What runs answers (202) to a start: the run, and whether the key had already made it. */
 export type StartRunAnswer = Run & { replayed: boolean };

@@ -18,21 +18,6 @@ afterAll(async () => {
   await standIn.stop();
 });
 
-async function request(
-  method: string,
-  path: string,
-  body?: unknown,
-  token: string | null = standIn.token,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${standIn.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text } };
-}
-
 function pod(overrides: Record<string, unknown> = {}, container: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     apiVersion: 'v1',
@@ -69,7 +54,7 @@ describe('the stand-in rejects an invalid manifest like the API server (422 Stat
       'FieldValueNotSupported',
     ],
   ])('%s', async (_what, body, field, reason) => {
-    const { status, json } = await request('POST', POD, body);
+    const { status, json } = await standIn.request('POST', POD, body);
     expect(status).toBe(422);
     expect(json).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422 });
     expect(json.message).toMatch(/^Pod "[^"]*" is invalid: /);
@@ -77,10 +62,10 @@ describe('the stand-in rejects an invalid manifest like the API server (422 Stat
   });
 
   it('a Secret with a bad key and a NetworkPolicy with a bad CIDR are refused the same way', async () => {
-    const secret = await request('POST', SECRET, { metadata: { name: 's' }, data: { 'no/slash': 'eA==' } });
+    const secret = await standIn.request('POST', SECRET, { metadata: { name: 's' }, data: { 'no/slash': 'eA==' } });
     expect(secret.status).toBe(422);
     expect(secret.json.message).toMatch(/^Secret "s" is invalid: data\[no\/slash\]: Invalid value: "no\/slash": a valid config key/);
-    const policy = await request('POST', POLICY, { metadata: { name: 'p' }, spec: { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/33' } }] }] } });
+    const policy = await standIn.request('POST', POLICY, { metadata: { name: 'p' }, spec: { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/33' } }] }] } });
     expect(policy.status).toBe(422);
     expect(policy.json.message).toMatch(/^NetworkPolicy "p" is invalid: spec\.egress\[0\]\.to\[0\]\.ipBlock\.cidr: Invalid value: "10\.0\.0\.0\/33"/);
   });
@@ -88,15 +73,15 @@ describe('the stand-in rejects an invalid manifest like the API server (422 Stat
 
 describe('the stand-in checks the bearer token and the namespace', () => {
   it('answers 401 Unauthorized without a known token, 404 for an unknown namespace on create, 400 for a mismatched namespace', async () => {
-    expect((await request('GET', `${POD}/x`, undefined, null)).json).toMatchObject({ reason: 'Unauthorized', code: 401 });
-    expect((await request('GET', `${POD}/x`, undefined, 'guess')).status).toBe(401);
-    expect((await request('POST', '/api/v1/namespaces/absent/pods', pod())).json).toMatchObject({
+    expect((await standIn.request('GET', `${POD}/x`, undefined, null)).json).toMatchObject({ reason: 'Unauthorized', code: 401 });
+    expect((await standIn.request('GET', `${POD}/x`, undefined, 'guess')).status).toBe(401);
+    expect((await standIn.request('POST', '/api/v1/namespaces/absent/pods', pod())).json).toMatchObject({
       code: 404,
       message: 'namespaces "absent" not found',
       details: { kind: 'namespaces' },
     });
-    expect((await request('POST', POD, pod({ metadata: { name: 'x', namespace: 'other' } }))).status).toBe(400);
-    expect((await request('GET', `${POD}/x`)).json).toMatchObject({ code: 404, message: 'pods "x" not found', reason: 'NotFound' });
+    expect((await standIn.request('POST', POD, pod({ metadata: { name: 'x', namespace: 'other' } }))).status).toBe(400);
+    expect((await standIn.request('GET', `${POD}/x`)).json).toMatchObject({ code: 404, message: 'pods "x" not found', reason: 'NotFound' });
   });
 
   it('a token without the right to a resource gets 403 Forbidden naming the verb and resource', async () => {
@@ -119,14 +104,14 @@ describe('the stand-in stores NetworkPolicies (networking.k8s.io/v1)', () => {
       metadata: { name: 'sandboxes' },
       spec: { podSelector: {}, policyTypes: ['Ingress'] },
     };
-    const created = await request('POST', POLICY, body);
+    const created = await standIn.request('POST', POLICY, body);
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ kind: 'NetworkPolicy', metadata: { name: 'sandboxes', namespace: NAMESPACE } });
     expect(standIn.networkPolicy(NAMESPACE, 'sandboxes')?.spec?.policyTypes).toEqual(['Ingress']);
-    expect((await request('GET', `${POLICY}/sandboxes`)).status).toBe(200);
-    expect((await request('POST', POLICY, body)).json).toMatchObject({ code: 409, reason: 'AlreadyExists' });
-    expect((await request('DELETE', `${POLICY}/sandboxes`)).status).toBe(200);
-    expect((await request('GET', `${POLICY}/sandboxes`)).status).toBe(404);
+    expect((await standIn.request('GET', `${POLICY}/sandboxes`)).status).toBe(200);
+    expect((await standIn.request('POST', POLICY, body)).json).toMatchObject({ code: 409, reason: 'AlreadyExists' });
+    expect((await standIn.request('DELETE', `${POLICY}/sandboxes`)).status).toBe(200);
+    expect((await standIn.request('GET', `${POLICY}/sandboxes`)).status).toBe(404);
     const creates = standIn.callsOf('networkpolicies', 'create').filter((c) => (c.body as { metadata?: { name?: string } }).metadata?.name === 'sandboxes');
     expect(creates.map((c) => c.status)).toEqual([201, 409]);
   });

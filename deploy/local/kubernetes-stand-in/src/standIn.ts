@@ -173,6 +173,17 @@ export class KubernetesStandIn {
     return this.calls.filter((c) => c.resource === resource && (verb === undefined || c.verb === verb));
   }
 
+  /** One call as any HTTP client makes it (bearer token unless null), the answer read as JSON (`{ text }` otherwise). */
+  async request(method: string, path: string, body?: unknown, token: string | null = this.token): Promise<{ status: number; json: Record<string, unknown> }> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, json: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text } };
+  }
+
   async stop(): Promise<void> {
     for (const client of this.wss.clients) client.terminate();
     for (const state of this.pods.values()) await this.destroy(state);

@@ -1,17 +1,6 @@
-import { startSystem, type System } from '@ars/system-tests/support';
-import { call, createAccount, errorOf } from '../testing/index.js';
+import { call, createAccount, errorOf, gatewaySuite } from '../testing/index.js';
 
-let system: System;
-let gateway: System['gateway'];
-let keys: string;
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = system.gateway;
-  keys = `${gateway.baseUrl}/api/settings/api-keys`;
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const suite = gatewaySuite();
 
 describe('POST /api/settings/api-keys creates a token shown once: {id, token, prefix, scopes, expiresAt}', () => {
   test.each([
@@ -26,8 +15,8 @@ describe('POST /api/settings/api-keys creates a token shown once: {id, token, pr
     [{ name: 'x', expiresInDays: 1.5 }, 'expiresInDays must be an integer'],
     [{ name: 'x', expiresInDays: '3' }, 'expiresInDays must be an integer'],
   ])('%j is 400 BAD_REQUEST naming the field', async (body, field) => {
-    const account = await createAccount(gateway.baseUrl);
-    const answer = await call(keys, { method: 'POST', headers: { cookie: account.sessionCookie }, json: body });
+    const account = await createAccount(suite.gateway.baseUrl);
+    const answer = await call(suite.keys, { method: 'POST', headers: { cookie: account.sessionCookie }, json: body });
     expect(answer.status).toBe(400);
     expect(errorOf(answer).code).toBe('BAD_REQUEST');
     expect(errorOf(answer).message).toContain(field);

@@ -1,23 +1,12 @@
-import { startSystem, type System } from '@ars/system-tests/support';
-import { call, createAccount, createToken, dataOf } from '../testing/index.js';
+import { call, createAccount, createToken, dataOf, gatewaySuite } from '../testing/index.js';
 
-let system: System;
-let gateway: System['gateway'];
-let keys: string;
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = system.gateway;
-  keys = `${gateway.baseUrl}/api/settings/api-keys`;
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const suite = gatewaySuite();
 
 describe('POST /api/settings/api-keys creates a token shown once: {id, token, prefix, scopes, expiresAt}', () => {
   test('201 with tok_ + 32 base62, a 12-character prefix, both scopes by default, expiresAt a date 90 days ahead without expiresInDays', async () => {
-    const account = await createAccount(gateway.baseUrl);
+    const account = await createAccount(suite.gateway.baseUrl);
     const before = Date.now();
-    const answer = await call<Record<string, unknown>>(keys, { method: 'POST', headers: { cookie: account.sessionCookie }, json: { name: 'ci' } });
+    const answer = await call<Record<string, unknown>>(suite.keys, { method: 'POST', headers: { cookie: account.sessionCookie }, json: { name: 'ci' } });
     expect(answer.status).toBe(201);
     const data = dataOf(answer);
     expect(Object.keys(data).sort()).toEqual(['expiresAt', 'id', 'prefix', 'scopes', 'token']);
@@ -32,9 +21,9 @@ describe('POST /api/settings/api-keys creates a token shown once: {id, token, pr
   });
 
   test('expiresInDays sets expiresAt that many days ahead; scopes may be read only', async () => {
-    const account = await createAccount(gateway.baseUrl);
+    const account = await createAccount(suite.gateway.baseUrl);
     const before = Date.now();
-    const created = await createToken(gateway.baseUrl, account, { name: 'ro', scopes: ['read'], expiresInDays: 3 });
+    const created = await createToken(suite.gateway.baseUrl, account, { name: 'ro', scopes: ['read'], expiresInDays: 3 });
     expect(created.scopes).toEqual(['read']);
     const expires = Date.parse(created.expiresAt ?? '');
     expect(expires).toBeGreaterThanOrEqual(before + 3 * 86_400_000 - 1_000);

@@ -1,22 +1,11 @@
-import { startSystem, type System } from '@ars/system-tests/support';
-import { bearer, call, dataOf, tenant } from '../testing/index.js';
+import { bearer, call, dataOf, gatewaySuite, tenant } from '../testing/index.js';
 
-let system: System;
-let gateway: System['gateway'];
-let api: string;
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = system.gateway;
-  api = `${gateway.baseUrl}/api/v1/svc`;
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const suite = gatewaySuite();
 
 describe('GET /repos, /agents, /models answer from the catalog for the authenticated user, exact contract fields', () => {
   test('GET /repos → {repos: Repo[]} with exactly id, full_name, installation_id, default_branch, root_directory', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
-    const answer = await call<{ repos: Record<string, unknown>[] }>(`${api}/repos`, { headers: bearer(token.token) });
+    const { account, token } = await tenant(suite.gateway.baseUrl);
+    const answer = await call<{ repos: Record<string, unknown>[] }>(`${suite.api}/repos`, { headers: bearer(token.token) });
     expect(answer.status).toBe(200);
     expect(answer.body.ok).toBe(true);
     const { repos } = dataOf(answer);
@@ -30,16 +19,18 @@ describe('GET /repos, /agents, /models answer from the catalog for the authentic
   });
 
   test('GET /repos?q= filters case-insensitively by owner/repo', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
+    const { account, token } = await tenant(suite.gateway.baseUrl);
     const [first] = account.repos;
     const name = (first?.full_name ?? '').split('/')[1] ?? '';
-    const answer = await call<{ repos: { full_name: string }[] }>(`${api}/repos?q=${encodeURIComponent(name.toUpperCase())}`, { headers: bearer(token.token) });
+    const answer = await call<{ repos: { full_name: string }[] }>(`${suite.api}/repos?q=${encodeURIComponent(name.toUpperCase())}`, {
+      headers: bearer(token.token),
+    });
     expect(dataOf(answer).repos.map((r) => r.full_name)).toEqual([first?.full_name]);
   });
 
   test('GET /agents → {agents: Agent[]} with exactly the contract fields, presets marked', async () => {
-    const { token } = await tenant(gateway.baseUrl);
-    const { agents } = dataOf(await call<{ agents: Record<string, unknown>[] }>(`${api}/agents`, { headers: bearer(token.token) }));
+    const { token } = await tenant(suite.gateway.baseUrl);
+    const { agents } = dataOf(await call<{ agents: Record<string, unknown>[] }>(`${suite.api}/agents`, { headers: bearer(token.token) }));
     expect(agents.some((agent) => agent.preset === true)).toBe(true);
     for (const agent of agents) {
       expect(Object.keys(agent).sort()).toEqual(['category', 'description', 'id', 'model', 'name', 'preset', 'slug']);
@@ -48,8 +39,8 @@ describe('GET /repos, /agents, /models answer from the catalog for the authentic
   });
 
   test('GET /models → {models: Model[]} with exactly the contract fields', async () => {
-    const { token } = await tenant(gateway.baseUrl);
-    const { models } = dataOf(await call<{ models: Record<string, unknown>[] }>(`${api}/models`, { headers: bearer(token.token) }));
+    const { token } = await tenant(suite.gateway.baseUrl);
+    const { models } = dataOf(await call<{ models: Record<string, unknown>[] }>(`${suite.api}/models`, { headers: bearer(token.token) }));
     expect(models.length).toBeGreaterThan(0);
     for (const model of models) {
       expect(Object.keys(model).sort()).toEqual(['capabilities', 'contextLength', 'id', 'name', 'pricing', 'provider']);
@@ -58,16 +49,16 @@ describe('GET /repos, /agents, /models answer from the catalog for the authentic
   });
 
   test('the gateway keeps no catalog data: a plan change in the catalog shows on the next request, for that user only', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
-    const other = await tenant(gateway.baseUrl);
+    const { account, token } = await tenant(suite.gateway.baseUrl);
+    const other = await tenant(suite.gateway.baseUrl);
     const modelsOf = async (pat: string): Promise<string[]> =>
-      dataOf(await call<{ models: { id: string }[] }>(`${api}/models`, { headers: bearer(pat) }))
+      dataOf(await call<{ models: { id: string }[] }>(`${suite.api}/models`, { headers: bearer(pat) }))
         .models.map((m) => m.id)
         .sort();
     const before = await modelsOf(token.token);
-    const changed = await fetch(`${system.stack.services.catalog.url}/internal/users/${account.userId}/plan`, {
+    const changed = await fetch(`${suite.system.stack.services.catalog.url}/internal/users/${account.userId}/plan`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json', 'x-internal-token': system.internalToken, 'x-caller-service': 'test' },
+      headers: { 'content-type': 'application/json', 'x-internal-token': suite.system.internalToken, 'x-caller-service': 'test' },
       body: JSON.stringify({ plan: 'pro' }),
     });
     expect(changed.status).toBe(200);

@@ -1,30 +1,17 @@
-import { newRunsUser, startSystem, type System } from '@ars/system-tests/support';
-import { bearer, call, errorOf, startGatewayUnderTest, tenant, type CreatedToken, type GatewayUnderTest } from '../testing/index.js';
+import { newRunsUser } from '@ars/system-tests/support';
+import { bearer, call, errorOf, gatewaySuite, tenant, type CreatedToken } from '../testing/index.js';
 
-let system: System;
-let gateway: System['gateway'];
-let api: string;
 /** A gateway whose unbuilt services are stand-ins that record what the gateway forwarded. */
-let recorded: GatewayUnderTest;
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = system.gateway;
-  api = `${gateway.baseUrl}/api/v1/svc`;
-  recorded = await startGatewayUnderTest({ system });
-}, 120_000);
-afterAll(async () => {
-  await recorded?.stop();
-  await system?.stop();
-}, 60_000);
+const suite = gatewaySuite({ withStandIns: true });
 
 async function freshToken(): Promise<CreatedToken> {
-  return (await tenant(gateway.baseUrl)).token;
+  return (await tenant(suite.gateway.baseUrl)).token;
 }
 
 describe('malformed JSON, a wrong content type and an oversized body are 400 BAD_REQUEST naming the problem', () => {
   test('malformed JSON', async () => {
     const token = await freshToken();
-    const answer = await call(`${api}/sandboxes`, {
+    const answer = await call(`${suite.api}/sandboxes`, {
       method: 'POST',
       headers: { ...bearer(token.token), 'content-type': 'application/json' },
       body: '{"repoId":',
@@ -35,7 +22,7 @@ describe('malformed JSON, a wrong content type and an oversized body are 400 BAD
 
   test('a body that is not application/json', async () => {
     const token = await freshToken();
-    const answer = await call(`${api}/runs`, {
+    const answer = await call(`${suite.api}/runs`, {
       method: 'POST',
       headers: { ...bearer(token.token), 'content-type': 'text/plain', 'idempotency-key': 'k' },
       body: 'repoId=1',
@@ -46,7 +33,7 @@ describe('malformed JSON, a wrong content type and an oversized body are 400 BAD
 
   test('a body over 1mb', async () => {
     const token = await freshToken();
-    const answer = await call(`${api}/automations`, { method: 'POST', headers: bearer(token.token), json: { name: 'x'.repeat(1_100_000) } });
+    const answer = await call(`${suite.api}/automations`, { method: 'POST', headers: bearer(token.token), json: { name: 'x'.repeat(1_100_000) } });
     expect(answer.status).toBe(400);
     expect(errorOf(answer).message).toBe('Request body exceeds the 1mb limit');
   });
@@ -67,7 +54,7 @@ describe("limit: not an integer is 400 naming it; out of range is clamped into t
   test.each(listRoutes)('%s?limit=ten is 400 "limit must be an integer"', async (path) => {
     const token = await freshToken();
     for (const value of ['ten', '1.5']) {
-      const answer = await call(`${api}${path}?limit=${value}`, { headers: bearer(token.token) });
+      const answer = await call(`${suite.api}${path}?limit=${value}`, { headers: bearer(token.token) });
       expect(answer.status).toBe(400);
       expect(errorOf(answer)).toEqual({ code: 'BAD_REQUEST', message: 'limit must be an integer' });
     }
@@ -78,38 +65,38 @@ describe("limit: not an integer is 400 naming it; out of range is clamped into t
     ['/automations', 'automations-engine', { '0': 1, '1000': 100, '': 50, '7': 7, [HUGE]: 100, [`-${HUGE}`]: 1 }],
     ['/automations/a1/runs', 'automations-engine', { '0': 1, '1000': 50, '': 20, '33': 33, [HUGE]: 50, [`-${HUGE}`]: 1 }],
   ] as const)('%s forwards the clamped limit to its owner', async (path, owner, cases) => {
-    const { token } = await tenant(recorded.baseUrl);
+    const { token } = await tenant(suite.standIns.baseUrl);
     for (const [sent, expected] of Object.entries(cases)) {
-      const before = recorded.peers[owner].received.length;
-      const answer = await call(`${recorded.baseUrl}/api/v1/svc${path}${sent === '' ? '' : `?limit=${sent}`}`, { headers: bearer(token.token) });
+      const before = suite.standIns.peers[owner].received.length;
+      const answer = await call(`${suite.standIns.baseUrl}/api/v1/svc${path}${sent === '' ? '' : `?limit=${sent}`}`, { headers: bearer(token.token) });
       expect(answer.status).toBe(404);
-      const forwarded = recorded.peers[owner].received[before];
+      const forwarded = suite.standIns.peers[owner].received[before];
       expect([sent, forwarded?.query.limit]).toEqual([sent, String(expected)]);
     }
   });
 
   test('/repos clamps: limit=0 gives 1 repository, limit=5000 all of them', async () => {
-    const { token } = await tenant(gateway.baseUrl);
-    const one = await call<{ repos: unknown[] }>(`${api}/repos?limit=0`, { headers: bearer(token.token) });
+    const { token } = await tenant(suite.gateway.baseUrl);
+    const one = await call<{ repos: unknown[] }>(`${suite.api}/repos?limit=0`, { headers: bearer(token.token) });
     expect(one.body.ok && one.body.data.repos).toHaveLength(1);
-    const all = await call<{ repos: unknown[] }>(`${api}/repos?limit=5000`, { headers: bearer(token.token) });
+    const all = await call<{ repos: unknown[] }>(`${suite.api}/repos?limit=5000`, { headers: bearer(token.token) });
     expect(all.body.ok && all.body.data.repos).toHaveLength(2);
   });
 
   test(`a limit past the safe integers (${HUGE}, 400 nines) is clamped like any other on /repos, /sandboxes and /runs/{id}/events of the stack`, async () => {
-    const { runs, repoId } = await newRunsUser(gateway.baseUrl);
+    const { runs, repoId } = await newRunsUser(suite.gateway.baseUrl);
     const runId = (await runs.started({ repoId, prompt: '@say clamp' })).runId;
     await runs.waitFor(runId);
     const headers = bearer(runs.token);
     for (const limit of [HUGE, '9'.repeat(400)]) {
-      const repos = await call<{ repos: unknown[] }>(`${api}/repos?limit=${limit}`, { headers });
+      const repos = await call<{ repos: unknown[] }>(`${suite.api}/repos?limit=${limit}`, { headers });
       expect([limit, repos.status, repos.body.ok && repos.body.data.repos.length]).toEqual([limit, 200, expect.any(Number)]);
-      const sandboxes = await call<{ sandboxes: unknown[] }>(`${api}/sandboxes?limit=${limit}`, { headers });
+      const sandboxes = await call<{ sandboxes: unknown[] }>(`${suite.api}/sandboxes?limit=${limit}`, { headers });
       expect([limit, sandboxes.status]).toEqual([limit, 200]);
-      const events = await call<{ events: unknown[] }>(`${api}/runs/${runId}/events?limit=${limit}`, { headers });
+      const events = await call<{ events: unknown[] }>(`${suite.api}/runs/${runId}/events?limit=${limit}`, { headers });
       expect([limit, events.status, events.body.ok && events.body.data.events.length > 0]).toEqual([limit, 200, true]);
     }
-    const small = await call<{ repos: unknown[] }>(`${api}/repos?limit=-${HUGE}`, { headers });
+    const small = await call<{ repos: unknown[] }>(`${suite.api}/repos?limit=-${HUGE}`, { headers });
     expect(small.body.ok && small.body.data.repos).toHaveLength(1);
   });
 });
@@ -117,26 +104,26 @@ describe("limit: not an integer is 400 naming it; out of range is clamped into t
 describe('routes: unknown ones under /api/v1/svc are 404 in the envelope; owners not built yet answer 404', () => {
   test('an unknown path and a wrong method are 404 NOT_FOUND in the envelope', async () => {
     const token = await freshToken();
-    const unknown = await call(`${api}/nope`, { headers: bearer(token.token) });
+    const unknown = await call(`${suite.api}/nope`, { headers: bearer(token.token) });
     expect(unknown.status).toBe(404);
     expect(errorOf(unknown).code).toBe('NOT_FOUND');
-    const wrongMethod = await call(`${api}/repos`, { method: 'DELETE', headers: bearer(token.token) });
+    const wrongMethod = await call(`${suite.api}/repos`, { method: 'DELETE', headers: bearer(token.token) });
     expect(wrongMethod.status).toBe(404);
     expect(errorOf(wrongMethod).code).toBe('NOT_FOUND');
   });
 
   test('a route whose owner has no internal route yet is forwarded as the caller and answers 404 without naming internal paths', async () => {
-    const { account, token } = await tenant(recorded.baseUrl);
-    const answer = await call(`${recorded.baseUrl}/api/v1/svc/sandboxes/sb1/logs`, { headers: bearer(token.token) });
+    const { account, token } = await tenant(suite.standIns.baseUrl);
+    const answer = await call(`${suite.standIns.baseUrl}/api/v1/svc/sandboxes/sb1/logs`, { headers: bearer(token.token) });
     expect(answer.status).toBe(404);
     expect(errorOf(answer)).toEqual({ code: 'NOT_FOUND', message: 'GET /sandboxes/:sandboxId/logs is not available yet' });
-    const forwarded = recorded.peers.sandboxes.received.at(-1);
+    const forwarded = suite.standIns.peers.sandboxes.received.at(-1);
     expect(forwarded).toMatchObject({ method: 'GET', path: `/internal/users/${account.userId}/sandboxes/sb1/logs`, caller: 'gateway' });
   });
 
   test('POST /automations/{id}/trigger needs Idempotency-Key (400) before it is forwarded', async () => {
     const token = await freshToken();
-    const answer = await call(`${api}/automations/a1/trigger`, { method: 'POST', headers: bearer(token.token), json: { repoId: 'r' } });
+    const answer = await call(`${suite.api}/automations/a1/trigger`, { method: 'POST', headers: bearer(token.token), json: { repoId: 'r' } });
     expect(answer.status).toBe(400);
     expect(errorOf(answer).message).toContain('Idempotency-Key');
   });
@@ -144,30 +131,30 @@ describe('routes: unknown ones under /api/v1/svc are 404 in the envelope; owners
 
 describe('X-Request-Id is on every answer', () => {
   test('success, 400, 401, 403, 404 and a sane incoming id echoed', async () => {
-    const { account } = await tenant(gateway.baseUrl);
-    const token = (await tenant(gateway.baseUrl)).token;
+    const { account } = await tenant(suite.gateway.baseUrl);
+    const token = (await tenant(suite.gateway.baseUrl)).token;
     const answers = [
-      await call(`${api}/agents`, { headers: bearer(token.token) }),
-      await call(`${api}/repos?limit=x`, { headers: bearer(token.token) }),
-      await call(`${api}/agents`),
-      await call(`${gateway.baseUrl}/api/settings/api-keys`, { headers: bearer(token.token) }),
-      await call(`${api}/nope`, { headers: bearer(token.token) }),
-      await call(`${gateway.baseUrl}/api/settings/api-keys`, { headers: { cookie: account.sessionCookie } }),
+      await call(`${suite.api}/agents`, { headers: bearer(token.token) }),
+      await call(`${suite.api}/repos?limit=x`, { headers: bearer(token.token) }),
+      await call(`${suite.api}/agents`),
+      await call(`${suite.gateway.baseUrl}/api/settings/api-keys`, { headers: bearer(token.token) }),
+      await call(`${suite.api}/nope`, { headers: bearer(token.token) }),
+      await call(`${suite.gateway.baseUrl}/api/settings/api-keys`, { headers: { cookie: account.sessionCookie } }),
     ];
     expect(answers.map((a) => a.status)).toEqual([200, 400, 401, 403, 404, 200]);
     for (const answer of answers) expect(answer.headers.get('x-request-id')).toMatch(/\S/);
-    const echoed = await call(`${api}/agents`, { headers: { ...bearer(token.token), 'x-request-id': 'trace-me-42' } });
+    const echoed = await call(`${suite.api}/agents`, { headers: { ...bearer(token.token), 'x-request-id': 'trace-me-42' } });
     expect(echoed.headers.get('x-request-id')).toBe('trace-me-42');
   });
 });
 
 describe('the MCP transport edge: PAT auth in JSON-RPC, GET 405, preflight', () => {
   test('GET /mcp is 405; OPTIONS /mcp answers CORS preflight', async () => {
-    const get = await fetch(`${api}/mcp`);
+    const get = await fetch(`${suite.api}/mcp`);
     expect(get.status).toBe(405);
-    const preflight = await fetch(`${api}/mcp`, {
+    const preflight = await fetch(`${suite.api}/mcp`, {
       method: 'OPTIONS',
-      headers: { origin: new URL(gateway.baseUrl).origin, 'access-control-request-method': 'POST' },
+      headers: { origin: new URL(suite.gateway.baseUrl).origin, 'access-control-request-method': 'POST' },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
@@ -175,17 +162,17 @@ describe('the MCP transport edge: PAT auth in JSON-RPC, GET 405, preflight', () 
 
   test('POST /mcp without a PAT is 401 with JSON-RPC -32001; malformed JSON -32700; a notification 202', async () => {
     const token = await freshToken();
-    const unauthenticated = await fetch(`${api}/mcp`, {
+    const unauthenticated = await fetch(`${suite.api}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
     });
     expect(unauthenticated.status).toBe(401);
     expect(((await unauthenticated.json()) as { error: { code: number } }).error.code).toBe(-32001);
-    const malformed = await fetch(`${api}/mcp`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{' });
+    const malformed = await fetch(`${suite.api}/mcp`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{' });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { error: { code: number } }).error.code).toBe(-32700);
-    const notification = await fetch(`${api}/mcp`, {
+    const notification = await fetch(`${suite.api}/mcp`, {
       method: 'POST',
       headers: { ...bearer(token.token), 'content-type': 'application/json' },
       body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',

@@ -1,22 +1,11 @@
 import { MongoClient } from 'mongodb';
 import { PUBLIC_ROUTES } from '../domain/routeTable.js';
-import { startSystem, type System } from '@ars/system-tests/support';
-import { bearer, call, createToken, dataOf, errorOf, tenant, type CreatedToken } from '../testing/index.js';
+import { bearer, call, createToken, dataOf, errorOf, gatewaySuite, tenant, type CreatedToken } from '../testing/index.js';
 
-let system: System;
-let gateway: System['gateway'];
-let api: string;
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = system.gateway;
-  api = `${gateway.baseUrl}/api/v1/svc`;
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const suite = gatewaySuite();
 
 async function freshToken(): Promise<CreatedToken> {
-  return (await tenant(gateway.baseUrl)).token;
+  return (await tenant(suite.gateway.baseUrl)).token;
 }
 
 /** A concrete URL and body for a route of the index. */
@@ -25,7 +14,7 @@ function requestFor(route: (typeof PUBLIC_ROUTES)[number]): { url: string; init:
   const init: RequestInit & { json?: unknown } = { method: route.method };
   if (route.method === 'POST' || route.method === 'PUT') init.json = {};
   if (route.idempotencyKey) init.headers = { 'idempotency-key': 'k1' };
-  return { url: `${api}${path}`, init };
+  return { url: `${suite.api}${path}`, init };
 }
 
 const tokenRoutes = PUBLIC_ROUTES.filter((r) => r.auth === 'read' || r.auth === 'write');
@@ -42,14 +31,14 @@ describe('every public route needs a PAT: missing, malformed, unknown → 401 UN
   test.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['Bearer tok_short'], [`Bearer pat_${'a'.repeat(32)}`], [`Token tok_${'a'.repeat(32)}`]])(
     'Authorization %j is malformed: 401',
     async (header) => {
-      const answer = await call(`${api}/repos`, { headers: { authorization: header } });
+      const answer = await call(`${suite.api}/repos`, { headers: { authorization: header } });
       expect(answer.status).toBe(401);
       expect(errorOf(answer).message).toContain('Malformed');
     },
   );
 
   test('a well-formed token nobody issued is 401 Invalid', async () => {
-    const answer = await call(`${api}/repos`, { headers: bearer(`tok_${'Z'.repeat(32)}`) });
+    const answer = await call(`${suite.api}/repos`, { headers: bearer(`tok_${'Z'.repeat(32)}`) });
     expect(answer.status).toBe(401);
     expect(errorOf(answer).message).toBe('Invalid access token');
   });
@@ -57,30 +46,30 @@ describe('every public route needs a PAT: missing, malformed, unknown → 401 UN
 
 describe('revocation and expiry take effect on the very next request', () => {
   test('a token works, is revoked, and the next request is 401 revoked', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
-    expect((await call(`${api}/agents`, { headers: bearer(token.token) })).status).toBe(200);
-    const revoke = await call(`${gateway.baseUrl}/api/settings/api-keys/${token.id}`, { method: 'DELETE', headers: { cookie: account.sessionCookie } });
+    const { account, token } = await tenant(suite.gateway.baseUrl);
+    expect((await call(`${suite.api}/agents`, { headers: bearer(token.token) })).status).toBe(200);
+    const revoke = await call(`${suite.gateway.baseUrl}/api/settings/api-keys/${token.id}`, { method: 'DELETE', headers: { cookie: account.sessionCookie } });
     expect(revoke.status).toBe(200);
-    const next = await call(`${api}/agents`, { headers: bearer(token.token) });
+    const next = await call(`${suite.api}/agents`, { headers: bearer(token.token) });
     expect(next.status).toBe(401);
     expect(errorOf(next)).toEqual({ code: 'UNAUTHORIZED', message: 'Access token has been revoked' });
   });
 
   test('a token past its expiresAt is 401 expired on the next request', async () => {
-    const { account } = await tenant(gateway.baseUrl);
-    const token = await createToken(gateway.baseUrl, account, { name: 'short', expiresInDays: 1 });
-    expect((await call(`${api}/agents`, { headers: bearer(token.token) })).status).toBe(200);
+    const { account } = await tenant(suite.gateway.baseUrl);
+    const token = await createToken(suite.gateway.baseUrl, account, { name: 'short', expiresInDays: 1 });
+    expect((await call(`${suite.api}/agents`, { headers: bearer(token.token) })).status).toBe(200);
     // A day cannot pass in a test: the stored expiry is moved into the past instead.
-    const client = await MongoClient.connect(gateway.mongoUrl);
+    const client = await MongoClient.connect(suite.gateway.mongoUrl);
     try {
       await client
-        .db(gateway.mongoDb)
+        .db(suite.gateway.mongoDb)
         .collection('personal_access_tokens')
         .updateOne({ _id: token.id as never }, { $set: { expiresAt: new Date(Date.now() - 1_000) } });
     } finally {
       await client.close();
     }
-    const next = await call(`${api}/agents`, { headers: bearer(token.token) });
+    const next = await call(`${suite.api}/agents`, { headers: bearer(token.token) });
     expect(next.status).toBe(401);
     expect(errorOf(next)).toEqual({ code: 'UNAUTHORIZED', message: 'Access token has expired' });
   });
@@ -104,8 +93,8 @@ describe('scopes: read grants every GET, write the mutating routes; a missing sc
   });
 
   test.each(writeRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('a read-only token gets 403 on %s', async (_name, route) => {
-    const { account } = await tenant(gateway.baseUrl);
-    const readOnly = await createToken(gateway.baseUrl, account, { name: 'ro', scopes: ['read'] });
+    const { account } = await tenant(suite.gateway.baseUrl);
+    const readOnly = await createToken(suite.gateway.baseUrl, account, { name: 'ro', scopes: ['read'] });
     const { url, init } = requestFor(route);
     const answer = await call(url, { ...init, headers: { ...(init.headers as Record<string, string>), ...bearer(readOnly.token) } });
     expect(answer.status).toBe(403);
@@ -114,11 +103,11 @@ describe('scopes: read grants every GET, write the mutating routes; a missing sc
   });
 
   test('a read-only token reads; a write-only token gets 403 on a GET naming read (and write)', async () => {
-    const { account } = await tenant(gateway.baseUrl);
-    const readOnly = await createToken(gateway.baseUrl, account, { name: 'ro', scopes: ['read'] });
-    expect((await call(`${api}/repos`, { headers: bearer(readOnly.token) })).status).toBe(200);
-    const writeOnly = await createToken(gateway.baseUrl, account, { name: 'wo', scopes: ['write'] });
-    const answer = await call(`${api}/repos`, { headers: bearer(writeOnly.token) });
+    const { account } = await tenant(suite.gateway.baseUrl);
+    const readOnly = await createToken(suite.gateway.baseUrl, account, { name: 'ro', scopes: ['read'] });
+    expect((await call(`${suite.api}/repos`, { headers: bearer(readOnly.token) })).status).toBe(200);
+    const writeOnly = await createToken(suite.gateway.baseUrl, account, { name: 'wo', scopes: ['write'] });
+    const answer = await call(`${suite.api}/repos`, { headers: bearer(writeOnly.token) });
     expect(answer.status).toBe(403);
     expect(errorOf(answer).message).toContain("'read'");
     expect(errorOf(answer).message).toContain('write');
@@ -127,52 +116,60 @@ describe('scopes: read grants every GET, write the mutating routes; a missing sc
 
 describe("tenancy: another user's resources are 404, never 403", () => {
   test("one user's repos are not in another's list", async () => {
-    const a = await tenant(gateway.baseUrl);
-    const b = await tenant(gateway.baseUrl);
-    const reposOfB = dataOf(await call<{ repos: { id: string }[] }>(`${api}/repos`, { headers: bearer(b.token.token) })).repos.map((r) => r.id);
+    const a = await tenant(suite.gateway.baseUrl);
+    const b = await tenant(suite.gateway.baseUrl);
+    const reposOfB = dataOf(await call<{ repos: { id: string }[] }>(`${suite.api}/repos`, { headers: bearer(b.token.token) })).repos.map((r) => r.id);
     expect(reposOfB).toHaveLength(2);
     for (const repo of a.account.repos) expect(reposOfB).not.toContain(repo.id);
   });
 
   test("another user's run is 404 NOT_FOUND (the gateway asks runs as the authenticated user)", async () => {
-    const a = await tenant(gateway.baseUrl);
-    const b = await tenant(gateway.baseUrl);
-    const started = await call<{ runId: string }>(`${api}/runs`, {
+    const a = await tenant(suite.gateway.baseUrl);
+    const b = await tenant(suite.gateway.baseUrl);
+    const started = await call<{ runId: string }>(`${suite.api}/runs`, {
       method: 'POST',
       headers: { ...bearer(a.token.token), 'idempotency-key': 'tenancy' },
       json: { repoId: a.account.repos[0]?.id, prompt: '@say hello' },
     });
     const { runId } = dataOf(started);
-    expect((await call(`${api}/runs/${runId}`, { headers: bearer(a.token.token) })).status).toBe(200);
+    expect((await call(`${suite.api}/runs/${runId}`, { headers: bearer(a.token.token) })).status).toBe(200);
     for (const path of [`/runs/${runId}`, `/runs/${runId}/events`]) {
-      const foreign = await call(`${api}${path}`, { headers: bearer(b.token.token) });
+      const foreign = await call(`${suite.api}${path}`, { headers: bearer(b.token.token) });
       expect(foreign.status).toBe(404);
       expect(errorOf(foreign).code).toBe('NOT_FOUND');
     }
-    const cancel = await call(`${api}/runs/${runId}/cancel`, { method: 'POST', headers: bearer(b.token.token) });
+    const cancel = await call(`${suite.api}/runs/${runId}/cancel`, { method: 'POST', headers: bearer(b.token.token) });
     expect(cancel.status).toBe(404);
   });
 });
 
 describe('the body is read only after authentication, and a bad body counts against the PAT', () => {
   test('malformed JSON without a token is 401, not 400', async () => {
-    const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    const answer = await call(`${suite.api}/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
     expect(answer.status).toBe(401);
   });
 
   test('60 malformed bodies with one PAT, then the 61st request is 429', async () => {
     const token = await freshToken();
     for (let i = 0; i < 60; i += 1) {
-      const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { ...bearer(token.token), 'content-type': 'application/json' }, body: '{' });
+      const answer = await call(`${suite.api}/sandboxes`, {
+        method: 'POST',
+        headers: { ...bearer(token.token), 'content-type': 'application/json' },
+        body: '{',
+      });
       expect(answer.status).toBe(400);
     }
-    expect((await call(`${api}/agents`, { headers: bearer(token.token) })).status).toBe(429);
+    expect((await call(`${suite.api}/agents`, { headers: bearer(token.token) })).status).toBe(429);
   });
 
   test('a read-only token sending a write route a malformed body gets 403 (scope before body)', async () => {
-    const { account } = await tenant(gateway.baseUrl);
-    const readOnly = await createToken(gateway.baseUrl, account, { name: 'ro', scopes: ['read'] });
-    const answer = await call(`${api}/sandboxes`, { method: 'POST', headers: { ...bearer(readOnly.token), 'content-type': 'application/json' }, body: '{' });
+    const { account } = await tenant(suite.gateway.baseUrl);
+    const readOnly = await createToken(suite.gateway.baseUrl, account, { name: 'ro', scopes: ['read'] });
+    const answer = await call(`${suite.api}/sandboxes`, {
+      method: 'POST',
+      headers: { ...bearer(readOnly.token), 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(answer.status).toBe(403);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '@ars/testenv';
+import { freePort, waitFor } from '@ars/testenv';
 import { startSystem, type System } from '@ars/system-tests/support';
 import { bearer, call, errorOf, startGatewayUnderTest, tenant, type GatewayUnderTest } from '../testing/index.js';
 
@@ -30,15 +30,8 @@ async function stopRedis(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Polls until `check` holds (Redis reconnects with backoff); fails after `timeoutMs`. */
-async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('condition not met in time');
-}
+// Redis reconnects with backoff: the gateway's answers are polled, as the local helper did (every 200 ms, 20 s).
+const REDIS_BACK = { timeoutMs: 20_000, intervalMs: 200 };
 
 let port: number;
 let redis: ChildProcess;
@@ -61,7 +54,7 @@ describe('the rate-limit backend down fails closed: 503 SERVICE_UNAVAILABLE with
   test('Redis stopped gives 503 on reads and run starts, /readyz names redis, and it recovers when Redis is back', async () => {
     const api = `${gateway.baseUrl}/api/v1/svc`;
     const { account, token } = await tenant(gateway.baseUrl);
-    await eventually(async () => (await call(`${api}/agents`, { headers: bearer(token.token) })).status === 200);
+    await waitFor('the agents route to answer 200', async () => (await call(`${api}/agents`, { headers: bearer(token.token) })).status === 200, REDIS_BACK);
 
     await stopRedis(redis);
     const read = await call(`${api}/agents`, { headers: bearer(token.token) });
@@ -83,7 +76,7 @@ describe('the rate-limit backend down fails closed: 503 SERVICE_UNAVAILABLE with
     expect((await call(`${api}/agents`, { headers: bearer(`tok_${'Q'.repeat(32)}`) })).status).toBe(401);
 
     redis = await startRedis(port);
-    await eventually(async () => (await call(`${api}/agents`, { headers: bearer(token.token) })).status === 200);
+    await waitFor('the agents route to answer 200', async () => (await call(`${api}/agents`, { headers: bearer(token.token) })).status === 200, REDIS_BACK);
     expect((await call(`${gateway.baseUrl}/readyz`)).status).toBe(200);
     const started = await call(`${api}/runs`, {
       method: 'POST',

@@ -1,46 +1,43 @@
-import { startSystem, type System } from '@ars/system-tests/support';
-import { bearer, call, createAccount, dataOf, errorOf, startGatewayUnderTest, tenant, type GatewayUnderTest } from '../testing/index.js';
+import { bearer, call, createAccount, dataOf, errorOf, gatewaySuite, startGatewayUnderTest, tenant, type GatewayUnderTest } from '../testing/index.js';
 
-let system: System;
-let gateway: System['gateway'];
-let keys: string;
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = system.gateway;
-  keys = `${gateway.baseUrl}/api/settings/api-keys`;
-}, 120_000);
-afterAll(async () => {
-  await system?.stop();
-}, 60_000);
+const suite = gatewaySuite();
 
 describe("mutating session routes check Origin against the gateway's public origin", () => {
   test('a foreign Origin is 403 and creates nothing; the public origin is accepted', async () => {
-    const account = await createAccount(gateway.baseUrl);
-    const forged = await call(keys, { method: 'POST', headers: { cookie: account.sessionCookie, origin: 'https://evil.example' }, json: { name: 'x' } });
+    const account = await createAccount(suite.gateway.baseUrl);
+    const forged = await call(suite.keys, { method: 'POST', headers: { cookie: account.sessionCookie, origin: 'https://evil.example' }, json: { name: 'x' } });
     expect(forged.status).toBe(403);
     expect(errorOf(forged).message).toContain('https://evil.example');
-    const nullOrigin = await call(keys, { method: 'POST', headers: { cookie: account.sessionCookie, origin: 'null' }, json: { name: 'x' } });
+    const nullOrigin = await call(suite.keys, { method: 'POST', headers: { cookie: account.sessionCookie, origin: 'null' }, json: { name: 'x' } });
     expect(nullOrigin.status).toBe(403);
-    const crossSite = await call(keys, { method: 'POST', headers: { cookie: account.sessionCookie, 'sec-fetch-site': 'cross-site' }, json: { name: 'x' } });
+    const crossSite = await call(suite.keys, {
+      method: 'POST',
+      headers: { cookie: account.sessionCookie, 'sec-fetch-site': 'cross-site' },
+      json: { name: 'x' },
+    });
     expect(crossSite.status).toBe(403);
-    const list = await call<{ apiKeys: unknown[] }>(keys, { headers: { cookie: account.sessionCookie } });
+    const list = await call<{ apiKeys: unknown[] }>(suite.keys, { headers: { cookie: account.sessionCookie } });
     expect(dataOf(list).apiKeys).toHaveLength(0);
 
-    const same = await call(keys, { method: 'POST', headers: { cookie: account.sessionCookie, origin: new URL(gateway.baseUrl).origin }, json: { name: 'x' } });
+    const same = await call(suite.keys, {
+      method: 'POST',
+      headers: { cookie: account.sessionCookie, origin: new URL(suite.gateway.baseUrl).origin },
+      json: { name: 'x' },
+    });
     expect(same.status).toBe(201);
   });
 
   test('revoke with a foreign Origin is 403 and the token keeps working', async () => {
-    const { account, token } = await tenant(gateway.baseUrl);
-    const forged = await call(`${keys}/${token.id}`, { method: 'DELETE', headers: { cookie: account.sessionCookie, origin: 'http://127.0.0.1:1' } });
+    const { account, token } = await tenant(suite.gateway.baseUrl);
+    const forged = await call(`${suite.keys}/${token.id}`, { method: 'DELETE', headers: { cookie: account.sessionCookie, origin: 'http://127.0.0.1:1' } });
     expect(forged.status).toBe(403);
-    expect((await call(`${gateway.baseUrl}/api/v1/svc/agents`, { headers: bearer(token.token) })).status).toBe(200);
+    expect((await call(`${suite.gateway.baseUrl}/api/v1/svc/agents`, { headers: bearer(token.token) })).status).toBe(200);
   });
 });
 
 describe('the session cookie is HttpOnly, SameSite=Lax, expires, and logout ends it', () => {
   test('Set-Cookie of a new session: HttpOnly, SameSite=Lax, Max-Age of 7 days, not Secure over plain HTTP', async () => {
-    const answer = await call(`${gateway.baseUrl}/api/dev/accounts`, { method: 'POST', json: {} });
+    const answer = await call(`${suite.gateway.baseUrl}/api/dev/accounts`, { method: 'POST', json: {} });
     const cookie = answer.headers.get('set-cookie') ?? '';
     expect(cookie).toMatch(/^ars_session=[A-Za-z0-9_-]{43}; /);
     expect(cookie).toContain('HttpOnly');
@@ -50,26 +47,26 @@ describe('the session cookie is HttpOnly, SameSite=Lax, expires, and logout ends
   });
 
   test('X-Forwarded-Proto: https is ignored unless the proxy is trusted', async () => {
-    const answer = await call(`${gateway.baseUrl}/api/dev/accounts`, { method: 'POST', headers: { 'x-forwarded-proto': 'https' }, json: {} });
+    const answer = await call(`${suite.gateway.baseUrl}/api/dev/accounts`, { method: 'POST', headers: { 'x-forwarded-proto': 'https' }, json: {} });
     expect(answer.headers.get('set-cookie')).not.toContain('Secure');
   });
 
   test('logout deletes the session: the same cookie is 401 afterwards', async () => {
-    const account = await createAccount(gateway.baseUrl);
-    expect(dataOf(await call<{ userId: string }>(`${gateway.baseUrl}/api/session`, { headers: { cookie: account.sessionCookie } })).userId).toBe(
+    const account = await createAccount(suite.gateway.baseUrl);
+    expect(dataOf(await call<{ userId: string }>(`${suite.gateway.baseUrl}/api/session`, { headers: { cookie: account.sessionCookie } })).userId).toBe(
       account.userId,
     );
-    const out = await call(`${gateway.baseUrl}/api/session/logout`, { method: 'POST', headers: { cookie: account.sessionCookie } });
+    const out = await call(`${suite.gateway.baseUrl}/api/session/logout`, { method: 'POST', headers: { cookie: account.sessionCookie } });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
-    expect((await call(keys, { headers: { cookie: account.sessionCookie } })).status).toBe(401);
+    expect((await call(suite.keys, { headers: { cookie: account.sessionCookie } })).status).toBe(401);
   });
 });
 
 describe('session expiry and Secure behind a trusted TLS proxy (configured gateway)', () => {
   let short: GatewayUnderTest;
   beforeAll(async () => {
-    short = await startGatewayUnderTest({ system, env: { SESSION_TTL_SECONDS: '1', TRUST_PROXY: 'true' } });
+    short = await startGatewayUnderTest({ system: suite.system, env: { SESSION_TTL_SECONDS: '1', TRUST_PROXY: 'true' } });
   }, 60_000);
   afterAll(async () => {
     await short?.stop();

@@ -1,6 +1,8 @@
 // The gateway's test support (`@ars/gateway/testing`), for tests only: the build excludes src/testing.
 export { bearer, call, createAccount, createToken, dataOf, errorOf, tenant } from './accounts.js';
 export type { Account, Answer, CreatedToken } from './accounts.js';
+export { gatewaySuite } from './gatewaySuite.js';
+export type { GatewaySuite, GatewaySuiteOptions } from './gatewaySuite.js';
 export { startGatewayUnderTest } from './gatewayUnderTest.js';
 export type { GatewayOptions, GatewayUnderTest, RunningSystem } from './gatewayUnderTest.js';
 export { startEmptyPeer, startRunsStandIn } from './peerStandIns.js';

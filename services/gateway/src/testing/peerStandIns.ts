@@ -3,6 +3,7 @@
 // X-Replay-Only: 204 when the key made no run) and
 // services without routes (their internal API answers 404 in the envelope).
 import { createHash, randomUUID } from 'node:crypto';
+import { REPLAY_ONLY_HEADER, REQUEST_HASH_HEADER } from '@ars/contract';
 import { AppError } from '@ars/errors';
 import { createHttpApp, mountRouters, ok, requireInternalCaller, Router, startHttpServer, type RunningServer } from '@ars/http-app';
 import { createLogger } from '@ars/logger';
@@ -29,8 +30,8 @@ export async function startRunsStandIn(internalToken: string): Promise<RunsStand
   router.post('/users/:userId/runs', (ctx) => {
     const userId = ctx.params.userId ?? '';
     const key = ctx.get('Idempotency-Key');
-    const hash = ctx.get('X-Request-Hash');
-    const replayOnly = ctx.get('X-Replay-Only') === 'true';
+    const hash = ctx.get(REQUEST_HASH_HEADER);
+    const replayOnly = ctx.get(REPLAY_ONLY_HEADER) === 'true';
     if (replayOnly) replayQuestions.push(key);
     else received.push({ userId, key, bodyHash: hash });
     const body = (ctx.request as { body?: Record<string, unknown> }).body ?? {};

@@ -1,18 +1,8 @@
 import type { RunEventDoc, RunDoc } from '../store/collections.js';
-import type { Run } from '@ars/contract';
+import type { Run, RunEvent } from '@ars/contract';
 
-// The Run shape is the contract package's (the gateway passes it on); named here for this service's callers.
-export type { Run };
-
-/** CONTRACT.md, Run event (`RunEvent`): exactly these fields. */
-export interface RunEvent {
-  id: string;
-  type: string;
-  toolName: string | null;
-  message: string | null;
-  payload: Record<string, unknown>;
-  createdAt: string;
-}
+// The Run and RunEvent shapes are the contract package's (the gateway passes them on); named here for this service's callers.
+export type { Run, RunEvent };
 
 /** The public paths of a run's endpoints (relative to the host root). */
 export function runPaths(runId: string): { eventsUrl: string; cancelUrl: string } {

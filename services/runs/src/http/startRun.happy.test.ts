@@ -1,23 +1,6 @@
+import { RUN_FIELDS, type StartRunAnswer } from '@ars/contract';
 import { requestHash } from '@ars/idempotency';
-import { startRunsHarness, type RunsHarness, type StartedRun } from '../testing/runsHarness.js';
-
-const RUN_FIELDS = [
-  'aiCallId',
-  'branch',
-  'cancelUrl',
-  'createdAt',
-  'error',
-  'eventsUrl',
-  'harness',
-  'repoId',
-  'rootDirectory',
-  'runId',
-  'runtime',
-  'sandboxId',
-  'sandboxRecordId',
-  'status',
-  'updatedAt',
-];
+import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
 
 let h: RunsHarness;
 beforeAll(async () => {
@@ -181,7 +164,7 @@ describe('same key and same body: the original run is returned with replayed tru
 
 describe('X-Replay-Only: the replay of a key already used, and nothing made otherwise (the gateway asks it when the budget is full)', () => {
   const replayOnly = (userId: string, body: Record<string, unknown>, key: string) =>
-    h.call<StartedRun>('POST', `/internal/users/${encodeURIComponent(userId)}/runs`, body, {
+    h.call<StartRunAnswer>('POST', `/internal/users/${encodeURIComponent(userId)}/runs`, body, {
       'x-internal-token': h.token,
       'idempotency-key': key,
       'x-request-hash': requestHash(body),

@@ -3,6 +3,7 @@
 // repositories, a stand-in for sandboxes' cancel route, and a bus through which tests play the
 // sandboxes role (publishing `runs.sandbox-allocated`/`runs.agent-events`/`runs.finished`).
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { StartRunAnswer } from '@ars/contract';
 import { createBus, type Bus, type BusMessage, type RunFinishedData, type RunRequestedData } from '@ars/bus';
 import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
 import { requestHash } from '@ars/idempotency';
@@ -18,10 +19,6 @@ export interface Tenant {
   /** A repository of the user's dev installation (branch `main`). */
   repoId: string;
   repoIds: string[];
-}
-
-export interface StartedRun extends Run {
-  replayed: boolean;
 }
 
 export interface EventInput {
@@ -47,7 +44,7 @@ export interface RunsHarness {
   /** A fresh tenant: a new user with a dev installation of real repositories. */
   newTenant(): Promise<Tenant>;
   /** POST start with a key (fresh when absent) and the body's canonical hash. */
-  start(userId: string, body: Record<string, unknown>, key?: string): Promise<Answer<StartedRun>>;
+  start(userId: string, body: Record<string, unknown>, key?: string): Promise<Answer<StartRunAnswer>>;
   getRun(userId: string, runId: string): Promise<Run>;
   events(userId: string, runId: string, limit?: number | string): Promise<{ run: Run; events: RunEvent[] }>;
   allocate(runId: string, sandboxRecordId?: string): Promise<void>;
@@ -115,7 +112,7 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
       return { userId, repoId: repoIds[0] ?? '', repoIds };
     },
     start: (userId, body, key = `key-${randomUUID()}`) =>
-      call<StartedRun>('POST', `/internal/users/${encodeURIComponent(userId)}/runs`, body, {
+      call<StartRunAnswer>('POST', `/internal/users/${encodeURIComponent(userId)}/runs`, body, {
         'x-internal-token': token,
         'idempotency-key': key,
         'x-request-hash': requestHash(body),

@@ -1,35 +1,11 @@
 // Records → the contract's shapes (CONTRACT.md: Sandbox, Sandbox logs), exactly those fields.
+import type { LifecycleEvent, Sandbox, SandboxLogs } from '@ars/contract';
 import type { LifecycleEventDoc, SandboxDoc, SandboxLogsDoc } from '../store/collections.js';
 
-export interface SandboxView {
-  id: string;
-  sandbox_id: string | null;
-  repo_id: string;
-  status: string;
-  base_branch: string;
-  working_branch: string;
-  root_directory: string | null;
-  preview_url: string | null;
-  created_at: string;
-  last_active_at: string;
-  error: string | null;
-}
+// The shapes are the contract package's (the gateway passes them on); named here for this service's callers.
+export type { LifecycleEvent, Sandbox, SandboxLogs };
 
-export interface LifecycleEventView {
-  id: string;
-  event_type: string;
-  decision_code: string | null;
-  worker_run_id: string | null;
-  payload: Record<string, unknown>;
-  created_at: string;
-}
-
-export interface SandboxLogsView {
-  sandbox: SandboxView & { install_log: string | null; dev_log: string | null };
-  lifecycle_events: LifecycleEventView[];
-}
-
-export function toSandbox(doc: SandboxDoc): SandboxView {
+export function toSandbox(doc: SandboxDoc): Sandbox {
   return {
     id: doc._id,
     sandbox_id: doc.sandbox_id,
@@ -45,7 +21,7 @@ export function toSandbox(doc: SandboxDoc): SandboxView {
   };
 }
 
-export function toLifecycleEvent(doc: LifecycleEventDoc): LifecycleEventView {
+export function toLifecycleEvent(doc: LifecycleEventDoc): LifecycleEvent {
   return {
     id: doc._id,
     event_type: doc.event_type,
@@ -56,7 +32,7 @@ export function toLifecycleEvent(doc: LifecycleEventDoc): LifecycleEventView {
   };
 }
 
-export function toSandboxLogs(doc: SandboxDoc, logs: SandboxLogsDoc | null, events: LifecycleEventDoc[]): SandboxLogsView {
+export function toSandboxLogs(doc: SandboxDoc, logs: SandboxLogsDoc | null, events: LifecycleEventDoc[]): SandboxLogs {
   return {
     sandbox: { ...toSandbox(doc), install_log: logs?.install_log ?? null, dev_log: logs?.dev_log ?? null },
     lifecycle_events: events.map(toLifecycleEvent),

@@ -72,13 +72,3 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
-
-/** Polls until `check` holds or the deadline passes; answers whether it held. */
-export async function eventually(check: () => boolean, deadlineMs = 10_000): Promise<boolean> {
-  const end = Date.now() + deadlineMs;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}

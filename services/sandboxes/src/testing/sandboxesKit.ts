@@ -32,6 +32,9 @@ import {
 } from '@ars/testenv';
 import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
 
+// Whether a process lives is the harness tests' rule; the kit's tests use the same one.
+export { isAlive } from '../harness/testing.js';
+
 export const fastSession = { sessionTimeoutMs: 6_000, rebalanceTimeoutMs: 1_500, heartbeatIntervalMs: 300 } as const;
 
 export interface TestRepo {
@@ -248,13 +251,4 @@ export function commitToBare(barePath: string, branch: string, files: Record<str
 export function reportedHostPid(output: unknown): number {
   const [pid, cwd] = String(output).trim().split(' ');
   return hostPid(Number(pid), cwd ?? '');
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

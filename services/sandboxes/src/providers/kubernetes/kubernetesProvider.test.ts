@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runHarness, standInExecutable, type HarnessEvent, type HarnessName } from '../../harness/index.js';
-import { assertStandInsBuilt, eventually, isAlive } from '../../harness/testing.js';
+import { waitFor } from '@ars/testenv';
+import { assertStandInsBuilt, isAlive } from '../../harness/testing.js';
 import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
 import { AllocationError, type AllocateRequest, type AllocatedSandbox, type HarnessLaunch } from '../provider.js';
 import { KubernetesProvider } from './kubernetesProvider.js';
@@ -310,7 +311,7 @@ describe('an aborted harness ends its process in the Pod', () => {
         await launch.close();
         expect(result.status).toBe('cancelled');
         expect(pid).toEqual(expect.any(Number));
-        expect(await eventually(() => !isAlive(pid as number), 30_000)).toBe(true);
+        expect(await waitFor(`the harness process ${String(pid)} to be gone`, () => !isAlive(pid as number), 30_000)).toBe(true);
         if (harness === 'codex') {
           // Codex's SDK kills the shim at once: the relay TERMs the CLI (Claude's SDK closes stdin first, which ends the stand-in by itself).
           expect(killsOf(sandbox)).toContain('TERM');
@@ -356,7 +357,7 @@ describe('the shim forwards argv, stdin, stdout, stderr, the exit code and the S
     const pid = await new Promise<number>((resolve) => shim.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim()))));
     expect(isAlive(pid)).toBe(true);
     shim.kill('SIGKILL');
-    expect(await eventually(() => !isAlive(pid), 30_000)).toBe(true);
+    expect(await waitFor(`the shim ${pid} to be gone`, () => !isAlive(pid), 30_000)).toBe(true);
     expect(killsOf(sandbox)).toContain('TERM');
     await launch.close();
   });

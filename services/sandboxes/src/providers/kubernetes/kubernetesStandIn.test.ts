@@ -18,21 +18,6 @@ afterAll(async () => {
   await repo.remove();
 });
 
-async function request(
-  method: string,
-  path: string,
-  body?: unknown,
-  token: string | null = standIn.token,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${standIn.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text } };
-}
-
 const POD = `/api/v1/namespaces/${NAMESPACE}/pods`;
 
 describe('the stand-in rejects an invalid manifest like the API server (422 Status with causes)', () => {
@@ -81,14 +66,14 @@ describe('the stand-in answers the log rules of the API server', () => {
     try {
       await handle.waitUntilRunning();
       const base = `${POD}/${handle.name}/log`;
-      const unnamed = await request('GET', base);
+      const unnamed = await standIn.request('GET', base);
       expect(unnamed.status).toBe(400);
       expect(unnamed.json.message).toBe(
         `a container name must be specified for pod ${handle.name}, choose one of: [sandbox] or one of the init containers: [clone]`,
       );
-      const limited = await request('GET', `${base}?container=clone&limitBytes=9`);
+      const limited = await standIn.request('GET', `${base}?container=clone&limitBytes=9`);
       expect(limited.json.text).toBe('ars-init:');
-      expect((await request('GET', `${base}?container=nope`)).status).toBe(400);
+      expect((await standIn.request('GET', `${base}?container=nope`)).status).toBe(400);
     } finally {
       await handle.delete();
     }

@@ -3,9 +3,8 @@
 // its argv, stdin, stdout, stderr and exit code. Its environment is the harness's allowlisted one
 // (plus the provider key the SDK adds): bwrap gets exactly that, minus the launch description.
 // Killed, it takes the sandbox with it (bwrap runs with --die-with-parent).
-import { constants } from 'node:os';
 import type { SandboxedCommand } from './sandboxedProcess.js';
-import { startSandboxed } from './sandboxedProcess.js';
+import { runSandboxed } from './sandboxedProcess.js';
 
 /** The variable carrying the launch (paths and settings only, no secret); removed before bwrap starts. */
 export const LAUNCH_VARIABLE = 'ARS_SANDBOX_LAUNCH';
@@ -22,20 +21,15 @@ export async function main(argv: string[]): Promise<number> {
   const launch = JSON.parse(raw) as SandboxedCommand;
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== LAUNCH_VARIABLE) env[name] = value;
-  const { child, started, kill } = startSandboxed(
+  // stdin stays unread until the CLI runs (bwrap never reads it), so a start that is tried again loses none of it.
+  const run = runSandboxed(
     { ...launch, command: [...launch.command, ...argv] },
-    { env, stdio: ['inherit', 'inherit', 'inherit'], detached: false },
+    { env, stdin: 'inherit', stdout: 'inherit', stderr: (chunk) => process.stderr.write(chunk), detached: false },
   );
   // The SDK stops its CLI with a signal: the whole sandbox ends, and the shim exits once it is gone.
-  for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(name, kill);
-  return new Promise((resolve) => {
-    child.once('error', (error) => {
-      process.stderr.write(`sandbox-shim: bwrap could not start: ${error.message}\n`);
-      resolve(UNSTARTED);
-    });
-    child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
-    started.catch((error: unknown) =>
-      process.stderr.write(`sandbox-shim: the sandbox's network could not be set up: ${error instanceof Error ? error.message : String(error)}\n`),
-    );
-  });
+  for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(name, run.kill);
+  const outcome = await run.outcome;
+  if (outcome.ran) return outcome.exitCode;
+  if (!outcome.killed) process.stderr.write(`sandbox-shim: the sandbox could not be started: ${outcome.reason}\n`);
+  return UNSTARTED;
 }

@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareHostLayout, programPath } from './hostLayout.js';
 import type { HostLayout, SandboxNetwork } from './isolation.js';
-import { startSandboxed, type SandboxedCommand } from './sandboxedProcess.js';
+import { runSandboxed, type SandboxedCommand } from './sandboxedProcess.js';
 
 export interface LocalIsolation {
   bwrap: string;
@@ -27,12 +27,10 @@ export async function prepareIsolation(): Promise<LocalIsolation> {
   const host = await prepareHostLayout();
   const isolation: LocalIsolation = { bwrap, slirp, layout: host.layout, runtimeDir: host.dir, close: host.remove };
   try {
-    const probe = join(host.dir, 'probe');
-    await mkdir(probe, { recursive: true });
+    const probeDir = join(host.dir, 'probe');
+    await mkdir(probeDir, { recursive: true });
     for (const network of ['none', 'internet'] as const)
-      await tryUpTo(PROBE_ATTEMPTS, () =>
-        tryOnce(isolatedCommand(isolation, { sandboxDir: probe, cwd: probe, readOnly: [], network, command: ['/bin/true'] })),
-      );
+      await probe(isolatedCommand(isolation, { sandboxDir: probeDir, cwd: probeDir, readOnly: [], network, command: ['/bin/true'] }));
   } catch (error) {
     await host.remove();
     throw error;
@@ -49,45 +47,22 @@ export function isolatedCommand(
 }
 
 /**
- * Setting up a namespace can fail once on a busy kernel (seen: bwrap's `loopback: Failed RTM_NEWADDR:
- * No child processes` while dozens of sandboxes started): only a failure that repeats means the
- * machine cannot isolate, so the probe is tried again before the service refuses to start.
+ * One sandbox started for real. A set-up that fails once (a busy kernel) is tried again by
+ * runSandboxed, as every command's is: only a failure that repeats means the machine cannot isolate.
  */
-const PROBE_ATTEMPTS = 3;
-const PROBE_PAUSE_MS = 250;
-
-async function tryUpTo(attempts: number, probe: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (attempt >= attempts || !(error instanceof IsolationUnavailable)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, PROBE_PAUSE_MS));
-    }
-  }
-}
-
-function tryOnce(command: SandboxedCommand): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const { child, started } = startSandboxed(command, { env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'], detached: false });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
+async function probe(command: SandboxedCommand): Promise<void> {
+  let stderr = '';
+  const run = runSandboxed(command, {
+    env: { PATH: '/usr/bin:/bin' },
+    stdin: 'ignore',
+    stdout: () => undefined,
+    stderr: (chunk) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-500);
-    });
-    let setup: Error | undefined;
-    started.catch((error: unknown) => {
-      setup = error instanceof Error ? error : new Error(String(error));
-    });
-    child.once('error', (error) => reject(new IsolationUnavailable(`bwrap could not start: ${error.message}`)));
-    child.once('close', (code) => {
-      if (code === 0 && !setup) resolve();
-      else if (setup) reject(new IsolationUnavailable(`a sandbox's network could not be set up with slirp4netns: ${setup.message}`));
-      else
-        reject(
-          new IsolationUnavailable(
-            `bwrap cannot create the sandbox's namespaces (\`bwrap --unshare-all\` exited ${code ?? 'on a signal'}: ${stderr.trim() || 'no output'})`,
-          ),
-        );
-    });
+    },
+    detached: false,
   });
+  const outcome = await run.outcome;
+  if (!outcome.ran) throw new IsolationUnavailable(`bwrap cannot create a sandbox (\`bwrap --unshare-all\`): ${outcome.reason}`);
+  if (outcome.exitCode !== 0)
+    throw new IsolationUnavailable(`a command in a sandbox failed (/bin/true exited ${outcome.exitCode}: ${stderr.trim() || 'no output'})`);
 }

@@ -3,7 +3,7 @@
 // sandbox's directory and nothing else of the host's files, no host network) in their own process
 // groups, the push made from a clean repository outside the sandbox. Without isolation
 // (SANDBOX_ISOLATION=none, development only) they run as plain local processes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -32,7 +32,7 @@ import { archive, extract } from '../tar.js';
 import { harnessCli } from './harnessCli.js';
 import { LAUNCH_VARIABLE } from './harnessShim.js';
 import { isolatedCommand, type LocalIsolation } from './localIsolation.js';
-import { startSandboxed } from './sandboxedProcess.js';
+import { runSandboxed } from './sandboxedProcess.js';
 
 /** Git settings for commands this service runs inside a tree the agent controlled: no hooks, no fsmonitor. */
 const SAFE = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
@@ -93,19 +93,45 @@ export class LocalProvider implements SandboxProvider {
   }
 
   exec(sandbox: AllocatedSandbox, request: ExecRequest): Promise<ExecResult> {
+    if (request.signal?.aborted) return Promise.resolve({ exitCode: null, aborted: true });
+    return this.isolation ? this.execIsolated(this.isolation, sandbox, request) : this.execPlain(request);
+  }
+
+  /** In bwrap (its set-up tried again when it fails before the command runs); an abort ends the whole sandbox at once. */
+  private async execIsolated(isolation: LocalIsolation, sandbox: AllocatedSandbox, request: ExecRequest): Promise<ExecResult> {
+    const network = request.forwardPort !== undefined ? 'internet' : (request.network ?? 'none');
+    const command = isolatedCommand(isolation, {
+      sandboxDir: this.sandboxDir(sandbox),
+      cwd: request.cwd,
+      readOnly: [],
+      network,
+      ...(request.forwardPort !== undefined ? { forwardPort: request.forwardPort } : {}),
+      command: ['/bin/sh', '-c', request.command],
+    });
+    // A process group of its own, so a signal to the group reaches bwrap.
+    const run = runSandboxed(command, { env: request.env, stdin: 'ignore', stdout: request.onOutput, stderr: request.onOutput, detached: true });
+    let aborted = false;
+    const onAbort = (): void => {
+      aborted = true;
+      // Everything at once: nothing outside its PID namespace can TERM its processes.
+      run.kill();
+    };
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const outcome = await run.outcome;
+      if (outcome.ran) return { exitCode: outcome.exitCode, aborted };
+      if (outcome.killed) return { exitCode: null, aborted: true };
+      request.onOutput(Buffer.from(`ars: the sandbox could not be started: ${outcome.reason}\n`));
+      return { exitCode: UNSTARTED, aborted };
+    } finally {
+      request.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** A plain local process (SANDBOX_ISOLATION=none) in a process group of its own, so an abort reaches whatever it started (npm → node). */
+  private execPlain(request: ExecRequest): Promise<ExecResult> {
     return new Promise((resolvePromise) => {
-      if (request.signal?.aborted) {
-        resolvePromise({ exitCode: null, aborted: true });
-        return;
-      }
-      // A process group of its own, so an abort reaches whatever the command started (npm → node;
-      // under bwrap, bwrap itself: its sandbox's PID namespace ends with it).
-      const { child, started, kill } = this.spawnCommand(sandbox, request);
-      let setupFailed = false;
-      started.catch((error: unknown) => {
-        setupFailed = true;
-        request.onOutput(Buffer.from(`ars: the sandbox could not be started: ${error instanceof Error ? error.message : String(error)}\n`));
-      });
+      const child = spawn('/bin/sh', ['-c', request.command], { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let aborted = false;
       let killTimer: NodeJS.Timeout | undefined;
       const signalGroup = (signal: NodeJS.Signals): void => {
@@ -117,18 +143,13 @@ export class LocalProvider implements SandboxProvider {
       };
       const onAbort = (): void => {
         aborted = true;
-        // In a sandbox, everything at once (nothing outside its PID namespace can TERM its processes).
-        if (kill) {
-          kill();
-          return;
-        }
         signalGroup('SIGTERM');
         killTimer = setTimeout(() => signalGroup('SIGKILL'), this.killGraceMs);
         killTimer.unref();
       };
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      child.stdout?.on('data', (chunk: Buffer) => request.onOutput(chunk));
-      child.stderr?.on('data', (chunk: Buffer) => request.onOutput(chunk));
+      child.stdout.on('data', (chunk: Buffer) => request.onOutput(chunk));
+      child.stderr.on('data', (chunk: Buffer) => request.onOutput(chunk));
       const done = (exitCode: number | null): void => {
         request.signal?.removeEventListener('abort', onAbort);
         if (killTimer) clearTimeout(killTimer);
@@ -138,26 +159,8 @@ export class LocalProvider implements SandboxProvider {
         request.onOutput(Buffer.from(`${error.message}\n`));
         done(127);
       });
-      child.on('close', (code, signal) => done(setupFailed ? UNSTARTED : (code ?? (signal ? 128 + constants.signals[signal] : null))));
+      child.on('close', (code, signal) => done(code ?? (signal ? 128 + constants.signals[signal] : null)));
     });
-  }
-
-  /** `kill`: ends a sandboxed command's whole sandbox; absent for a plain process (its group is signalled). */
-  private spawnCommand(sandbox: AllocatedSandbox, request: ExecRequest): { child: ChildProcess; started: Promise<void>; kill?: () => void } {
-    if (!this.isolation) {
-      const child = spawn('/bin/sh', ['-c', request.command], { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-      return { child, started: Promise.resolve() };
-    }
-    const network = request.forwardPort !== undefined ? 'internet' : (request.network ?? 'none');
-    const command = isolatedCommand(this.isolation, {
-      sandboxDir: this.sandboxDir(sandbox),
-      cwd: request.cwd,
-      readOnly: [],
-      network,
-      ...(request.forwardPort !== undefined ? { forwardPort: request.forwardPort } : {}),
-      command: ['/bin/sh', '-c', request.command],
-    });
-    return startSandboxed(command, { env: request.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   }
 
   private sandboxDir(sandbox: AllocatedSandbox): string {

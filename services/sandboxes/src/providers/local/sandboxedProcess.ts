@@ -1,10 +1,13 @@
 // One command in a sandbox: bwrap spawned with the command's own environment (never the service's:
 // bwrap's PID 1 keeps the environment it was given, readable inside in /proc/1/environ), and, for a
-// command with network, slirp4netns attached before the command is let go.
+// command with network, slirp4netns attached before the command is let go. A sandbox whose set-up
+// failed before the command ran (seen on a busy kernel: bwrap's `loopback: Failed RTM_NEWADDR: No
+// child processes`) is started again: nothing of the command ran, so nothing runs twice.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { bwrapArguments, type HostLayout, type SandboxNetwork } from './isolation.js';
 import { attachSlirp, type SlirpNetwork } from './slirp.js';
@@ -25,7 +28,7 @@ export interface SandboxedCommand {
   command: string[];
 }
 
-export interface SpawnOptions {
+interface SpawnOptions {
   /** The command's whole environment: also bwrap's. */
   env: Record<string, string>;
   /** stdin, stdout, stderr. */
@@ -36,12 +39,139 @@ export interface SpawnOptions {
 
 const INFO_FD = 3;
 const BLOCK_FD = 4;
+/** Written to by the sandbox right before the command is exec'ed (then closed): its arrival means the set-up is over. */
+const RAN_FD = 5;
+/** The command's first step inside: say it runs, let go of the fd, become the command. */
+const ANNOUNCE = ['/bin/sh', '-c', `printf 1 >&${RAN_FD}; exec ${RAN_FD}>&-; exec "$@"`, 'sandbox'];
+
+/** How many times a sandbox whose set-up failed is started (the first time included). */
+export const SETUP_ATTEMPTS = 3;
+const SETUP_PAUSE_MS = 100;
+
+/** Where a command's output goes: a callback, or this process's own fd. */
+export type OutputSink = ((chunk: Buffer) => void) | 'inherit';
+
+export interface SandboxedRunOptions {
+  /** The command's whole environment: also bwrap's. */
+  env: Record<string, string>;
+  stdin: 'ignore' | 'inherit';
+  stdout: OutputSink;
+  /** Always read here: until the command runs, only bwrap writes to it (its words say why a set-up failed). */
+  stderr: (chunk: Buffer) => void;
+  /** A process group of its own (so a group signal reaches bwrap). */
+  detached: boolean;
+  /** Default SETUP_ATTEMPTS. */
+  attempts?: number;
+}
+
+export type SandboxedOutcome =
+  /** The command ran: its exit code, or 128 + the signal that ended it. */
+  | { ran: true; exitCode: number }
+  /** Nothing ran: stopped by kill() first, or the sandbox could not be set up (`reason`, bwrap's or slirp4netns's words). */
+  | { ran: false; killed: boolean; reason: string };
+
+export interface SandboxedRun {
+  outcome: Promise<SandboxedOutcome>;
+  /** Ends the sandbox (see SandboxedProcess.kill) and starts no other. */
+  kill(): void;
+}
+
+/**
+ * Runs the command in a sandbox, started again (up to `attempts` times in all) while its set-up fails
+ * before the command runs. The output a set-up wrote is held back, so a retried start shows nothing.
+ */
+export function runSandboxed(command: SandboxedCommand, options: SandboxedRunOptions): SandboxedRun {
+  const attempts = options.attempts ?? SETUP_ATTEMPTS;
+  let killed = false;
+  let current: SandboxedProcess | undefined;
+  const stopped: SandboxedOutcome = { ran: false, killed: true, reason: 'stopped before the command ran' };
+  const outcome = (async (): Promise<SandboxedOutcome> => {
+    for (let attempt = 1; ; attempt += 1) {
+      const result = await runOnce(command, options, (started) => {
+        current = started;
+      });
+      if (result.ran) return result;
+      if (killed) return stopped;
+      if (attempt >= attempts) return result;
+      await new Promise((resolve) => setTimeout(resolve, SETUP_PAUSE_MS));
+      if (killed) return stopped;
+    }
+  })();
+  return {
+    outcome,
+    kill: () => {
+      killed = true;
+      current?.kill();
+    },
+  };
+}
+
+function runOnce(command: SandboxedCommand, options: SandboxedRunOptions, onStart: (started: SandboxedProcess) => void): Promise<SandboxedOutcome> {
+  return new Promise((resolve) => {
+    const stdout = options.stdout;
+    const started = startSandboxed(command, {
+      env: options.env,
+      stdio: [options.stdin, stdout === 'inherit' ? 'inherit' : 'pipe', 'pipe'],
+      detached: options.detached,
+    });
+    onStart(started);
+    const { child } = started;
+    // Until the command runs, output is held: a failed set-up's words become the reason, not output.
+    const held: Array<{ sink: (chunk: Buffer) => void; chunk: Buffer }> = [];
+    const release = (): void => {
+      for (const { sink, chunk } of held.splice(0)) sink(chunk);
+    };
+    const forwardTo =
+      (sink: (chunk: Buffer) => void) =>
+      (chunk: Buffer): void => {
+        if (started.hasRun()) {
+          release();
+          sink(chunk);
+        } else held.push({ sink, chunk });
+      };
+    if (stdout !== 'inherit') child.stdout?.on('data', forwardTo(stdout));
+    child.stderr?.on('data', forwardTo(options.stderr));
+    void started.running.then(release);
+    let networkProblem: string | undefined;
+    started.started.catch((error: unknown) => {
+      networkProblem = error instanceof Error ? error.message : String(error);
+    });
+    let settled = false;
+    const settle = (result: SandboxedOutcome): void => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    child.once('error', (error) => settle({ ran: false, killed: false, reason: `bwrap could not start: ${error.message}` }));
+    // 'close' comes after every pipe closed: a marker that was written has been read by now.
+    child.once('close', (code, signal) => {
+      if (started.hasRun()) {
+        release();
+        settle({ ran: true, exitCode: code ?? 128 + (signal ? constants.signals[signal] : 0) });
+        return;
+      }
+      const words = Buffer.concat(held.filter((entry) => entry.sink === options.stderr).map((entry) => entry.chunk))
+        .toString('utf8')
+        .trim()
+        .slice(-500);
+      const reason =
+        networkProblem !== undefined
+          ? `the sandbox's network could not be set up with slirp4netns: ${networkProblem}`
+          : `bwrap exited ${code ?? signal ?? 'without a status'} before the command ran: ${words || 'no output'}`;
+      settle({ ran: false, killed: false, reason });
+    });
+  });
+}
 
 export interface SandboxedProcess {
   /** The bwrap process (its exit code is the command's; it exits once every process of the sandbox is gone). */
   child: ChildProcess;
-  /** Resolves once the command runs; rejects (bwrap killed) when its network could not be set up. */
+  /** Resolves once the network is attached (at once without one); rejects (bwrap killed) when it could not be. */
   started: Promise<void>;
+  /** Resolves when the command itself runs (the set-up is over); stays pending when it never does. */
+  running: Promise<void>;
+  /** True once the command runs. */
+  hasRun(): boolean;
   /**
    * Ends every process of the sandbox at once: SIGKILL to its PID 1 takes the whole PID namespace
    * (signals from outside reach a namespace's init only as SIGKILL), and bwrap exits after it.
@@ -50,7 +180,7 @@ export interface SandboxedProcess {
 }
 
 /** Spawns bwrap for the command and, with network, attaches slirp4netns before unblocking it. */
-export function startSandboxed(command: SandboxedCommand, options: SpawnOptions): SandboxedProcess {
+function startSandboxed(command: SandboxedCommand, options: SpawnOptions): SandboxedProcess {
   const withNetwork = command.network === 'internet';
   const args = bwrapArguments({
     layout: command.layout,
@@ -60,10 +190,21 @@ export function startSandboxed(command: SandboxedCommand, options: SpawnOptions)
     network: command.network,
     infoFd: INFO_FD,
     ...(withNetwork ? { blockFd: BLOCK_FD } : {}),
-    command: command.command,
+    command: [...ANNOUNCE, ...command.command],
   });
-  const stdio = [...options.stdio, 'pipe', ...(withNetwork ? ['pipe'] : [])] as StdioOptions;
+  const stdio = [...options.stdio, 'pipe', withNetwork ? 'pipe' : 'ignore', 'pipe'] as StdioOptions;
   const child = spawn(command.bwrap, args, { cwd: command.cwd, env: options.env, detached: options.detached, stdio });
+  let ran = false;
+  const running = new Promise<void>((resolve) => {
+    const marker = (child.stdio as unknown as Readable[])[RAN_FD] as Readable;
+    marker.on('error', () => undefined);
+    // Kept drained: processes of the sandbox could still reach it through its PID 1.
+    marker.on('data', () => {
+      if (ran) return;
+      ran = true;
+      resolve();
+    });
+  });
   const initPid = sandboxPid(child, child.stdio[INFO_FD] as Readable);
   let init: number | undefined;
   // A command that ended before its pid was read (its exit seen first) has nothing left to kill.
@@ -78,7 +219,8 @@ export function startSandboxed(command: SandboxedCommand, options: SpawnOptions)
     // Not started yet (or its init already gone): bwrap itself, its sandbox dies with it (--die-with-parent).
     if (init === undefined) signal(child.pid, 'SIGKILL');
   };
-  return { child, started: withNetwork ? connectNetwork(child, command, initPid) : Promise.resolve(), kill };
+  const started = withNetwork ? connectNetwork(child, command, initPid) : Promise.resolve();
+  return { child, started, running, hasRun: () => ran, kill };
 }
 
 async function connectNetwork(child: ChildProcess, command: SandboxedCommand, initPid: Promise<number>): Promise<void> {

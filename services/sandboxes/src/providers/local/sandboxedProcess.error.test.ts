@@ -1,0 +1,141 @@
+// A sandbox whose set-up fails before its command runs (a busy kernel: bwrap's `loopback: Failed
+// RTM_NEWADDR`) is started again, for commands and for the harness shim alike; the command itself
+// runs once, and a command that fails on its own is never run again.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { commitToBare } from '../../testing/sandboxesKit.js';
+import { BUSY_KERNEL_WORDS, installFlakyBwrap, type FlakyBwrap } from '../../testing/flakyBwrap.js';
+import type { AllocatedSandbox, ExecRequest } from '../provider.js';
+import { LAUNCH_VARIABLE } from './harnessShim.js';
+import { programPath } from './hostLayout.js';
+import { isolatedCommand, prepareIsolation, type LocalIsolation } from './localIsolation.js';
+import { LocalProvider } from './localProvider.js';
+import { SETUP_ATTEMPTS } from './sandboxedProcess.js';
+
+const realBwrap = await programPath('bwrap');
+const withBwrap = realBwrap && (await programPath('slirp4netns')) ? describe : describe.skip;
+const SHIM = fileURLToPath(new URL('../../../bin/sandbox-shim.mjs', import.meta.url));
+
+let work: string;
+let flaky: FlakyBwrap;
+let isolation: LocalIsolation;
+let provider: LocalProvider;
+let sandbox: AllocatedSandbox;
+
+if (realBwrap) {
+  beforeAll(async () => {
+    work = realpathSync(mkdtempSync(join(tmpdir(), 'ars-setup-retry-')));
+    const bare = join(work, 'origin.git');
+    execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
+    commitToBare(bare, 'main', { 'README.md': '# fixture\n' });
+    flaky = installFlakyBwrap(realBwrap);
+    isolation = await prepareIsolation();
+    provider = new LocalProvider(join(work, 'sandboxes'), { isolation, killGraceMs: 1_000 });
+    sandbox = await provider.allocate({
+      sandboxRecordId: 'record',
+      runId: null,
+      cloneUrl: bare,
+      baseBranch: 'main',
+      workingBranch: 'main',
+      rootDirectory: null,
+    });
+  });
+
+  afterAll(async () => {
+    if (sandbox) await provider.release(sandbox);
+    await provider?.close();
+    flaky?.restore();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+}
+
+async function run(command: string, extra: Partial<ExecRequest> = {}): Promise<{ exitCode: number | null; aborted: boolean; output: string }> {
+  const chunks: Buffer[] = [];
+  const result = await provider.exec(sandbox, {
+    command,
+    cwd: sandbox.cwd,
+    env: { PATH: '/usr/bin:/bin', HOME: sandbox.home },
+    onOutput: (chunk) => chunks.push(chunk),
+    ...extra,
+  });
+  return { ...result, output: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** How many times the command below appended to its own count file. */
+function timesRun(name: string): number {
+  const file = join(sandbox.repoDir, name);
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+}
+
+withBwrap('a sandbox whose set-up fails before the command runs is started again', () => {
+  test('a command whose sandbox failed to set up once runs once, with its own output and exit code only', async () => {
+    flaky.failNext(1);
+    const before = flaky.starts();
+    const result = await run('echo ran >> once.count; echo out; echo err >&2; exit 3');
+    expect(flaky.starts() - before).toBe(2);
+    expect(result).toEqual({ exitCode: 3, aborted: false, output: 'out\nerr\n' });
+    expect(timesRun('once.count')).toBe(1);
+  });
+
+  test('a command with network (slirp4netns attached behind the block fd) is started again too', async () => {
+    flaky.failNext(2);
+    const result = await run('echo ran >> network.count; echo online', { network: 'internet' });
+    expect(result).toEqual({ exitCode: 0, aborted: false, output: 'online\n' });
+    expect(timesRun('network.count')).toBe(1);
+  });
+
+  test(`a set-up that fails ${SETUP_ATTEMPTS} times in a row gives exit 125 and bwrap’s words, and nothing ran`, async () => {
+    flaky.failNext(1_000);
+    const before = flaky.starts();
+    const result = await run('echo ran >> never.count');
+    flaky.failNext(0);
+    expect(flaky.starts() - before).toBe(SETUP_ATTEMPTS);
+    expect(result.exitCode).toBe(125);
+    expect(result.output).toContain('ars: the sandbox could not be started: bwrap exited 1 before the command ran');
+    expect(result.output).toContain(BUSY_KERNEL_WORDS);
+    expect(timesRun('never.count')).toBe(0);
+  });
+
+  test('a command that fails on its own (even with words like bwrap’s) is not run again', async () => {
+    flaky.failNext(0);
+    const before = flaky.starts();
+    const result = await run(`echo ran >> own.count; echo '${BUSY_KERNEL_WORDS}' >&2; exit 1`);
+    expect(flaky.starts() - before).toBe(1);
+    expect(result).toEqual({ exitCode: 1, aborted: false, output: `${BUSY_KERNEL_WORDS}\n` });
+    expect(timesRun('own.count')).toBe(1);
+  });
+
+  test('an abort while the set-up is being tried again ends it: aborted, nothing ran', async () => {
+    flaky.failNext(1_000);
+    const controller = new AbortController();
+    const pending = run('echo ran >> aborted.count', { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const result = await pending;
+    flaky.failNext(0);
+    expect(result.aborted).toBe(true);
+    expect(result.exitCode).toBeNull();
+    expect(timesRun('aborted.count')).toBe(0);
+  });
+
+  test('the harness shim starts the CLI again with the SDK’s stdin untouched, and shows only the CLI’s output', async () => {
+    if (!existsSync(join(SHIM, '../../dist/providers/local/harnessShim.js'))) throw new Error('build first (npx tsc -b tsconfig.build.json)');
+    const dir = join(sandbox.dir as string, 'shim');
+    mkdirSync(dir, { recursive: true });
+    const launch = isolatedCommand(isolation, { sandboxDir: sandbox.dir as string, cwd: dir, readOnly: [], network: 'none', command: ['/bin/sh', '-c'] });
+    flaky.failNext(1);
+    const child = spawn(process.execPath, [SHIM, 'cat; echo " and done"; exit 4'], {
+      env: { PATH: '/usr/bin:/bin', [LAUNCH_VARIABLE]: JSON.stringify(launch) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.stdin.end('the prompt');
+    const exitCode = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect({ exitCode, stdout, stderr }).toEqual({ exitCode: 4, stdout: 'the prompt and done\n', stderr: '' });
+  });
+});

@@ -32,7 +32,10 @@ export interface Step {
 }
 
 export function createStep(program: RunProgram, records: RunRecords, at: string): Step {
-  return { program, records: structuredClone(records), effects: [], queue: [], at };
+  // Records are JSON (the store keeps them in MongoDB), so a JSON copy is a whole copy; unlike
+  // structuredClone it builds its arrays in the caller's realm, which CEL's type checks rely on.
+  const copy = JSON.parse(JSON.stringify(records)) as RunRecords;
+  return { program, records: copy, effects: [], queue: [], at };
 }
 
 export function runIsOver(step: Step): boolean {

@@ -19,8 +19,8 @@ export type StartAgentRun = Extract<Effect, { type: 'startAgentRun' }>;
 export type CancelAgentRun = Extract<Effect, { type: 'cancelAgentRun' }>;
 type SetTimer = Extract<Effect, { type: 'setTimer' }>;
 
-/** How a node's agent run ends: `never` keeps it running until the engine cancels it. */
-export type AgentOutcome = 'success' | 'failed' | 'cancelled' | 'never';
+/** How a node's agent run ends: `never` keeps it running until the engine cancels it; `refused` never starts it. */
+export type AgentOutcome = 'success' | 'failed' | 'cancelled' | 'never' | 'refused';
 
 export interface SimulatorOptions {
   input?: Record<string, JsonValue>;
@@ -45,7 +45,7 @@ export class EngineSimulator {
   readonly waits = new Set<string>();
   now = SIMULATION_START;
   private readonly program: RunProgram;
-  private readonly finishing: { agentRunId: string; nodeId: string; outcome: Exclude<AgentOutcome, 'never'> }[] = [];
+  private readonly finishing: { agentRunId: string; nodeId: string; outcome: 'success' | 'failed' | 'cancelled' }[] = [];
   private eventCount = 0;
 
   constructor(
@@ -126,11 +126,13 @@ export class EngineSimulator {
   }
 
   private startAgentRun(effect: StartAgentRun): void {
+    const { nodeId, attempt } = effect;
+    const outcome = this.options.agentOutcomes?.[nodeId] ?? 'success';
+    if (outcome === 'refused') return void this.apply({ type: 'agentRunRefused', nodeId, attempt, message: 'refused by the simulator', at: this.at });
     this.started.push(effect);
     const agentRunId = `agent-run-${this.started.length}`;
-    this.apply({ type: 'agentRunStarted', nodeId: effect.nodeId, attempt: effect.attempt, agentRunId, at: this.at });
-    const outcome = this.options.agentOutcomes?.[effect.nodeId] ?? 'success';
-    if (outcome !== 'never') this.finishing.push({ agentRunId, nodeId: effect.nodeId, outcome });
+    this.apply({ type: 'agentRunStarted', nodeId, attempt, agentRunId, at: this.at });
+    if (outcome !== 'never') this.finishing.push({ agentRunId, nodeId, outcome });
   }
 }
 

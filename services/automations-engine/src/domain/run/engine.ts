@@ -104,6 +104,7 @@ function eventReceived(step: Step, happening: HappeningOf<'eventReceived'>): voi
     try {
       if (!awaitMatches(step, node, nodeRun, event)) continue;
     } catch (error) {
+      releaseEventWait(step, nodeRun);
       return failNode(step, nodeRun, errorMessage(error));
     }
     releaseEventWait(step, nodeRun);

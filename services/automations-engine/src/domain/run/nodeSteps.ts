@@ -15,7 +15,6 @@ import {
   expressionContext,
   failNode,
   follow,
-  releaseEventWait,
   runIsOver,
   skip,
   startNodeRun,

@@ -151,3 +151,18 @@ export function flow(nodes: NodeSpec[], edges: EdgeSpec[]): FlowGraph {
     })),
   };
 }
+
+/** start → one agent node (`nodeId`, with `data`) → end: the smallest graph that runs an agent. */
+export function oneAgent(data: Record<string, unknown>, nodeId = 'a'): FlowGraph {
+  return flow(
+    [
+      ['start', 'start'],
+      [nodeId, 'agent', data],
+      ['end', 'end'],
+    ],
+    [
+      ['start', nodeId],
+      [nodeId, 'end'],
+    ],
+  );
+}

@@ -1,18 +1,7 @@
-import { EngineSimulator, flow } from '../../testing/engineSimulator.js';
+import { EngineSimulator, flow, oneAgent } from '../../testing/engineSimulator.js';
 import type { FlowGraph } from '../flowGraph.js';
 
-const single = (prompt = 'do it'): FlowGraph =>
-  flow(
-    [
-      ['start', 'start'],
-      ['review', 'agent', { agentId: 'agent-1', prompt }],
-      ['end', 'end'],
-    ],
-    [
-      ['start', 'review'],
-      ['review', 'end'],
-    ],
-  );
+const single = (prompt = 'do it'): FlowGraph => oneAgent({ agentId: 'agent-1', prompt }, 'review');
 
 describe('a failed agent run fails its node and the automation run, naming the node', () => {
   test('agent run failed: node failed with the agent run named, run failed naming the node', () => {

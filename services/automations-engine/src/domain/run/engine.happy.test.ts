@@ -1,4 +1,4 @@
-import { EngineSimulator, flow, SIMULATION_START, type SimulatorOptions } from '../../testing/engineSimulator.js';
+import { EngineSimulator, flow, oneAgent, SIMULATION_START, type SimulatorOptions } from '../../testing/engineSimulator.js';
 import type { FlowGraph } from '../flowGraph.js';
 
 const agent = (agentId: string, prompt = 'do it', extra: Record<string, unknown> = {}): Record<string, unknown> => ({ agentId, prompt, ...extra });
@@ -11,20 +11,7 @@ function run(graph: FlowGraph, options: SimulatorOptions = {}): EngineSimulator 
 
 describe('start: the run begins at the start node and follows its one edge', () => {
   test('start → agent → end runs one agent and ends success, the start node outputting the input', () => {
-    const simulator = run(
-      flow(
-        [
-          ['start', 'start'],
-          ['a', 'agent', agent('agent-1')],
-          ['end', 'end'],
-        ],
-        [
-          ['start', 'a'],
-          ['a', 'end'],
-        ],
-      ),
-      { input: { issue: 7 } },
-    );
+    const simulator = run(oneAgent(agent('agent-1')), { input: { issue: 7 } });
     expect(simulator.records.run.status).toBe('success');
     expect(simulator.started).toHaveLength(1);
     expect(simulator.records.nodeRuns.start).toMatchObject({ status: 'success', output: { issue: 7 } });
@@ -33,17 +20,7 @@ describe('start: the run begins at the start node and follows its one edge', () 
 });
 
 describe('agent: an agent node starts its agent run and waits for it', () => {
-  const graph = flow(
-    [
-      ['start', 'start'],
-      ['a', 'agent', agent('agent-1', 'fix issue {{ input.issue }}')],
-      ['end', 'end'],
-    ],
-    [
-      ['start', 'a'],
-      ['a', 'end'],
-    ],
-  );
+  const graph = oneAgent(agent('agent-1', 'fix issue {{ input.issue }}'));
 
   test('the agent run is started with the key <automationRunId>:<nodeId>:<attempt>, the rendered prompt and createBranch true', () => {
     const simulator = new EngineSimulator(graph, { input: { issue: 7 }, agentOutcomes: { a: 'never' } });
@@ -72,32 +49,12 @@ describe('agent: an agent node starts its agent run and waits for it', () => {
     byAgent.trigger();
     expect(byAgent.started[0]).toMatchObject({ modelId: 'sonnet', harness: 'claude-code' });
 
-    const overridden = flow(
-      [
-        ['start', 'start'],
-        ['a', 'agent', agent('agent-1', 'x', { modelId: 'gpt' })],
-        ['end', 'end'],
-      ],
-      [
-        ['start', 'a'],
-        ['a', 'end'],
-      ],
-    );
+    const overridden = oneAgent(agent('agent-1', 'x', { modelId: 'gpt' }));
     const byNode = new EngineSimulator(overridden, { catalog });
     byNode.trigger();
     expect(byNode.started[0]).toMatchObject({ modelId: 'gpt', harness: 'codex' });
 
-    const chosen = flow(
-      [
-        ['start', 'start'],
-        ['a', 'agent', agent('agent-1', 'x', { harness: 'codex' })],
-        ['end', 'end'],
-      ],
-      [
-        ['start', 'a'],
-        ['a', 'end'],
-      ],
-    );
+    const chosen = oneAgent(agent('agent-1', 'x', { harness: 'codex' }));
     const byHarness = new EngineSimulator(chosen, { catalog });
     byHarness.trigger();
     expect(byHarness.started[0]).toMatchObject({ modelId: 'sonnet', harness: 'codex' });
@@ -418,19 +375,7 @@ describe('await_event: continues on "received" or, after timeoutSeconds, on "tim
 
 describe('end: finishes the run success', () => {
   test('reaching end sets the run success with its end time', () => {
-    const simulator = run(
-      flow(
-        [
-          ['start', 'start'],
-          ['a', 'agent', agent('agent-1')],
-          ['end', 'end'],
-        ],
-        [
-          ['start', 'a'],
-          ['a', 'end'],
-        ],
-      ),
-    );
+    const simulator = run(oneAgent(agent('agent-1')));
     expect(simulator.records.run).toMatchObject({ status: 'success', startedAt: simulator.at, endedAt: simulator.at });
     expect(simulator.records.run.error).toBeUndefined();
   });

@@ -68,6 +68,8 @@ describe('the same happening applied twice changes nothing the second time', () 
   ] as const)('%s: replaying each happening gives no change and no effect, and the run ends the same', (_name, graph, options, sendEvent, status) => {
     const once = simulate(graph, options, sendEvent);
     expect(once.records.run.status).toBe(status);
+    const agentNodesExecuted = Object.values(once.records.nodeRuns).filter((nodeRun) => nodeRun.agentRunId !== undefined);
+    expect(once.started).toHaveLength(agentNodesExecuted.length);
     const twice = simulate(graph, { ...options, replay: true }, sendEvent);
     expect(twice.records).toEqual(once.records);
     expect(twice.started).toEqual(once.started);

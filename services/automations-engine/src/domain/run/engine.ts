@@ -22,9 +22,16 @@ function triggered(step: Step): void {
   step.queue.push({ nodeId: step.program.graph.startId });
 }
 
+/** The agent node's run of `attempt` whose agent run the runs API has not confirmed yet. */
+function unconfirmedAgentNode(step: Step, nodeId: string, attempt: number): NodeRun | undefined {
+  const nodeRun = step.records.nodeRuns[nodeId];
+  const isAgent = step.program.graph.nodes.get(nodeId)?.type === 'agent';
+  return isAgent && nodeRun?.attempt === attempt && nodeRun.agentRunId === undefined ? nodeRun : undefined;
+}
+
 function agentRunStarted(step: Step, happening: HappeningOf<'agentRunStarted'>): void {
-  const nodeRun = step.records.nodeRuns[happening.nodeId];
-  if (nodeRun === undefined || nodeRun.attempt !== happening.attempt || nodeRun.agentRunId !== undefined) return;
+  const nodeRun = unconfirmedAgentNode(step, happening.nodeId, happening.attempt);
+  if (nodeRun === undefined) return;
   nodeRun.agentRunId = happening.agentRunId;
   // Cancelled before the runs API answered: the cancel effect then knew only the idempotency key.
   if (nodeRun.status === 'cancelled') {
@@ -38,8 +45,8 @@ function agentRunStarted(step: Step, happening: HappeningOf<'agentRunStarted'>):
 }
 
 function agentRunRefused(step: Step, happening: HappeningOf<'agentRunRefused'>): void {
-  const nodeRun = step.records.nodeRuns[happening.nodeId];
-  if (nodeRun?.status !== 'running' || nodeRun.attempt !== happening.attempt || nodeRun.agentRunId !== undefined) return;
+  const nodeRun = unconfirmedAgentNode(step, happening.nodeId, happening.attempt);
+  if (nodeRun?.status !== 'running') return;
   failNode(step, nodeRun, `the runs service refused the agent run: ${happening.message}`);
 }
 

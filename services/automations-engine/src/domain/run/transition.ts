@@ -64,12 +64,12 @@ export function expressionContext(step: Step, nodeRun: NodeRun): ExpressionConte
   return event === undefined ? context : { ...context, event };
 }
 
-/** The await_event a node reached from `from` takes its `event` from. */
+/** The await_event a node reached from `from` takes its `event` from: `from` itself if it received one. */
 export function eventFromOf(step: Step, from: string | undefined): string | undefined {
-  if (from === undefined) return undefined;
-  const previous = step.records.nodeRuns[from];
-  if (previous === undefined) return undefined;
-  const received = nodeType(step, from) === 'await_event' && eventOf(step, { ...previous, eventFrom: from }) !== undefined;
+  const previous = from === undefined ? undefined : step.records.nodeRuns[from];
+  if (from === undefined || previous === undefined) return undefined;
+  const output = previous.output;
+  const received = nodeType(step, from) === 'await_event' && typeof output === 'object' && output !== null && 'event' in output;
   return received ? from : previous.eventFrom;
 }
 

@@ -1,5 +1,6 @@
 import { EngineSimulator, flow, oneAgent } from '../../testing/engineSimulator.js';
 import type { FlowGraph } from '../flowGraph.js';
+import { NotExecutableError, prepareGraph } from './index.js';
 
 const single = (prompt = 'do it'): FlowGraph => oneAgent({ agentId: 'agent-1', prompt }, 'review');
 
@@ -136,5 +137,38 @@ describe('an expression that fails to evaluate fails its node with the expressio
     expect(simulator.records.run.status).toBe('failed');
     expect(simulator.timers.size).toBe(0);
     expect(simulator.waits.size).toBe(0);
+  });
+});
+
+describe('a graph publish would refuse is not executable', () => {
+  test('no start, two ends, or a parallel without a join: prepareGraph throws NotExecutableError naming why', () => {
+    const noStart = flow([['end', 'end']], []);
+    expect(() => prepareGraph(noStart)).toThrow(new NotExecutableError('needs exactly one start node, has 0'));
+    const twoEnds = flow(
+      [
+        ['start', 'start'],
+        ['e1', 'end'],
+        ['e2', 'end'],
+      ],
+      [['start', 'e1']],
+    );
+    expect(() => prepareGraph(twoEnds)).toThrow('graph is not executable: needs exactly one end node, has 2');
+    const unjoined = flow(
+      [
+        ['start', 'start'],
+        ['fork', 'parallel'],
+        ['a', 'set_variable', { name: 'a', value: '1' }],
+        ['b', 'set_variable', { name: 'b', value: '2' }],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'fork'],
+        ['fork', 'a'],
+        ['fork', 'b'],
+        ['a', 'end'],
+        ['b', 'end'],
+      ],
+    );
+    expect(() => prepareGraph(unjoined)).toThrow('graph is not executable: parallel fork has no join');
   });
 });

@@ -180,6 +180,44 @@ describe('join all: waits for every branch of its parallel', () => {
     expect(simulator.started[2]?.prompt).toBe('left said left done');
     expect(simulator.records.run.status).toBe('success');
   });
+  test('a branch whose condition skips a side still arrives once; a nested parallel is closed by its own join first', () => {
+    const graph = flow(
+      [
+        ['start', 'start'],
+        ['outer', 'parallel'],
+        ['check', 'condition', { expression: 'input.deep' }],
+        ['shallow', 'set_variable', { name: 'shallow', value: 'true' }],
+        ['inner', 'parallel'],
+        ['x', 'agent', agent('agent-1')],
+        ['y', 'agent', agent('agent-2')],
+        ['innerJoin', 'join'],
+        ['z', 'agent', agent('agent-3')],
+        ['outerJoin', 'join'],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'outer'],
+        ['outer', 'check'],
+        ['outer', 'inner'],
+        ['check', 'shallow', 'false'],
+        ['check', 'outerJoin', 'true'],
+        ['shallow', 'outerJoin'],
+        ['inner', 'x'],
+        ['inner', 'y'],
+        ['x', 'innerJoin'],
+        ['y', 'innerJoin'],
+        ['innerJoin', 'z'],
+        ['z', 'outerJoin'],
+        ['outerJoin', 'end'],
+      ],
+    );
+    const simulator = run(graph, { input: { deep: true } });
+    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.statusOf('shallow')).toBe('skipped');
+    expect(simulator.records.nodeRuns.innerJoin?.arrivals).toEqual(['x', 'y']);
+    expect(simulator.records.nodeRuns.outerJoin?.arrivals).toEqual(['check', 'z']);
+    expect(simulator.started.map((effect) => effect.nodeId)).toEqual(['x', 'y', 'z']);
+  });
 });
 
 describe('join any: continues with the first branch and cancels the rest', () => {
@@ -342,6 +380,43 @@ describe('await_event: continues on "received" or, after timeoutSeconds, on "tim
     expect(simulator.records.inbox[0]?.consumedBy).toBe('approval');
     expect(simulator.started.map((effect) => effect.prompt)).toEqual(['ship 3.0']);
     expect(simulator.effects.some((effect) => effect.type === 'waitForEvent')).toBe(false);
+  });
+
+  test('two await_event nodes waiting for the same name: one event continues the longest-waiting one', () => {
+    const graph = flow(
+      [
+        ['start', 'start'],
+        ['fork', 'parallel'],
+        ['first', 'await_event', { event: 'go', timeoutSeconds: 60 }],
+        ['pause', 'delay', { seconds: 5 }],
+        ['second', 'await_event', { event: 'go', timeoutSeconds: 60 }],
+        ['merge', 'join'],
+        ['a', 'agent', agent('agent-1')],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'fork'],
+        ['fork', 'first'],
+        ['fork', 'pause'],
+        ['pause', 'second'],
+        ['first', 'merge', 'received'],
+        ['first', 'merge', 'timeout'],
+        ['second', 'merge', 'received'],
+        ['second', 'merge', 'timeout'],
+        ['merge', 'a'],
+        ['a', 'end'],
+      ],
+    );
+    const simulator = new EngineSimulator(graph);
+    simulator.trigger();
+    simulator.advance();
+    expect([simulator.statusOf('first'), simulator.statusOf('second')]).toEqual(['waiting', 'waiting']);
+    simulator.send('go');
+    expect([simulator.statusOf('first'), simulator.statusOf('second')]).toEqual(['success', 'waiting']);
+    simulator.send('go');
+    simulator.run();
+    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.nodeRuns.second?.output).toMatchObject({ event: { name: 'go' } });
   });
 
   test('an event continues at most one await_event: a second await of the same name needs a second event', () => {

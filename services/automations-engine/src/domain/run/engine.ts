@@ -1,4 +1,4 @@
-import { agentRunKey, type Effect } from './effects.js';
+import { cancelAgentRunEffect, type Effect } from './effects.js';
 import type { Happening } from './happenings.js';
 import { awaitMatches, drain, receiveEvent, timeOut } from './nodeSteps.js';
 import { INBOX_LIMIT, isActive, type InboxEvent, type NodeRun, type RunRecords } from './records.js';
@@ -34,14 +34,7 @@ function agentRunStarted(step: Step, happening: HappeningOf<'agentRunStarted'>):
   if (nodeRun === undefined) return;
   nodeRun.agentRunId = happening.agentRunId;
   // Cancelled before the runs API answered: the cancel effect then knew only the idempotency key.
-  if (nodeRun.status === 'cancelled') {
-    step.effects.push({
-      type: 'cancelAgentRun',
-      nodeId: nodeRun.nodeId,
-      idempotencyKey: agentRunKey(step.records.run.id, nodeRun.nodeId, nodeRun.attempt),
-      agentRunId: happening.agentRunId,
-    });
-  }
+  if (nodeRun.status === 'cancelled') step.effects.push(cancelAgentRunEffect(step.records.run.id, nodeRun));
 }
 
 function agentRunRefused(step: Step, happening: HappeningOf<'agentRunRefused'>): void {

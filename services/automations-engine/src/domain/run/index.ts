@@ -1,6 +1,7 @@
 // The engine's pure core (README, "Engine core"): records, happenings, effects and the one function between them.
 export { applyHappening, type Transition } from './engine.js';
-export { agentRunKey, timerId, type Effect } from './effects.js';
+export { agentRunKey, timerId, type AgentRequest, type Effect } from './effects.js';
+export { outstandingEffects } from './outstanding.js';
 export { NotExecutableError, prepareGraph, type ExecutableGraph, type JoinPlan } from './executableGraph.js';
 export type { Happening, TimerKind } from './happenings.js';
 export {

@@ -3,7 +3,7 @@ import type { FlowNode, NodeType } from '../flowGraph.js';
 import { agentHarness } from '../harness.js';
 import { typedNodeData } from '../nodeData.js';
 import { renderPromptTemplate } from '../promptTemplate.js';
-import { agentRunKey, timerId } from './effects.js';
+import { setTimerEffect, startAgentRunEffect, type AgentRequest } from './effects.js';
 import { NotExecutableError } from './executableGraph.js';
 import type { InboxEvent, NodeRun, ReceivedEvent } from './records.js';
 import {
@@ -33,11 +33,9 @@ function runAgent(step: Step, node: FlowNode, nodeRun: NodeRun): void {
   const modelId = data.modelId ?? catalog.agents[data.agentId]?.modelId ?? null;
   const harness = agentHarness(data, modelId === null ? undefined : catalog.models[modelId]);
   const prompt = renderPromptTemplate(data.prompt ?? '', expressionContext(step, nodeRun));
-  const request = { agentId: data.agentId, modelId, harness, prompt };
-  nodeRun.input = request;
-  const { id: runId, repoId } = step.records.run;
-  const idempotencyKey = agentRunKey(runId, node.id, nodeRun.attempt);
-  step.effects.push({ type: 'startAgentRun', nodeId: node.id, attempt: nodeRun.attempt, idempotencyKey, repoId, ...request, createBranch: true });
+  const request: AgentRequest = { agentId: data.agentId, modelId, harness, prompt };
+  nodeRun.input = { ...request };
+  step.effects.push(startAgentRunEffect(step.records.run, nodeRun, request));
 }
 
 function runCondition(step: Step, node: FlowNode, nodeRun: NodeRun): void {
@@ -62,8 +60,7 @@ function runDelay(step: Step, node: FlowNode, nodeRun: NodeRun): void {
   const due = dueAt(step.at, seconds);
   nodeRun.status = 'waiting';
   nodeRun.input = { seconds, dueAt: due };
-  const id = timerId(step.records.run.id, node.id, nodeRun.attempt, 'delay');
-  step.effects.push({ type: 'setTimer', timerId: id, nodeId: node.id, attempt: nodeRun.attempt, kind: 'delay', dueAt: due });
+  step.effects.push(setTimerEffect(step.records.run.id, nodeRun, 'delay', due));
 }
 
 /** Whether `event` continues this await_event: its name, then its `match` (with `event` in scope). */
@@ -91,9 +88,8 @@ function runAwaitEvent(step: Step, node: FlowNode, nodeRun: NodeRun): void {
   const early = step.records.inbox.find((candidate) => candidate.consumedBy === undefined && awaitMatches(step, node, nodeRun, candidate));
   if (early !== undefined) return receiveEvent(step, nodeRun, early);
   nodeRun.status = 'waiting';
-  const id = timerId(step.records.run.id, node.id, nodeRun.attempt, 'awaitTimeout');
   step.effects.push({ type: 'waitForEvent', nodeId: node.id, attempt: nodeRun.attempt, event });
-  step.effects.push({ type: 'setTimer', timerId: id, nodeId: node.id, attempt: nodeRun.attempt, kind: 'awaitTimeout', dueAt: due });
+  step.effects.push(setTimerEffect(step.records.run.id, nodeRun, 'awaitTimeout', due));
 }
 
 /** An await_event's timeout fired first: its wait is released and the `"timeout"` side continues. */

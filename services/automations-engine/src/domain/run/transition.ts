@@ -1,6 +1,6 @@
 import type { ExpressionContext, JsonValue } from '../expressions.js';
 import type { ModelProvider } from '../harness.js';
-import { agentRunKey, timerId, type Effect } from './effects.js';
+import { cancelAgentRunEffect, timerId, type Effect } from './effects.js';
 import type { ExecutableGraph } from './executableGraph.js';
 import { isActive, isTerminal, type AutomationRunStatus, type NodeRun, type RunRecords } from './records.js';
 
@@ -114,10 +114,7 @@ export function cancelNode(step: Step, nodeRun: NodeRun): void {
   const runId = step.records.run.id;
   const { nodeId, attempt } = nodeRun;
   const type = nodeType(step, nodeId);
-  if (type === 'agent') {
-    const effect: Effect = { type: 'cancelAgentRun', nodeId, idempotencyKey: agentRunKey(runId, nodeId, attempt) };
-    step.effects.push(nodeRun.agentRunId === undefined ? effect : { ...effect, agentRunId: nodeRun.agentRunId });
-  }
+  if (type === 'agent') step.effects.push(cancelAgentRunEffect(runId, nodeRun));
   if (type === 'delay') step.effects.push({ type: 'clearTimer', timerId: timerId(runId, nodeId, attempt, 'delay') });
   if (type === 'await_event') releaseEventWait(step, nodeRun);
   nodeRun.status = 'cancelled';

@@ -57,7 +57,8 @@ describe('every internal route needs the internal token: missing or wrong is 401
     ['PUT', '/internal/users/u1/automations/a1/model'],
     ['POST', '/internal/users/u1/automations/a1/validate'],
   ])('%s %s', async (method, path) => {
-    for (const headers of [{}, { 'x-internal-token': 'wrong-token-wrong-token' }]) {
+    const attempts: Record<string, string>[] = [{}, { 'x-internal-token': 'wrong-token-wrong-token' }];
+    for (const headers of attempts) {
       const answer = await harness.call(method, path, method === 'GET' ? undefined : {}, headers);
       expect(answer.status).toBe(401);
       expect(answer.body).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });

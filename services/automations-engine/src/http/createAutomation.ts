@@ -37,6 +37,7 @@ export function createAutomation(router: Router, deps: AutomationsDeps): void {
       status: 'active',
       draftGraph: graph,
       publishedVersionId: version?.id ?? null,
+      publishedVersionNumber: version?.versionNumber ?? null,
       createdAt: now,
       updatedAt: now,
     };

@@ -48,3 +48,25 @@ describe('POST /automations/{id}/publish: a new immutable version with versionNu
     expect(answer.data.automation.publishedVersion).toMatchObject({ versionNumber: 1, graph });
   });
 });
+
+describe('concurrent publishes: each version number once, and the highest one stays published', () => {
+  test('eight publishes at once: distinct numbers 1…n, no answer other than 200 or 409, publishedVersion the highest', async () => {
+    const tenant = await harness.newTenant();
+    const created = await harness.automations<{ automation: Automation }>(tenant.userId, 'POST', '', {
+      installationId: tenant.installationId,
+      graph: publishableGraph(tenant.agentId),
+    });
+    const { id } = created.data.automation;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => harness.automations<{ automation: Automation }>(tenant.userId, 'POST', `/${id}/publish`)),
+    );
+    for (const answer of answers) expect([200, 409]).toContain(answer.status);
+    const numbers = (await harness.db.collection<{ versionNumber: number }>('automation_versions').find({ automationId: id }).toArray())
+      .map((version) => version.versionNumber)
+      .sort((a, b) => a - b);
+    expect(numbers).toEqual(numbers.map((_, index) => index + 1));
+    expect(numbers.length).toBeGreaterThanOrEqual(answers.filter((answer) => answer.status === 200).length);
+    const read = await harness.automations<{ automation: Automation }>(tenant.userId, 'GET', `/${id}`);
+    expect(read.data.automation.publishedVersion?.versionNumber).toBe(numbers[numbers.length - 1]);
+  });
+});

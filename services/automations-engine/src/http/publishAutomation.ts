@@ -1,5 +1,5 @@
 import { ok, pathParam, type Router } from '@ars/http-app';
-import { automationAnswer, automationNotFound, ownedAutomation } from './automationAnswer.js';
+import { automationAnswer, ownedAutomation, updateOwned } from './automationAnswer.js';
 import type { AutomationsDeps } from './deps.js';
 import { requirePublishable, writeVersion } from './publishing.js';
 
@@ -17,8 +17,7 @@ export function publishAutomation(router: Router, deps: AutomationsDeps): void {
     await requirePublishable(deps, userId, current.draftGraph);
     const now = new Date();
     const version = await writeVersion(deps, id, current.draftGraph, now);
-    const updated = await deps.automations.update(userId, id, { publishedVersionId: version.id }, now);
-    if (!updated) throw automationNotFound();
+    const updated = await updateOwned(deps, userId, id, {}, now, version);
     deps.logger.info({ automation_id: id, version_number: version.versionNumber }, 'automation published');
     ok(ctx, await automationAnswer(deps, updated));
   });

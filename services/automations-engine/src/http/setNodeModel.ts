@@ -1,7 +1,8 @@
 import { AppError } from '@ars/errors';
 import { ok, pathParam, requestBody, validateBody, type Router } from '@ars/http-app';
 import type { FlowGraph } from '../domain/flowGraph.js';
-import { automationAnswer, automationNotFound, ownedAutomation } from './automationAnswer.js';
+import type { PublishedPointer } from '../store/automations.js';
+import { automationAnswer, ownedAutomation, updateOwned } from './automationAnswer.js';
 import { SET_NODE_MODEL_BODY_SCHEMA, type SetNodeModelBody } from './bodies.js';
 import type { AutomationsDeps } from './deps.js';
 import { requirePublishable, writeVersion } from './publishing.js';
@@ -37,13 +38,12 @@ export function setNodeModel(router: Router, deps: AutomationsDeps): void {
       if (!models.some((model) => model.id === body.modelId)) throw AppError.badRequest(`modelId ${JSON.stringify(body.modelId)} is not one of your models`);
     }
     const now = new Date();
-    let publishedVersionId: string | undefined;
+    let version: PublishedPointer | undefined;
     if (body.publish === true) {
       await requirePublishable(deps, userId, graph);
-      publishedVersionId = (await writeVersion(deps, id, graph, now)).id;
+      version = await writeVersion(deps, id, graph, now);
     }
-    const updated = await deps.automations.update(userId, id, { draftGraph: graph, ...(publishedVersionId ? { publishedVersionId } : {}) }, now);
-    if (!updated) throw automationNotFound();
+    const updated = await updateOwned(deps, userId, id, { draftGraph: graph }, now, version);
     ok(ctx, await automationAnswer(deps, updated));
   });
 }

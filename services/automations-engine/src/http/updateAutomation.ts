@@ -1,6 +1,6 @@
 import { ok, pathParam, requestBody, validateBody, type Router } from '@ars/http-app';
 import type { AutomationChange } from '../store/automations.js';
-import { automationAnswer, automationNotFound, ownedAutomation } from './automationAnswer.js';
+import { automationAnswer, ownedAutomation, updateOwned } from './automationAnswer.js';
 import { UPDATE_AUTOMATION_BODY_SCHEMA, type UpdateAutomationBody } from './bodies.js';
 import type { AutomationsDeps } from './deps.js';
 import { requestGraph, requireOwnInstallation } from './publishing.js';
@@ -31,8 +31,7 @@ export function updateAutomation(router: Router, deps: AutomationsDeps): void {
       ...(body.status === undefined ? {} : { status: body.status }),
       ...(graph === undefined ? {} : { draftGraph: graph }),
     };
-    const updated = await deps.automations.update(userId, id, change, new Date());
-    if (!updated) throw automationNotFound();
+    const updated = await updateOwned(deps, userId, id, change, new Date());
     ok(ctx, await automationAnswer(deps, updated));
   });
 }

@@ -5,12 +5,16 @@ import type { ListPosition } from '../domain/listCursor.js';
 import { COLLECTIONS, type AutomationDoc } from './collections.js';
 
 /** An automation as the service works with it: the stored document with its draft graph parsed. */
-export type AutomationRecord = AutomationFields & { userId: string };
+export type AutomationRecord = AutomationFields & { userId: string; publishedVersionNumber: number | null };
+
+/** A version to point the automation at (`publishedVersionId`). */
+export interface PublishedPointer {
+  id: string;
+  versionNumber: number;
+}
 
 /** The fields a change may set (`updatedAt` is always set). */
-export type AutomationChange = Partial<
-  Pick<AutomationRecord, 'installationId' | 'name' | 'description' | 'notes' | 'status' | 'draftGraph' | 'publishedVersionId'>
->;
+export type AutomationChange = Partial<Pick<AutomationRecord, 'installationId' | 'name' | 'description' | 'notes' | 'status' | 'draftGraph'>>;
 
 function toRecord(doc: AutomationDoc): AutomationRecord {
   const { _id, draftGraphJson, ...rest } = doc;
@@ -50,12 +54,22 @@ export class AutomationStore {
     return docs.map(toRecord);
   }
 
-  /** Applies `change` in one document write; the updated automation, or null when it is not the user's. */
-  async update(userId: string, id: string, change: AutomationChange, now: Date): Promise<AutomationRecord | null> {
+  /**
+   * Applies `change` (and points at `published` when given) in one document write; the updated
+   * automation, or null when it is not the user's or, with `published`, when a version with a
+   * higher number is already published (the pointer never moves back).
+   */
+  async update(userId: string, id: string, change: AutomationChange, now: Date, published?: PublishedPointer): Promise<AutomationRecord | null> {
     const { draftGraph, ...fields } = change;
     const set: Partial<AutomationDoc> = { ...fields, updatedAt: now };
     if (draftGraph !== undefined) set.draftGraphJson = JSON.stringify(draftGraph);
-    const doc = await this.automations.findOneAndUpdate({ _id: id, userId }, { $set: set }, { returnDocument: 'after' });
+    const filter: Filter<AutomationDoc> = { _id: id, userId };
+    if (published) {
+      set.publishedVersionId = published.id;
+      set.publishedVersionNumber = published.versionNumber;
+      filter.$or = [{ publishedVersionNumber: null }, { publishedVersionNumber: { $lt: published.versionNumber } }];
+    }
+    const doc = await this.automations.findOneAndUpdate(filter, { $set: set }, { returnDocument: 'after' });
     return doc ? toRecord(doc) : null;
   }
 }

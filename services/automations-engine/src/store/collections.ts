@@ -24,6 +24,8 @@ export interface AutomationDoc {
   status: AutomationStatus;
   draftGraphJson: string;
   publishedVersionId: string | null;
+  /** The published version's number: a pointer only ever moves to a higher one. */
+  publishedVersionNumber: number | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -1,9 +1,4 @@
 // The automations-engine service: owns automations, published versions, automation runs, node runs, dispatch events and timers.
-import { runService } from '@ars/service';
+import { startAutomationsEngine } from './automationsEngine.js';
 
-await runService({
-  name: 'automations-engine',
-  port: 8084,
-  requireMongo: true,
-  requireBus: true,
-});
+await startAutomationsEngine();

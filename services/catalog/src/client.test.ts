@@ -53,4 +53,11 @@ describe("the catalog client maps an error answer to the one error type (AppErro
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404, message: 'Repository not found' });
   });
+  test("another user's installation is AppError NOT_FOUND; the owner's answers its id and provider", async () => {
+    const owner = harness.newUser();
+    const dev = await catalog.createDevInstallation({ userId: owner });
+    expect(await catalog.installation(owner, dev.installation.id)).toEqual(dev.installation);
+    const error = await catalog.installation(harness.newUser(), dev.installation.id).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404, message: 'Installation not found' });
+  });
 });

@@ -9,11 +9,20 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** An installation as `GET /internal/users/:userId/installations/:id` answers it. */
+export interface CatalogInstallation {
+  id: number;
+  account: string;
+  provider: 'local' | 'github';
+}
+
 export interface CatalogClient {
   /** `GET /internal/users/:userId/repos?q=&limit=`: the user's repositories by `full_name`. */
   listRepos(userId: string, query?: { q?: string; limit?: number }): Promise<Repo[]>;
   /** `GET /internal/users/:userId/repos/:repoId`: NOT_FOUND unless the user's; `clone_url` may carry a token. */
   repo(userId: string, repoId: string, options?: CallOptions): Promise<CatalogRepo>;
+  /** `GET /internal/users/:userId/installations/:installationId`: NOT_FOUND unless the user's. */
+  installation(userId: string, installationId: number): Promise<CatalogInstallation>;
   /** `GET /internal/users/:userId/agents`: the user's own agents, then the presets. */
   listAgents(userId: string): Promise<Agent[]>;
   /** `GET /internal/users/:userId/models`: the models available to the user. */
@@ -33,6 +42,9 @@ export function createCatalogClient(http: HttpClient): CatalogClient {
     async repo(userId, repoId, options = {}) {
       const answer = await http.get<{ repo: CatalogRepo }>(`${user(userId)}/repos/${encodeURIComponent(repoId)}`, options);
       return answer.repo;
+    },
+    async installation(userId, installationId) {
+      return (await http.get<{ installation: CatalogInstallation }>(`${user(userId)}/installations/${installationId}`)).installation;
     },
     async listAgents(userId) {
       return (await http.get<{ agents: Agent[] }>(`${user(userId)}/agents`)).agents;

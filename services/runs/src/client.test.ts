@@ -1,4 +1,4 @@
-import type { StartRunBody } from '@ars/contract';
+import type { InternalStartRunBody, StartRunBody } from '@ars/contract';
 import { AppError } from '@ars/errors';
 import { createHttpClient, type HttpClient } from '@ars/http-client';
 import { requestHash } from '@ars/idempotency';
@@ -27,7 +27,7 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-const identityOf = (key: string, body: StartRunBody): StartRunIdentity => ({ idempotencyKey: key, requestHash: requestHash(body) });
+const identityOf = (key: string, body: InternalStartRunBody): StartRunIdentity => ({ idempotencyKey: key, requestHash: requestHash(body) });
 
 describe('the runs client calls the real start route and answers its typed shape', () => {
   test('startRun makes a run, the same key replays it; replayRun makes nothing for a new key', async () => {
@@ -38,6 +38,24 @@ describe('the runs client calls the real start route and answers its typed shape
     expect(await runs.startRun(tenant.userId, body, identityOf(key, body))).toMatchObject({ runId: first.runId, replayed: true });
     expect(await runs.replayRun(tenant.userId, body, identityOf(key, body))).toMatchObject({ runId: first.runId, replayed: true });
     expect(await runs.replayRun(tenant.userId, body, identityOf(`${key}-unused`, body))).toBeUndefined();
+  });
+});
+
+describe('the runs client starts a run with the internal model and reads it back with getRun (model and usage)', () => {
+  test('getRun answers the run with its model, usage null until the finish', async () => {
+    const body: InternalStartRunBody = { repoId: tenant.repoId, prompt: '@model', model: 'claude-sonnet-4-5' };
+    const started = await runs.startRun(tenant.userId, body, identityOf(`client-model-${Date.now()}`, body));
+    const { replayed: _replayed, ...run } = started;
+    expect(await runs.getRun(tenant.userId, started.runId)).toEqual({ ...run, model: 'claude-sonnet-4-5', usage: null });
+  });
+
+  test('another user’s run is AppError NOT_FOUND', async () => {
+    const body: StartRunBody = { repoId: tenant.repoId, prompt: '@say mine' };
+    const started = await runs.startRun(tenant.userId, body, identityOf(`client-owner-${Date.now()}`, body));
+    const other = await harness.newTenant();
+    const error = await runs.getRun(other.userId, started.runId).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
 });
 

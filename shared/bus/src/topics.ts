@@ -8,7 +8,7 @@
  * issues that fix those shapes.
  */
 
-import { HARNESSES, type Harness } from '@ars/contract';
+import { HARNESSES, MAX_MODEL_LENGTH, type Harness, type RunUsage } from '@ars/contract';
 
 /** A JSON Schema object (draft 2020-12 / draft-07 subset understood by ajv 8). */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -25,6 +25,7 @@ export interface TopicSpec {
 
 const str = { type: 'string', minLength: 1 } as const;
 const nullableStr = { type: ['string', 'null'] } as const;
+const tokens = { type: 'integer', minimum: 0 } as const;
 
 const runsRequested: TopicSpec = {
   name: 'runs.requested',
@@ -47,7 +48,8 @@ const runsRequested: TopicSpec = {
         additionalProperties: false,
       },
       rootDirectory: nullableStr,
-      model: nullableStr,
+      /** The harness's model (runs' internal `model`); null or absent: the harness's default. */
+      model: { type: ['string', 'null'], maxLength: MAX_MODEL_LENGTH },
       agentId: nullableStr,
       mode: nullableStr,
       /** The harness may run at most this long (ms); runs fails the run a grace period after it. */
@@ -145,6 +147,13 @@ const runsFinished: TopicSpec = {
       failure: { enum: ['agent', 'harness_crash', 'harness_timeout', 'sandbox_allocation', 'sandbox_lost', 'push', null] },
       /** Events emitted before it (the last seq + 1): runs may check it has them all. */
       eventCount: { type: 'integer', minimum: 0 },
+      /** The run's token totals (`RunUsage` of @ars/contract), summed over its harness's usage reports; absent when it reported none. */
+      usage: {
+        type: 'object',
+        required: ['inputTokens', 'cachedInputTokens', 'outputTokens'],
+        properties: { inputTokens: tokens, cachedInputTokens: tokens, outputTokens: tokens },
+        additionalProperties: false,
+      },
     },
     additionalProperties: true,
   },
@@ -310,6 +319,7 @@ export interface RunFinishedData {
   error: string | null;
   failure?: RunFailureKind | null;
   eventCount?: number;
+  usage?: RunUsage;
   [field: string]: unknown;
 }
 

@@ -10,3 +10,10 @@ export const REQUEST_HASH_HEADER = 'X-Request-Hash';
  * a replay is never refused for the budget (docs/decisions.md).
  */
 export const REPLAY_ONLY_HEADER = 'X-Replay-Only';
+
+/**
+ * Asks runs' `GET /internal/users/:userId/runs/:runId` for the internal view of the run
+ * (`InternalRun`: `model` and `usage` too). The gateway forwards no caller header, so a public
+ * caller never gets it.
+ */
+export const INTERNAL_VIEW_HEADER = 'X-Internal-View';

@@ -1,15 +1,20 @@
-export { IDEMPOTENCY_KEY_HEADER, REPLAY_ONLY_HEADER, REQUEST_HASH_HEADER } from './headers.js';
+export { IDEMPOTENCY_KEY_HEADER, INTERNAL_VIEW_HEADER, REPLAY_ONLY_HEADER, REQUEST_HASH_HEADER } from './headers.js';
 export {
   HARNESSES,
+  INTERNAL_START_RUN_BODY_SCHEMA,
+  MAX_MODEL_LENGTH,
   MAX_PROMPT_LENGTH,
   MAX_REPO_ID_LENGTH,
   RUN_FIELDS,
   RUN_STATUSES,
   START_RUN_BODY_SCHEMA,
   type Harness,
+  type InternalRun,
+  type InternalStartRunBody,
   type Run,
   type RunEvent,
   type RunStatus,
+  type RunUsage,
   type StartRunAnswer,
   type StartRunBody,
 } from './runs.js';

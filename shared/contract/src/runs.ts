@@ -22,27 +22,51 @@ export interface StartRunBody {
   mode?: string | null;
 }
 
-const nullableString = { type: ['string', 'null'] };
+/** The longest internal `model` accepted (not a contract limit: a bound on what reaches the harness's argv). */
+export const MAX_MODEL_LENGTH = 200;
 
 /**
- * JSON Schema of `StartRunBody`: the types. The rules beyond types (the prompt's length in code
- * points, branch names, `rootDirectory`) are checked in code, since a schema cannot state them.
+ * The body of runs' internal start route: the public body, plus what only the system's own callers
+ * (the automations engine, through `@ars/runs/client`) may send. `model` is the harness's model
+ * (codex `--model`, Claude Code's `model` option); without it the harness's default.
+ */
+export interface InternalStartRunBody extends StartRunBody {
+  model?: string;
+}
+
+const nullableString = { type: ['string', 'null'] };
+
+/** The public body's fields: their JSON Schemas. */
+const START_RUN_PROPERTIES = {
+  repoId: { type: 'string', minLength: 1, maxLength: MAX_REPO_ID_LENGTH },
+  prompt: { type: 'string', minLength: 1 },
+  harness: { enum: [...HARNESSES] },
+  baseBranch: { type: 'string' },
+  workingBranch: { type: 'string' },
+  createBranch: { type: 'boolean' },
+  rootDirectory: nullableString,
+  conversationId: nullableString,
+  workspaceSessionId: nullableString,
+  mode: nullableString,
+} as const;
+
+/**
+ * JSON Schema of `StartRunBody` (the gateway's public route): the types. Other fields pass, except
+ * the internal ones, refused by name (`model is not allowed`): the gateway forwards the body as sent,
+ * so a public caller must not reach what only the system may choose. The rules beyond types (the
+ * prompt's length in code points, branch names, `rootDirectory`) are checked in code, since a schema
+ * cannot state them.
  */
 export const START_RUN_BODY_SCHEMA = {
   type: 'object',
   required: ['repoId', 'prompt'],
-  properties: {
-    repoId: { type: 'string', minLength: 1, maxLength: MAX_REPO_ID_LENGTH },
-    prompt: { type: 'string', minLength: 1 },
-    harness: { enum: [...HARNESSES] },
-    baseBranch: { type: 'string' },
-    workingBranch: { type: 'string' },
-    createBranch: { type: 'boolean' },
-    rootDirectory: nullableString,
-    conversationId: nullableString,
-    workspaceSessionId: nullableString,
-    mode: nullableString,
-  },
+  properties: { ...START_RUN_PROPERTIES, model: false },
+} as const;
+
+/** JSON Schema of `InternalStartRunBody` (runs' internal route): the public schema, with `model` allowed. */
+export const INTERNAL_START_RUN_BODY_SCHEMA = {
+  ...START_RUN_BODY_SCHEMA,
+  properties: { ...START_RUN_PROPERTIES, model: { type: 'string', minLength: 1, maxLength: MAX_MODEL_LENGTH } },
 } as const;
 
 /** CONTRACT.md, Run status. */
@@ -99,3 +123,22 @@ export interface RunEvent {
 
 /** What runs answers (202) to a start: the run, and whether the key had already made it. */
 export type StartRunAnswer = Run & { replayed: boolean };
+
+/**
+ * A run's token totals, summed over its harness's usage reports. `inputTokens` counts every input
+ * token, cached ones included; `cachedInputTokens` is the part read from the provider's cache;
+ * `outputTokens` includes reasoning. Non-negative integers.
+ */
+export interface RunUsage {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * A run as runs answers it to the system's own callers (`X-Internal-View: true`, `getRun` of
+ * `@ars/runs/client`): the contract's Run, plus the `model` it was started with (null: the harness's
+ * default) and its `usage` (null until its sandbox reported the end, or when the harness reported none).
+ * The public `GET /runs/{runId}` never shows these.
+ */
+export type InternalRun = Run & { model: string | null; usage: RunUsage | null };

@@ -26,6 +26,7 @@ const parseStartRun = validateBody<StartRun>({
     prompt: { type: 'string', maxLength: 100_000 },
     harness: { enum: ['codex', 'claude-code'], default: 'codex' },
     branch: { type: 'object', properties: { base: { type: 'string' } } },
+    internalOnly: false,
   },
 });
 
@@ -42,6 +43,7 @@ describe('validateBody throws BAD_REQUEST naming the field', () => {
     [{ repoId: 'r', prompt: 'x', harness: 'gpt' }, 'harness must be one of codex, claude-code'],
     [{ repoId: 'r', prompt: 'x', branch: { base: 3 } }, 'branch.base must be a string'],
     [[1], 'body must be an object'],
+    [{ repoId: 'r', prompt: 'x', internalOnly: 'set' }, 'internalOnly is not allowed'],
   ])('%j → %s', (body, message) => {
     expect(() => parseStartRun(body)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', status: 400, message }));
   });

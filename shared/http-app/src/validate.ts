@@ -45,6 +45,9 @@ export function describeValidationError(error: ErrorObject, root: string): strin
       return `${child(String(params.missingProperty))} is required`;
     case 'additionalProperties':
       return `${child(String(params.additionalProperty))} is not allowed`;
+    case 'false schema':
+      // A property whose schema is `false`: named, refused (e.g. an internal field on a public route).
+      return `${field} is not allowed`;
     case 'type':
       return `${field} must be ${typePhrase(params.type as string | string[])}`;
     case 'enum':

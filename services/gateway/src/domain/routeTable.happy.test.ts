@@ -3,7 +3,7 @@ import { scopeForMethod } from './scopes.js';
 
 describe("the route table is the contract's index: every route, its scope and owner", () => {
   test('24 routes, each once', () => {
-    const keys = PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`);
+    const keys = PUBLIC_ROUTES.filter((r) => !r.addition).map((r) => `${r.method} ${r.path}`);
     expect(keys).toHaveLength(24);
     expect(new Set(keys).size).toBe(24);
   });
@@ -11,6 +11,11 @@ describe("the route table is the contract's index: every route, its scope and ow
     for (const route of PUBLIC_ROUTES.filter((r) => !r.path.startsWith('/mcp') || r.path === '/mcp/servers')) {
       expect([route.path, route.auth]).toEqual([route.path, scopeForMethod(route.method)]);
     }
+  });
+  test('the documented additions, each once beside them: POST /automations/{id}/validate', () => {
+    const keys = PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(PUBLIC_ROUTES.filter((r) => r.addition).map((r) => `${r.method} ${r.path} ${r.auth}`)).toEqual(['POST /automations/:automationId/validate write']);
   });
   test('Idempotency-Key on POST /runs and the automation trigger only', () => {
     expect(PUBLIC_ROUTES.filter((r) => r.idempotencyKey).map((r) => r.path)).toEqual(['/automations/:automationId/trigger', '/runs']);

@@ -20,13 +20,15 @@ export interface PublicRoute {
   limit?: LimitRange;
   /** `Idempotency-Key` required (CONTRACT.md, Request conventions). */
   idempotencyKey?: boolean;
+  /** Not in the contract's index: a compatible addition, documented in its owner's README. */
+  addition?: true;
 }
 
 const LIST_200: LimitRange = { min: 1, max: 200, default: 100 };
 const AUTOMATIONS: LimitRange = { min: 1, max: 100, default: 50 };
 const AUTOMATION_RUNS: LimitRange = { min: 1, max: 50, default: 20 };
 
-/** CONTRACT.md, Endpoints, Index: every public route, in the contract's order. */
+/** CONTRACT.md, Endpoints, Index: every public route, in the contract's order, with the documented additions beside their kin. */
 export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'GET', path: '/repos', auth: 'read', owner: 'catalog', successStatus: 200, limit: LIST_200 },
   { method: 'GET', path: '/agents', auth: 'read', owner: 'catalog', successStatus: 200 },
@@ -40,6 +42,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'PUT', path: '/automations/:automationId', auth: 'write', owner: 'automations-engine', successStatus: 200 },
   { method: 'POST', path: '/automations/:automationId/publish', auth: 'write', owner: 'automations-engine', successStatus: 200 },
   { method: 'PUT', path: '/automations/:automationId/model', auth: 'write', owner: 'automations-engine', successStatus: 200 },
+  // Changes nothing, but it is part of authoring a graph (and can carry one): write, like PUT and publish.
+  { method: 'POST', path: '/automations/:automationId/validate', auth: 'write', owner: 'automations-engine', successStatus: 200, addition: true },
   { method: 'POST', path: '/automations/:automationId/trigger', auth: 'write', owner: 'automations-engine', successStatus: 202, idempotencyKey: true },
   { method: 'GET', path: '/automations/:automationId/runs', auth: 'read', owner: 'automations-engine', successStatus: 200, limit: AUTOMATION_RUNS },
   { method: 'GET', path: '/automations/:automationId/runs/:runId', auth: 'read', owner: 'automations-engine', successStatus: 200 },

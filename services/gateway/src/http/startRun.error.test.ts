@@ -32,6 +32,7 @@ describe('POST /runs: Idempotency-Key required, body validated, canonical body h
     [{ repoId: 'r', prompt: 'x', harness: 'gpt' }, 'harness must be one of codex, claude-code'],
     [{ repoId: 'r', prompt: 'x'.repeat(100_001) }, 'prompt must be at most 100000 characters'],
     [{ repoId: 'r', prompt: '😀'.repeat(100_001) }, 'prompt must be at most 100000 characters'],
+    [{ repoId: 'r', prompt: 'x', model: 'gpt-5-codex' }, 'model is not allowed'],
   ])('%j is 400 naming the field', async (body, message) => {
     const { account, token } = await tenant(suite.standIns.baseUrl);
     const answer = await startRun(token.token, account, 'v', body);

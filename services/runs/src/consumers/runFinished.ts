@@ -25,6 +25,7 @@ async function endWith(deps: ConsumerDeps, runId: string, finish: Finish): Promi
       failure: next === 'failed' ? finish.failure : null,
       finishedBy: 'sandbox',
       finishedEventCount: finish.eventCount,
+      usage: finish.usage ?? null,
     });
     if (ended) {
       deps.logger.info({ run_id: run._id, status: next, failure: finish.failure }, 'run finished');
@@ -48,7 +49,7 @@ export async function completeHeldFinish(deps: ConsumerDeps, runId: string): Pro
 
 /**
  * `runs.finished`: a live run takes the terminal status its sandbox reports, with its `error` (set
- * exactly when failed; sanitized and capped, as it is kept). When fewer events than its `eventCount` are stored yet (the events topic is
+ * exactly when failed; sanitized and capped, as it is kept) and its token `usage` (kept when given). When fewer events than its `eventCount` are stored yet (the events topic is
  * read independently and may lag), the finish is held and applied once they are: a terminal run
  * always shows every event. A terminal run never moves again: later or redelivered messages change
  * nothing.
@@ -68,6 +69,8 @@ export async function applyRunFinished(deps: ConsumerDeps, data: RunFinishedData
     error: data.status === 'failed' ? runErrorText(data.error, deps.secrets) : null,
     failure: data.status === 'failed' ? (data.failure ?? null) : null,
     eventCount: data.eventCount ?? null,
+    // The topic's schema admits exactly the three non-negative integer totals.
+    usage: data.usage ?? null,
   };
   if (data.eventCount !== undefined && (await deps.events.count(run._id)) < data.eventCount) {
     await deps.runs.holdFinish(run._id, { ...finish, eventCount: data.eventCount, receivedAt: new Date() });

@@ -82,6 +82,59 @@ describe('the first agent event moves pending to streaming; the sandbox’s fini
   });
 });
 
+describe('the run keeps the usage totals of runs.finished (internal view); without them usage stays null', () => {
+  test('usage of the sandbox’s finish is stored with the end', async () => {
+    const { userId, runId } = await newRun();
+    await h.event(runId, 0);
+    const usage = { inputTokens: 1234, cachedInputTokens: 1000, outputTokens: 56 };
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1, usage });
+    const run = await h.waitFor('success', async () => {
+      const current = await h.internalRun(userId, runId);
+      return current.status === 'success' ? current : undefined;
+    });
+    expect(run.usage).toEqual(usage);
+  });
+
+  test('a failed run keeps its usage too (the tokens were spent)', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, {
+      status: 'failed',
+      error: 'it broke',
+      failure: 'agent',
+      eventCount: 0,
+      usage: { inputTokens: 9, cachedInputTokens: 0, outputTokens: 1 },
+    });
+    const run = await h.waitFor('failed', async () => {
+      const current = await h.internalRun(userId, runId);
+      return current.status === 'failed' ? current : undefined;
+    });
+    expect(run.usage).toEqual({ inputTokens: 9, cachedInputTokens: 0, outputTokens: 1 });
+  });
+
+  test('a finish held for its events keeps its usage until it is applied', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1, usage: { inputTokens: 3, cachedInputTokens: 1, outputTokens: 2 } });
+    await h.waitFor('the finish held', async () => h.logLines.some((line) => line.includes(runId) && line.includes('finish held until its events are stored')));
+    expect((await h.internalRun(userId, runId)).usage).toBeNull();
+    await h.event(runId, 0);
+    const run = await h.waitFor('success', async () => {
+      const current = await h.internalRun(userId, runId);
+      return current.status === 'success' ? current : undefined;
+    });
+    expect(run.usage).toEqual({ inputTokens: 3, cachedInputTokens: 1, outputTokens: 2 });
+  });
+
+  test('a finish without usage leaves it null', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'cancelled', error: null, failure: null, eventCount: 0 });
+    const run = await h.waitFor('cancelled', async () => {
+      const current = await h.internalRun(userId, runId);
+      return current.status === 'cancelled' ? current : undefined;
+    });
+    expect(run.usage).toBeNull();
+  });
+});
+
 describe('GET events: the contract’s RunEvent fields, oldest first, each answer with the current run', () => {
   test('fields exactly; id, type, toolName, message, payload, createdAt as sent', async () => {
     const { userId, runId } = await newRun();

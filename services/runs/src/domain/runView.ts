@@ -1,5 +1,5 @@
 import type { RunEventDoc, RunDoc } from '../store/collections.js';
-import type { Run, RunEvent } from '@ars/contract';
+import type { InternalRun, Run, RunEvent } from '@ars/contract';
 
 // The Run and RunEvent shapes are the contract package's (the gateway passes them on); named here for this service's callers.
 export type { Run, RunEvent };
@@ -28,6 +28,11 @@ export function toRun(doc: RunDoc): Run {
     error: doc.error,
     runtime: { provider: doc.runtime.provider, runId: doc.runtime.runId },
   };
+}
+
+/** A stored run as the system's own callers see it: the contract's Run, its `model` and its `usage`. */
+export function toInternalRun(doc: RunDoc): InternalRun {
+  return { ...toRun(doc), model: doc.model ?? null, usage: doc.usage ?? null };
 }
 
 export function toRunEvent(doc: RunEventDoc): RunEvent {

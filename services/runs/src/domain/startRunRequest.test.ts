@@ -1,9 +1,9 @@
 import { AppError } from '@ars/errors';
-import type { StartRunBody } from '@ars/contract';
+import type { InternalStartRunBody } from '@ars/contract';
 import { planRun } from './startRunRequest.js';
 
 const context = { repoDefaultBranch: 'trunk', idempotencyKey: 'key-1', bodyHash: 'h'.repeat(64) };
-const body = (overrides: Partial<StartRunBody> = {}): StartRunBody => ({ repoId: 'repo_1', prompt: 'fix it', ...overrides });
+const body = (overrides: Partial<InternalStartRunBody> = {}): InternalStartRunBody => ({ repoId: 'repo_1', prompt: 'fix it', ...overrides });
 
 function badRequest(fn: () => unknown): string {
   try {
@@ -72,4 +72,9 @@ describe('rootDirectory is a relative path without traversal', () => {
   test.each(['../x', '/abs', 'a/../../b'])('%j is 400 naming rootDirectory', (path) => {
     expect(badRequest(() => planRun(body({ rootDirectory: path }), context))).toContain('rootDirectory');
   });
+});
+
+describe('model (internal callers only) is the harness’s model; without it null, the harness’s default', () => {
+  test('kept as given', () => expect(planRun(body({ model: 'gpt-5-codex' }), context).model).toBe('gpt-5-codex'));
+  test('absent is null', () => expect(planRun(body(), context).model).toBeNull());
 });

@@ -1,10 +1,10 @@
-import { HARNESSES, MAX_PROMPT_LENGTH, type Harness, type StartRunBody } from '@ars/contract';
+import { HARNESSES, MAX_PROMPT_LENGTH, type Harness, type InternalStartRunBody } from '@ars/contract';
 import { branchNameProblem, relativePathProblem } from '@ars/git-refs';
 import { AppError } from '@ars/errors';
 import { tooManyCharacters } from '@ars/http-app';
 import { generatedWorkingBranch } from './workingBranch.js';
 
-/** What a new run is made of, every default applied (the body's types already checked by `START_RUN_BODY_SCHEMA`). */
+/** What a new run is made of, every default applied (the body's types already checked by `INTERNAL_START_RUN_BODY_SCHEMA`). */
 export interface RunPlan {
   repoId: string;
   prompt: string;
@@ -14,6 +14,8 @@ export interface RunPlan {
   conversationId: string | null;
   workspaceSessionId: string | null;
   mode: string | null;
+  /** The harness's model; null: the harness's default. */
+  model: string | null;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface RunPlan {
  * differ from the base. Branch names are Git refs; `rootDirectory` is relative without traversal.
  * Throws 400 BAD_REQUEST naming the field.
  */
-export function planRun(body: StartRunBody, context: { repoDefaultBranch: string | null; idempotencyKey: string; bodyHash: string }): RunPlan {
+export function planRun(body: InternalStartRunBody, context: { repoDefaultBranch: string | null; idempotencyKey: string; bodyHash: string }): RunPlan {
   const tooLong = tooManyCharacters('prompt', body.prompt, MAX_PROMPT_LENGTH);
   if (tooLong) throw AppError.badRequest(tooLong);
   if (body.prompt.trim().length === 0) throw AppError.badRequest('prompt must not be empty');
@@ -58,6 +60,7 @@ export function planRun(body: StartRunBody, context: { repoDefaultBranch: string
     conversationId: body.conversationId ?? null,
     workspaceSessionId: body.workspaceSessionId ?? null,
     mode: body.mode ?? null,
+    model: body.model ?? null,
   };
 }
 

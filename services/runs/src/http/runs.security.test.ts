@@ -1,3 +1,5 @@
+import { INTERNAL_START_RUN_BODY_SCHEMA, START_RUN_BODY_SCHEMA } from '@ars/contract';
+import { validateBody } from '@ars/http-app';
 import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
 
 let h: RunsHarness;
@@ -59,6 +61,37 @@ describe('no internal field leaks: answers carry the contract’s Run and RunEve
         expect(text).not.toContain(hidden);
       }
     }
+  });
+});
+
+describe('model and usage are internal: the public body cannot set model, the public answer never shows either', () => {
+  test('the public schema (the gateway’s) refuses model by name; the internal one accepts it; other fields pass as before', () => {
+    const body = { repoId: 'r', prompt: 'p', model: 'gpt-5-codex' };
+    expect(() => validateBody(START_RUN_BODY_SCHEMA)(body)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', message: 'model is not allowed' }));
+    expect(validateBody(INTERNAL_START_RUN_BODY_SCHEMA)(body)).toEqual(body);
+    expect(validateBody(START_RUN_BODY_SCHEMA)({ repoId: 'r', prompt: 'p', somethingElse: 1 })).toEqual({ repoId: 'r', prompt: 'p', somethingElse: 1 });
+  });
+
+  test('GET answers model and usage only with X-Internal-View: true (the gateway forwards no caller header)', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const { runId } = (await h.start(userId, { repoId, prompt: 'p', model: 'a-private-model-name' })).data;
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 0, usage: { inputTokens: 7, cachedInputTokens: 0, outputTokens: 3 } });
+    await h.waitFor('success', async () => (await h.getRun(userId, runId)).status === 'success');
+    const views: Record<string, string>[] = [{}, { 'x-internal-view': 'false' }, { 'x-internal-view': '1' }];
+    for (const view of views) {
+      const answer = await h.call<{ run: Record<string, unknown> }>('GET', `/internal/users/${userId}/runs/${runId}`, undefined, {
+        'x-internal-token': h.token,
+        ...view,
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.data.run).not.toHaveProperty('model');
+      expect(answer.data.run).not.toHaveProperty('usage');
+      expect(answer.text).not.toContain('a-private-model-name');
+    }
+    expect(await h.internalRun(userId, runId)).toMatchObject({
+      model: 'a-private-model-name',
+      usage: { inputTokens: 7, cachedInputTokens: 0, outputTokens: 3 },
+    });
   });
 });
 

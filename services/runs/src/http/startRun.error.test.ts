@@ -56,6 +56,10 @@ describe('the body is validated like the contract’s: 400 BAD_REQUEST naming th
     ['a working branch equal to the base', { repoId: 'REPO', prompt: 'p', baseBranch: 'dev', workingBranch: 'dev' }, 'workingBranch'],
     ['createBranch not a boolean', { repoId: 'REPO', prompt: 'p', createBranch: 'yes' }, 'createBranch'],
     ['rootDirectory escaping the repository', { repoId: 'REPO', prompt: 'p', rootDirectory: '../etc' }, 'rootDirectory'],
+    ['model not a string', { repoId: 'REPO', prompt: 'p', model: 5 }, 'model'],
+    ['an empty model', { repoId: 'REPO', prompt: 'p', model: '' }, 'model'],
+    ['a model over 200 characters', { repoId: 'REPO', prompt: 'p', model: 'm'.repeat(201) }, 'model'],
+    ['a null model', { repoId: 'REPO', prompt: 'p', model: null }, 'model'],
   ])('%s', async (_name, template, field) => {
     const { userId, repoId } = await h.newTenant();
     const body = JSON.parse(JSON.stringify(template).replace('"REPO"', JSON.stringify(repoId))) as Record<string, unknown>;

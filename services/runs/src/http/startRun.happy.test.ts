@@ -107,6 +107,38 @@ describe('a new run and its runs.requested message are written in one step and r
   });
 });
 
+describe('the internal model: kept on the run, sent in runs.requested to the harness, shown only in the internal view', () => {
+  test('a start with model answers the contract’s Run; runs.requested and the internal view carry the model', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const answer = await h.start(userId, { repoId, prompt: 'with a model', model: 'gpt-5-codex' });
+    expect(answer.status).toBe(202);
+    expect(Object.keys(answer.data).sort()).toEqual([...RUN_FIELDS, 'replayed'].sort());
+    const { runId } = answer.data;
+    const requested = await h.watchRequested();
+    const message = await h.waitFor('runs.requested', async () => requested.get(runId));
+    expect(message.data.model).toBe('gpt-5-codex');
+    expect(Object.keys(await h.getRun(userId, runId)).sort()).toEqual(RUN_FIELDS);
+    const { replayed: _replayed, ...run } = answer.data;
+    expect(await h.internalRun(userId, runId)).toEqual({ ...run, model: 'gpt-5-codex', usage: null });
+  });
+
+  test('without model the run’s model is null (the harness’s default), in runs.requested and the internal view', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const { runId } = (await h.start(userId, { repoId, prompt: 'no model' })).data;
+    const requested = await h.watchRequested();
+    expect((await h.waitFor('runs.requested', async () => requested.get(runId))).data.model).toBeNull();
+    expect(await h.internalRun(userId, runId)).toMatchObject({ runId, model: null, usage: null });
+  });
+
+  test('the model is part of the body: the same key with another model is 409 IDEMPOTENCY_CONFLICT', async () => {
+    const { userId, repoId } = await h.newTenant();
+    expect((await h.start(userId, { repoId, prompt: 'p', model: 'm-1' }, 'model-key')).status).toBe(202);
+    const other = await h.start(userId, { repoId, prompt: 'p', model: 'm-2' }, 'model-key');
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ ok: false, error: { code: 'IDEMPOTENCY_CONFLICT' } });
+  });
+});
+
 describe('same key and same body: the original run is returned with replayed true; no new run', () => {
   test('a replay answers the stored run (same runId, replayed true); key order and whitespace do not matter', async () => {
     const { userId, repoId } = await h.newTenant();

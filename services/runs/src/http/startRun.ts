@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { OutboxMessage, RunRequestedData } from '@ars/bus';
-import { IDEMPOTENCY_KEY_HEADER, REPLAY_ONLY_HEADER, REQUEST_HASH_HEADER, START_RUN_BODY_SCHEMA, type CatalogRepo, type StartRunBody } from '@ars/contract';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  INTERNAL_START_RUN_BODY_SCHEMA,
+  REPLAY_ONLY_HEADER,
+  REQUEST_HASH_HEADER,
+  type CatalogRepo,
+  type InternalStartRunBody,
+} from '@ars/contract';
 import { AppError, isAppError } from '@ars/errors';
 import { ok, validateBody, type Router } from '@ars/http-app';
 import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
@@ -10,11 +17,12 @@ import type { RunDoc } from '../store/collections.js';
 import type { RunsDeps } from './deps.js';
 import { pathParam, requestBody } from './params.js';
 
-/** CONTRACT.md, POST /runs, Body (the types; the rules beyond types are `planRun`'s). */
-const parseStartRun = validateBody<StartRunBody>(START_RUN_BODY_SCHEMA);
+/** CONTRACT.md, POST /runs, Body, plus the internal `model` (the types; the rules beyond types are `planRun`'s). */
+const parseStartRun = validateBody<InternalStartRunBody>(INTERNAL_START_RUN_BODY_SCHEMA);
 
 /**
- * `POST /internal/users/:userId/runs` (headers `Idempotency-Key`, `X-Request-Hash`; the public body)
+ * `POST /internal/users/:userId/runs` (headers `Idempotency-Key`, `X-Request-Hash`; the public body,
+ * plus `model` from the system's own callers: the gateway's public schema refuses it)
  * → 202 `{...Run, replayed}`. The (user, key) record decides: same hash replays the run it made,
  * another hash is 409 IDEMPOTENCY_CONFLICT. A new run is written `pending` with its `runs.requested`
  * message in one document write. Racing requests of one key share the record's run id, and the
@@ -68,6 +76,7 @@ export function startRun(router: Router, deps: RunsDeps): void {
       conversationId: plan.conversationId,
       workspaceSessionId: plan.workspaceSessionId,
       mode: plan.mode,
+      model: plan.model,
       sandboxRecordId: null,
       sandboxId: null,
       runtime: { provider: null, runId: null },
@@ -121,7 +130,7 @@ export function runRequested(doc: RunDoc): OutboxMessage<RunRequestedData> {
       prompt: doc.prompt,
       branch: doc.branch,
       rootDirectory: doc.rootDirectory,
-      model: null,
+      model: doc.model ?? null,
       agentId: null,
       mode: doc.mode,
       conversationId: doc.conversationId,

@@ -1,7 +1,7 @@
 import type { OutboxEntry } from '@ars/bus';
 import type { CollectionIndexes } from '@ars/mongo';
 import type { RunFailureKind } from '@ars/bus';
-import type { Harness } from '@ars/contract';
+import type { Harness, RunUsage } from '@ars/contract';
 import type { RunStatus } from '../domain/runStatus.js';
 
 /** The runs service's collections (its own database only) and their documents. */
@@ -32,6 +32,10 @@ export interface RunDoc {
   conversationId: string | null;
   workspaceSessionId: string | null;
   mode: string | null;
+  /** The harness's model (internal `model` of the start); null: the harness's default. Absent on runs written before it existed. */
+  model?: string | null;
+  /** The run's token totals from `runs.finished`; null or absent until then, or when the harness reported none. */
+  usage?: RunUsage | null;
   sandboxRecordId: string | null;
   sandboxId: string | null;
   runtime: { provider: string | null; runId: string | null };
@@ -82,6 +86,8 @@ export interface HeldFinish {
   error: string | null;
   failure: RunFailureKind | null;
   eventCount: number;
+  /** The finish's token totals (absent on finishes held before usage existed). */
+  usage?: RunUsage | null;
   receivedAt: Date;
 }
 

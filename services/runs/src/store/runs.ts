@@ -1,4 +1,5 @@
 import { outboxInsert, withOutbox, type OutboxMessage, type RunFailureKind } from '@ars/bus';
+import type { RunUsage } from '@ars/contract';
 import type { Collection, Db } from '@ars/mongo';
 import type { RunStatus, TerminalStatus } from '../domain/runStatus.js';
 import { COLLECTIONS, type HeldFinish, type QueueNotice, type RunDoc } from './collections.js';
@@ -17,6 +18,8 @@ export interface RunEnding {
   failure: RunFailureKind | null;
   finishedBy: RunDoc['finishedBy'];
   finishedEventCount: number | null;
+  /** The run's token totals, when its sandbox reported them (the watchdog's and cancel's endings have none). */
+  usage?: RunUsage | null;
 }
 
 export class RunStore {
@@ -95,6 +98,7 @@ export class RunStore {
         finishedBy: ending.finishedBy,
         finishedEventCount: ending.finishedEventCount,
         heldFinish: null,
+        ...(ending.usage ? { usage: ending.usage } : {}),
         updatedAt: now,
       },
     };

@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { StartRunAnswer } from '@ars/contract';
 import { createBus, type Bus, type BusMessage, type RunFinishedData, type RunRequestedData } from '@ars/bus';
+import { INTERNAL_VIEW_HEADER, type InternalRun } from '@ars/contract';
 import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
 import { requestHash } from '@ars/idempotency';
 import { createLogger } from '@ars/logger';
@@ -46,6 +47,8 @@ export interface RunsHarness {
   /** POST start with a key (fresh when absent) and the body's canonical hash. */
   start(userId: string, body: Record<string, unknown>, key?: string): Promise<Answer<StartRunAnswer>>;
   getRun(userId: string, runId: string): Promise<Run>;
+  /** GET with `X-Internal-View: true`: the run with its `model` and `usage`. */
+  internalRun(userId: string, runId: string): Promise<InternalRun>;
   events(userId: string, runId: string, limit?: number | string): Promise<{ run: Run; events: RunEvent[] }>;
   allocate(runId: string, sandboxRecordId?: string): Promise<void>;
   event(runId: string, seq: number, input?: EventInput, messageId?: string): Promise<void>;
@@ -119,6 +122,10 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
       }),
     async getRun(userId, runId) {
       return (await call<{ run: Run }>('GET', `/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}`)).data.run;
+    },
+    async internalRun(userId, runId) {
+      const path = `/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}`;
+      return (await call<{ run: InternalRun }>('GET', path, undefined, { 'x-internal-token': token, [INTERNAL_VIEW_HEADER]: 'true' })).data.run;
     },
     async events(userId, runId, limit) {
       const query = limit === undefined ? '' : `?limit=${encodeURIComponent(String(limit))}`;

@@ -47,6 +47,7 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
         failure: held.failure,
         finishedBy: 'sandbox',
         finishedEventCount: held.eventCount,
+        usage: held.usage ?? null,
       });
       if (ended)
         logger.warn(

@@ -1,6 +1,7 @@
 import { gitIn, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
 import { assertStandInsBuilt } from '../harness/testing.js';
 import type { HarnessName } from '../harness/index.js';
+import { fakeUsage, parseDirectives } from '../harness/standins/directives.js';
 
 let kit: SandboxesKit;
 beforeAll(async () => {
@@ -55,6 +56,32 @@ describe('a requested run streams every harness event in order, then run.finishe
     });
     const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
     expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
+  });
+});
+
+describe('the run’s model reaches its harness, and run.finished carries the run’s usage totals', () => {
+  test.each<HarnessName>(['codex', 'claude-code'])('%s: @model answers the requested model; usage is the stand-in’s report summed', async (harness) => {
+    const repo = await kit.newRepo();
+    const prompt = '@model\n@say done';
+    const request = await kit.requestRun(repo, prompt, { harness, model: 'model-of-the-run' });
+    const finished = await kit.waitFinished(request.runId);
+    const { events } = kit.messages(request.runId);
+    expect(events.filter((e) => e.eventType === 'assistant_message').map((e) => e.message)).toEqual(['model model-of-the-run', 'done']);
+    const expected = fakeUsage(prompt, parseDirectives(prompt));
+    expect(finished).toMatchObject({ status: 'success', usage: { inputTokens: expected.input, cachedInputTokens: 0, outputTokens: expected.output } });
+  });
+
+  test('without a model the harness runs its default; a failed run still reports the usage it spent', async () => {
+    const repo = await kit.newRepo();
+    const request = await kit.requestRun(repo, '@model\n@fail out of ideas', { harness: 'claude-code' });
+    const finished = await kit.waitFinished(request.runId);
+    const { events } = kit.messages(request.runId);
+    expect(events.filter((e) => e.eventType === 'assistant_message').map((e) => e.message)).toEqual(['model (default)']);
+    expect(finished).toMatchObject({
+      status: 'failed',
+      failure: 'agent',
+      usage: { inputTokens: expect.any(Number), cachedInputTokens: 0, outputTokens: expect.any(Number) },
+    });
   });
 });
 

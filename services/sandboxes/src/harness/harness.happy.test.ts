@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { usageOfReport } from '../domain/runUsage.js';
 import type { HarnessName } from './adapter.js';
+import { fakeUsage, parseDirectives } from './standins/directives.js';
 import { assertStandInsBuilt, makeWorkTree, record, type WorkTree } from './testing.js';
 
 const HARNESSES: HarnessName[] = ['codex', 'claude-code'];
@@ -86,5 +88,23 @@ describe.each(HARNESSES)('%s adapter against its stand-in', (harness) => {
       'usage',
       'completed',
     ]);
+  });
+
+  test('@model answers with the model passed through the SDK (codex --model, Claude Code model option), (default) without one', async () => {
+    const given = await record(harness, '@model', tree.dir, { model: 'model-under-test' });
+    expect(given.result.status).toBe('success');
+    expect(given.events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['model model-under-test']);
+    const none = await record(harness, '@model', tree.dir);
+    expect(none.events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['model (default)']);
+  });
+
+  test('the run usage of the stand-in is its deterministic report, read through the real wire format', async () => {
+    const prompt = '@say one\n@shell true';
+    const { result, events } = await record(harness, prompt, tree.dir);
+    expect(result.status).toBe('success');
+    const reports = events.filter((e) => e.type === 'usage');
+    expect(reports).toHaveLength(1);
+    const expected = fakeUsage(prompt, parseDirectives(prompt));
+    expect(usageOfReport(harness, reports[0]?.payload ?? {})).toEqual({ inputTokens: expected.input, cachedInputTokens: 0, outputTokens: expected.output });
   });
 });

@@ -46,7 +46,7 @@ export async function record(
   harness: HarnessName,
   prompt: string,
   cwd: string,
-  extra: { signal?: AbortSignal; executablePath?: string; onEvent?: (e: HarnessEvent) => void } = {},
+  extra: { signal?: AbortSignal; executablePath?: string; model?: string; onEvent?: (e: HarnessEvent) => void } = {},
 ): Promise<Recorded> {
   const events: HarnessEvent[] = [];
   const result = await runHarness({
@@ -56,6 +56,7 @@ export async function record(
     env: scrubbedEnv(cwd),
     signal: extra.signal ?? new AbortController().signal,
     executablePath: extra.executablePath ?? standInExecutable(harness),
+    ...(extra.model ? { model: extra.model } : {}),
     onEvent: async (event) => {
       events.push(event);
       extra.onEvent?.(event);

@@ -1,8 +1,10 @@
 // One harness turn in an allocated sandbox: events out in order, then the push, then the result.
 import type { RunRequestedData } from '@ars/bus';
+import type { RunUsage } from '@ars/contract';
 import { harnessEnvironment } from '../domain/environment.js';
 import { sanitizedEvent } from '../domain/eventPayload.js';
 import { failed, harnessOutcome, succeeded } from '../domain/outcome.js';
+import { addUsage, usageOfReport } from '../domain/runUsage.js';
 import { isStandIn, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
@@ -31,10 +33,13 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   const timer = setTimeout(() => deps.live.abort(runId, 'timeout'), timeoutMs);
   let seq = 0;
   let publishError: string | null = null;
+  // Counted as reported, whatever happens to the event: the tokens were spent.
+  let usage: RunUsage | null = null;
   // Nothing is published with a secret this service knows: its own, and the run's clone token.
   const secrets = deps.settings.secrets.with(live.secrets);
 
   const onEvent = async (event: HarnessEvent): Promise<void> => {
+    if (event.type === 'usage') usage = addUsage(usage, usageOfReport(harness, event.payload));
     const current = seq;
     try {
       await publishWithRetry(
@@ -105,6 +110,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   } finally {
     clearTimeout(timer);
   }
+  if (usage !== null) result = { ...result, usage };
   await endSession(deps, { runId, sandboxRecordId: input.sandboxRecordId, sandbox: { sandboxId: sandbox.sandboxId, dir: sandbox.dir }, result, secrets });
 }
 

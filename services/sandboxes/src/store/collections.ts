@@ -1,5 +1,6 @@
 import type { CollectionIndexes } from '@ars/mongo';
 import type { OutboxEntry, RunFailureKind, RunRequestedData } from '@ars/bus';
+import type { RunUsage } from '@ars/contract';
 import type { ProviderName } from '../providers/provider.js';
 
 /** The sandboxes service's collections (its own database only) and their documents. */
@@ -131,6 +132,8 @@ export interface SessionResult {
   error: string | null;
   failure: RunFailureKind | null;
   eventCount: number;
+  /** The run's token totals (summed usage reports); absent when the harness reported none. */
+  usage?: RunUsage;
 }
 
 /** One run's session: claimed by one process instance, which heartbeats it while it lives. */

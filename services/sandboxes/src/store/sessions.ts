@@ -10,14 +10,21 @@ export function newSessionId(): string {
   return `ses_${randomBytes(12).toString('hex')}`;
 }
 
-/** The `run.finished` message of a result: id `<runId>:finished`, so a resend is the same message. */
+/** The `run.finished` message of a result (with its token totals when it has some): id `<runId>:finished`, so a resend is the same message. */
 export function finishedMessage(runId: string, result: SessionResult): OutboxMessage {
   return {
     topic: 'runs.finished',
     key: runId,
     type: 'run.finished',
     id: `${runId}:finished`,
-    data: { runId, status: result.status, error: result.error, failure: result.failure, eventCount: result.eventCount },
+    data: {
+      runId,
+      status: result.status,
+      error: result.error,
+      failure: result.failure,
+      eventCount: result.eventCount,
+      ...(result.usage ? { usage: result.usage } : {}),
+    },
   };
 }
 

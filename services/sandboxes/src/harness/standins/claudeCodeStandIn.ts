@@ -5,13 +5,16 @@
 // (directives.ts) instead of asking a model. Started through bin/claude-code-standin.mjs.
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { StepRunner, emitLine, exitOnSignals, fakeUsage, log, parseDirectives, writeInTree, type Step } from './directives.js';
+import { StepRunner, emitLine, exitOnSignals, fakeUsage, log, modelAnswer, parseDirectives, writeInTree, type Step } from './directives.js';
 
 const VERSION = '2.1.330';
 const TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write'];
 
 interface ClaudeArgs {
+  /** The name it reports (`system`/`init`, assistant messages): the `--model` given, else `claude-standin`. */
   model: string;
+  /** The `--model` given, null when none was (what `@model` answers). */
+  requestedModel: string | null;
   permissionMode: string;
 }
 
@@ -30,7 +33,8 @@ export function parseClaudeArgs(argv: readonly string[]): ClaudeArgs | string {
   if (values.get('output-format') !== 'stream-json' || values.get('input-format') !== 'stream-json') {
     return 'this stand-in speaks only stream-json (--output-format stream-json --input-format stream-json)';
   }
-  return { model: values.get('model') ?? 'claude-standin', permissionMode: values.get('permission-mode') ?? 'default' };
+  const requestedModel = values.get('model') ?? null;
+  return { model: requestedModel ?? 'claude-standin', requestedModel, permissionMode: values.get('permission-mode') ?? 'default' };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -137,6 +141,7 @@ class Session {
     for (const step of steps) {
       if (this.runner.isStopped) return;
       if (step.kind === 'say') lastText = step.text;
+      if (step.kind === 'model') lastText = modelAnswer(this.args.requestedModel);
       failure = await this.step(step);
       if (failure !== null) break;
     }
@@ -173,6 +178,9 @@ class Session {
     switch (step.kind) {
       case 'say':
         await this.assistant([{ type: 'text', text: step.text }]);
+        return null;
+      case 'model':
+        await this.assistant([{ type: 'text', text: modelAnswer(this.args.requestedModel) }]);
         return null;
       case 'tool': {
         const id = await this.toolUse(step.name, step.input);

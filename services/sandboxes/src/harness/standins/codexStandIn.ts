@@ -3,7 +3,7 @@
 // diagnostics on stderr. It follows the directives in the prompt (directives.ts) instead of asking
 // a model. Started through bin/codex-standin.mjs.
 import { randomUUID } from 'node:crypto';
-import { StepRunner, emitLine, exitOnSignals, fakeUsage, log, parseDirectives, writeInTree, type Step } from './directives.js';
+import { StepRunner, emitLine, exitOnSignals, fakeUsage, log, modelAnswer, parseDirectives, writeInTree, type Step } from './directives.js';
 
 interface CodexArgs {
   cd: string | null;
@@ -86,7 +86,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   log('codex', `model ${parsed.model ?? '(default)'}, ${steps.length} step(s) in ${cwd}`);
 
   for (const step of steps) {
-    const failure = await runStep(step, runner, cwd, nextId);
+    const failure = await runStep(step, runner, { cwd, model: parsed.model }, nextId);
     if (failure !== null) {
       // As the real CLI does when a turn fails: an `error` event, then `turn.failed`, exit code 1.
       await emitLine({ type: 'error', message: failure });
@@ -110,10 +110,14 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** Runs one step and prints its items; returns the failure message of a `@fail`, else null. */
-async function runStep(step: Step, runner: StepRunner, cwd: string, nextId: () => string): Promise<string | null> {
+async function runStep(step: Step, runner: StepRunner, context: { cwd: string; model: string | null }, nextId: () => string): Promise<string | null> {
+  const { cwd } = context;
   switch (step.kind) {
     case 'say':
       await emitLine({ type: 'item.completed', item: { id: nextId(), type: 'agent_message', text: step.text } });
+      return null;
+    case 'model':
+      await emitLine({ type: 'item.completed', item: { id: nextId(), type: 'agent_message', text: modelAnswer(context.model) } });
       return null;
     case 'tool': {
       const id = nextId();

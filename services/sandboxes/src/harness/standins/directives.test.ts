@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseClaudeArgs } from './claudeCodeStandIn.js';
 import { parseCodexArgs } from './codexStandIn.js';
-import { DEFAULT_STEPS, parseDirectives, resolveInTree, unescapeText, writeInTree } from './directives.js';
+import { DEFAULT_STEPS, fakeUsage, modelAnswer, parseDirectives, resolveInTree, unescapeText, writeInTree } from './directives.js';
 
 describe('directives: one per line, every other line is ordinary prompt text', () => {
   test('each directive is read with its argument', () => {
@@ -84,6 +84,33 @@ describe('@write stays inside the working tree', () => {
   });
 });
 
+describe('@model answers with the model the stand-in was given', () => {
+  test('@model is a step of its own; with an argument it is ordinary text', () => {
+    expect(parseDirectives('@model\n@model gpt-x\n  @model  ')).toEqual([{ kind: 'model' }, { kind: 'model' }]);
+  });
+
+  test('the answer names the --model given, or (default) without one', () => {
+    expect(modelAnswer('gpt-5-codex')).toBe('model gpt-5-codex');
+    expect(modelAnswer(null)).toBe('model (default)');
+  });
+
+  test('claude-code without --model reports its default name but answers (default)', () => {
+    expect(parseClaudeArgs(['--output-format=stream-json', '--input-format=stream-json'])).toEqual({
+      model: 'claude-standin',
+      requestedModel: null,
+      permissionMode: 'default',
+    });
+  });
+});
+
+describe('stand-in usage is deterministic: a quarter of the prompt plus 100 in, 20 per step plus 10 out', () => {
+  test('the numbers follow the prompt and its steps', () => {
+    const prompt = '@say a\n@say b';
+    expect(fakeUsage(prompt, parseDirectives(prompt))).toEqual({ input: Math.ceil(prompt.length / 4) + 100, output: 50 });
+    expect(fakeUsage('', [])).toEqual({ input: 101, output: 10 });
+  });
+});
+
 describe('stand-in command lines are the ones the SDKs pass', () => {
   test('codex: exec --experimental-json with options and resume', () => {
     expect(
@@ -118,7 +145,7 @@ describe('stand-in command lines are the ones the SDKs pass', () => {
         '--model=claude-x',
         '--permission-mode=bypassPermissions',
       ]),
-    ).toEqual({ model: 'claude-x', permissionMode: 'bypassPermissions' });
+    ).toEqual({ model: 'claude-x', requestedModel: 'claude-x', permissionMode: 'bypassPermissions' });
     expect(typeof parseClaudeArgs(['-p', 'hello'])).toBe('string');
   });
 });

@@ -11,7 +11,8 @@ export type Step =
   | { kind: 'shell'; command: string }
   | { kind: 'write'; path: string; text: string }
   | { kind: 'sleep'; ms: number }
-  | { kind: 'fail'; message: string };
+  | { kind: 'fail'; message: string }
+  | { kind: 'model' };
 
 /** The script of a prompt without any directive: one message, one `ls`, success. */
 export const DEFAULT_STEPS: readonly Step[] = [
@@ -25,7 +26,7 @@ export function unescapeText(text: string): string {
 }
 
 function parseLine(line: string): Step | null {
-  const match = /^\s*@(say|tool|shell|write|sleep|fail)(?:\s+(.*))?$/.exec(line);
+  const match = /^\s*@(say|tool|shell|write|sleep|fail|model)(?:\s+(.*))?$/.exec(line);
   if (!match) return null;
   const name = match[1] as string;
   const rest = (match[2] ?? '').trim();
@@ -56,6 +57,8 @@ function parseLine(line: string): Step | null {
       return /^\d+$/.test(rest) ? { kind: 'sleep', ms: Number(rest) } : null;
     case 'fail':
       return { kind: 'fail', message: rest === '' ? 'the agent failed' : rest };
+    case 'model':
+      return rest === '' ? { kind: 'model' } : null;
     default:
       return null;
   }
@@ -201,7 +204,18 @@ export function emitLine(value: unknown): Promise<void> {
   });
 }
 
-/** Deterministic, plausible token counts for the stand-ins' usage reports. */
+/**
+ * What `@model` answers: the model the stand-in was started with (the harness's `--model`), or
+ * `(default)` when it was given none, so a test sees which model reached the harness.
+ */
+export function modelAnswer(model: string | null): string {
+  return `model ${model ?? '(default)'}`;
+}
+
+/**
+ * Deterministic, plausible token counts for the stand-ins' usage reports: input is a quarter of the
+ * prompt's characters (rounded up, at least 1) plus 100, output 20 per step plus 10.
+ */
 export function fakeUsage(prompt: string, steps: readonly Step[]): { input: number; output: number } {
   return { input: Math.max(1, Math.ceil(prompt.length / 4)) + 100, output: 20 * steps.length + 10 };
 }

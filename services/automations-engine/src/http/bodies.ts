@@ -1,0 +1,61 @@
+import { AUTOMATION_STATUSES } from '../domain/automationView.js';
+import { AUTOMATION_LIMITS } from '../domain/automationLimits.js';
+
+// The JSON Schemas of the automation routes' bodies: types and sizes. `graph` is any value here:
+// `parseFlowGraph` checks it whole and names every problem's path.
+
+const installationId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+const name = { type: 'string', minLength: 1, maxLength: AUTOMATION_LIMITS.maxNameLength };
+const description = { type: ['string', 'null'], maxLength: AUTOMATION_LIMITS.maxDescriptionLength };
+const notes = { type: ['string', 'null'], maxLength: AUTOMATION_LIMITS.maxNotesLength };
+
+export interface CreateAutomationBody {
+  installationId: number;
+  name?: string;
+  description?: string | null;
+  notes?: string | null;
+  graph?: unknown;
+  publish?: boolean;
+}
+
+export const CREATE_AUTOMATION_BODY_SCHEMA = {
+  type: 'object',
+  required: ['installationId'],
+  properties: { installationId, name, description, notes, graph: {}, publish: { type: 'boolean' } },
+};
+
+export interface UpdateAutomationBody {
+  installationId?: number;
+  name?: string;
+  description?: string | null;
+  notes?: string | null;
+  graph?: unknown;
+  status?: (typeof AUTOMATION_STATUSES)[number];
+}
+
+export const UPDATE_AUTOMATION_BODY_SCHEMA = {
+  type: 'object',
+  properties: { installationId, name, description, notes, graph: {}, status: { enum: [...AUTOMATION_STATUSES] } },
+};
+
+export interface SetNodeModelBody {
+  nodeId: string;
+  modelId: string | null;
+  publish?: boolean;
+}
+
+export const SET_NODE_MODEL_BODY_SCHEMA = {
+  type: 'object',
+  required: ['nodeId', 'modelId'],
+  properties: {
+    nodeId: { type: 'string', minLength: 1, maxLength: 200 },
+    modelId: { type: ['string', 'null'], minLength: 1, maxLength: 200 },
+    publish: { type: 'boolean' },
+  },
+};
+
+export interface ValidateGraphBody {
+  graph?: unknown;
+}
+
+export const VALIDATE_GRAPH_BODY_SCHEMA = { type: 'object', properties: { graph: {} } };

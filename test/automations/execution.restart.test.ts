@@ -51,7 +51,11 @@ function graphOf(nodes: Spec[], edges: [string, string, string?][]) {
 }
 
 async function startAutomation(c: Client, graph: unknown, input: Record<string, unknown> = {}): Promise<{ automationId: string; runId: string }> {
-  const created = await call<{ automation: { id: string } }>(`${c.api}/automations`, { method: 'POST', headers: c.auth, json: { installationId: c.installationId, graph, publish: true } });
+  const created = await call<{ automation: { id: string } }>(`${c.api}/automations`, {
+    method: 'POST',
+    headers: c.auth,
+    json: { installationId: c.installationId, graph, publish: true },
+  });
   const automationId = dataOf(created).automation.id;
   const triggered = await call<{ run: { jobRunId: string } }>(`${c.api}/automations/${automationId}/trigger`, {
     method: 'POST',
@@ -108,7 +112,14 @@ describe('kill -9 of the engine during an agent node, a delay and an await_event
         ['ship', 'agent', { agentId: c.agentId, prompt: '@say shipping after {{ nodes.plan.output.lastMessage }}' }],
         ['end', 'end'],
       ],
-      [['start', 'plan'], ['plan', 'pause'], ['pause', 'approval'], ['approval', 'ship', 'received'], ['approval', 'end', 'timeout'], ['ship', 'end']],
+      [
+        ['start', 'plan'],
+        ['plan', 'pause'],
+        ['pause', 'approval'],
+        ['approval', 'ship', 'received'],
+        ['approval', 'end', 'timeout'],
+        ['ship', 'end'],
+      ],
     );
     const { automationId, runId } = await startAutomation(c, graph, { ticket: 42 });
 
@@ -118,7 +129,11 @@ describe('kill -9 of the engine during an agent node, a delay and an await_event
     await killAndRestartEngine();
     await until(c, automationId, runId, 'the await waiting', (run) => nodeStatus(run, 'approval') === 'waiting');
     await killAndRestartEngine();
-    const sent = await call<{ deliveredTo: number }>(`${c.api}/automations/events`, { method: 'POST', headers: c.auth, json: { name: 'approved', data: { by: 'ops' } } });
+    const sent = await call<{ deliveredTo: number }>(`${c.api}/automations/events`, {
+      method: 'POST',
+      headers: c.auth,
+      json: { name: 'approved', data: { by: 'ops' } },
+    });
     expect(sent.status).toBe(202);
 
     const run = await until(c, automationId, runId, 'success', (current) => current.status === 'success');
@@ -137,7 +152,9 @@ describe('kill -9 of the engine during an agent node, a delay and an await_event
 
     // Agent runs belong to the automation's owner and read like any other run.
     const ship = run.nodeRuns.find((node) => node.nodeId === 'ship');
-    const agentRun = await call<{ run: { status: string; branch: { base: string; working: string } } }>(`${c.api}/runs/${ship?.agentRunId}`, { headers: c.auth });
+    const agentRun = await call<{ run: { status: string; branch: { base: string; working: string } } }>(`${c.api}/runs/${ship?.agentRunId}`, {
+      headers: c.auth,
+    });
     expect(dataOf(agentRun).run.status).toBe('success');
     expect(dataOf(agentRun).run.branch.working).not.toBe(dataOf(agentRun).run.branch.base);
   }, 240_000);

@@ -63,10 +63,18 @@ describe('the runs client cancels a run: cancellation_requested while it lives, 
   test('cancelRun twice around the finish', async () => {
     const body: StartRunBody = { repoId: tenant.repoId, prompt: '@say cancel me' };
     const started = await runs.startRun(tenant.userId, body, identityOf(`client-cancel-${Date.now()}`, body));
-    expect(await runs.cancelRun(tenant.userId, started.runId)).toMatchObject({ status: 'cancellation_requested', alreadyTerminal: false, run: { runId: started.runId } });
+    expect(await runs.cancelRun(tenant.userId, started.runId)).toMatchObject({
+      status: 'cancellation_requested',
+      alreadyTerminal: false,
+      run: { runId: started.runId },
+    });
     await harness.finish(started.runId, { status: 'cancelled', error: null, failure: null, eventCount: 0 });
     await harness.waitFor('cancelled', async () => (await harness.getRun(tenant.userId, started.runId)).status === 'cancelled');
-    expect(await runs.cancelRun(tenant.userId, started.runId)).toMatchObject({ status: 'already_terminal', alreadyTerminal: true, run: { status: 'cancelled' } });
+    expect(await runs.cancelRun(tenant.userId, started.runId)).toMatchObject({
+      status: 'already_terminal',
+      alreadyTerminal: true,
+      run: { status: 'cancelled' },
+    });
   });
 });
 

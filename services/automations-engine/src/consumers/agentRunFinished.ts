@@ -21,7 +21,8 @@ export async function handleAgentRunFinished(deps: AgentRunFinishedDeps, message
   const run = await deps.runs.findByAgentRun(runId);
   if (!run) return;
   const agentRun = await deps.runsApi.getRun(run.userId, runId);
-  if (agentRun.status === 'pending' || agentRun.status === 'streaming') throw new TransientError(`the runs service has not applied the finish of run ${runId} yet`);
+  if (agentRun.status === 'pending' || agentRun.status === 'streaming')
+    throw new TransientError(`the runs service has not applied the finish of run ${runId} yet`);
   await deps.driver.agentRunEnded(run, agentRun);
 }
 

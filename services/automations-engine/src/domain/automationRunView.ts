@@ -177,7 +177,11 @@ function summaryFields(run: StoredAutomationRun, types: NodeTypes): Omit<Automat
 }
 
 export function toAutomationRunSummary(run: StoredAutomationRun, types: NodeTypes): AutomationRunSummary {
-  const nodeRuns = Object.values(run.records.nodeRuns).map((nodeRun) => ({ nodeId: nodeRun.nodeId, type: types.get(nodeRun.nodeId) ?? null, status: nodeRun.status }));
+  const nodeRuns = Object.values(run.records.nodeRuns).map((nodeRun) => ({
+    nodeId: nodeRun.nodeId,
+    type: types.get(nodeRun.nodeId) ?? null,
+    status: nodeRun.status,
+  }));
   return { ...summaryFields(run, types), nodeRuns };
 }
 
@@ -195,7 +199,9 @@ export function toAutomationRunDetail(run: StoredAutomationRun, types: NodeTypes
     error: nodeRun.error === undefined ? null : sanitizeText(nodeRun.error, { cap: 2_000 }),
     agentRunId: nodeRun.agentRunId ?? null,
   }));
-  const errors: AutomationRunDetail['errors'] = nodeRuns.flatMap((nodeRun) => (nodeRun.error === null ? [] : [{ nodeId: nodeRun.nodeId, message: nodeRun.error }]));
+  const errors: AutomationRunDetail['errors'] = nodeRuns.flatMap((nodeRun) =>
+    nodeRun.error === null ? [] : [{ nodeId: nodeRun.nodeId, message: nodeRun.error }],
+  );
   const summary = summaryFields(run, types);
   // The run's own error when no node's explains it (it names the node when one does).
   const runError = summary.error;

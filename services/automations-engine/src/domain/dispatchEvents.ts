@@ -27,13 +27,16 @@ function nodeChanges(before: RunRecords, after: RunRecords): Draft[] {
 
 function inboxChanges(before: RunRecords, after: RunRecords): Draft[] {
   const known = new Set(before.inbox.map((event) => event.id));
-  return after.inbox.filter((event) => !known.has(event.id)).map((event) => ({ type: 'event.received', nodeId: null, message: `event "${event.name}" received` }));
+  return after.inbox
+    .filter((event) => !known.has(event.id))
+    .map((event) => ({ type: 'event.received', nodeId: null, message: `event "${event.name}" received` }));
 }
 
 /** The dispatch events of one transition, numbered from `firstSeq`, in the order: events received, node changes, the run's own change. */
 export function dispatchEventsOf(before: RunRecords, after: RunRecords, at: string, firstSeq: number): DispatchEvent[] {
   const drafts = [...inboxChanges(before, after), ...nodeChanges(before, after)];
   const run = after.run;
-  if (before.run.status !== run.status) drafts.push({ type: `run.${run.status}`, nodeId: null, message: run.error ? `run ${run.status}: ${run.error}` : `run ${run.status}` });
+  if (before.run.status !== run.status)
+    drafts.push({ type: `run.${run.status}`, nodeId: null, message: run.error ? `run ${run.status}: ${run.error}` : `run ${run.status}` });
   return drafts.map((draft, index) => ({ id: `${run.id}:dispatch:${firstSeq + index}`, seq: firstSeq + index, ...draft, at }));
 }

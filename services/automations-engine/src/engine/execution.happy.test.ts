@@ -26,7 +26,20 @@ const statusOf = (run: { nodeRuns: { nodeId: string; status: string }[] }) => Ob
 
 describe('agent: starts its agent run in runs (its own branch, the automation’s owner) and continues on its success', () => {
   test('start → agent → end: one agent run, its last message the node’s output, the run success', async () => {
-    const { automationId, runId } = await flows.start(tenant, graphOf([['start', 'start'], ['fix', 'agent', agent('Fix it.')], ['end', 'end']], [['start', 'fix'], ['fix', 'end']]));
+    const { automationId, runId } = await flows.start(
+      tenant,
+      graphOf(
+        [
+          ['start', 'start'],
+          ['fix', 'agent', agent('Fix it.')],
+          ['end', 'end'],
+        ],
+        [
+          ['start', 'fix'],
+          ['fix', 'end'],
+        ],
+      ),
+    );
     const agentRunId = await flows.agentRunOf(tenant, automationId, runId, 'fix');
     const request = await requestOf(agentRunId);
     expect(request).toMatchObject({ userId: tenant.userId, repoId: tenant.repoIds[0], prompt: 'Fix it.', branch: { createBranch: true } });
@@ -42,7 +55,20 @@ describe('agent: starts its agent run in runs (its own branch, the automation’
   });
 
   test('a failed agent run fails its node and the run, naming the node', async () => {
-    const { automationId, runId } = await flows.start(tenant, graphOf([['start', 'start'], ['fix', 'agent', agent('Fix it.')], ['end', 'end']], [['start', 'fix'], ['fix', 'end']]));
+    const { automationId, runId } = await flows.start(
+      tenant,
+      graphOf(
+        [
+          ['start', 'start'],
+          ['fix', 'agent', agent('Fix it.')],
+          ['end', 'end'],
+        ],
+        [
+          ['start', 'fix'],
+          ['fix', 'end'],
+        ],
+      ),
+    );
     await flows.finishAgentRun(await flows.agentRunOf(tenant, automationId, runId, 'fix'), 'failed');
     const run = await flows.until(tenant, automationId, runId, 'failed', (detail) => detail.status === 'failed');
     expect(run.error).toMatch(/^node "fix" failed: agent run .+ failed$/);
@@ -52,8 +78,20 @@ describe('agent: starts its agent run in runs (its own branch, the automation’
 
 describe('condition: follows its "true" or "false" edge on the input; the other side is skipped', () => {
   const simple = graphOf(
-    [['start', 'start'], ['big', 'condition', { expression: 'input.size > 10' }], ['yes', 'agent', agent('big')], ['no', 'agent', agent('small')], ['end', 'end']],
-    [['start', 'big'], ['big', 'yes', 'true'], ['big', 'no', 'false'], ['yes', 'end'], ['no', 'end']],
+    [
+      ['start', 'start'],
+      ['big', 'condition', { expression: 'input.size > 10' }],
+      ['yes', 'agent', agent('big')],
+      ['no', 'agent', agent('small')],
+      ['end', 'end'],
+    ],
+    [
+      ['start', 'big'],
+      ['big', 'yes', 'true'],
+      ['big', 'no', 'false'],
+      ['yes', 'end'],
+      ['no', 'end'],
+    ],
   );
 
   test.each([
@@ -81,7 +119,13 @@ describe('set_variable: sets vars.<name>, read by a condition and by a prompt in
           ['say', 'agent', agent('Say {{ vars.greeting }} twice.')],
           ['end', 'end'],
         ],
-        [['start', 'set'], ['set', 'check'], ['check', 'say', 'true'], ['check', 'end', 'false'], ['say', 'end']],
+        [
+          ['start', 'set'],
+          ['set', 'check'],
+          ['check', 'say', 'true'],
+          ['check', 'end', 'false'],
+          ['say', 'end'],
+        ],
       ),
       { who: 'world' },
     );
@@ -96,8 +140,22 @@ describe('set_variable: sets vars.<name>, read by a condition and by a prompt in
 describe('parallel and join: every branch starts; all waits for each, any continues with the first and cancels the rest', () => {
   const parallelGraph = (mode: 'all' | 'any') =>
     graphOf(
-      [['start', 'start'], ['fan', 'parallel'], ['a', 'agent', agent('branch a')], ['b', 'agent', agent('branch b')], ['join', 'join', { mode }], ['end', 'end']],
-      [['start', 'fan'], ['fan', 'a'], ['fan', 'b'], ['a', 'join'], ['b', 'join'], ['join', 'end']],
+      [
+        ['start', 'start'],
+        ['fan', 'parallel'],
+        ['a', 'agent', agent('branch a')],
+        ['b', 'agent', agent('branch b')],
+        ['join', 'join', { mode }],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'fan'],
+        ['fan', 'a'],
+        ['fan', 'b'],
+        ['a', 'join'],
+        ['b', 'join'],
+        ['join', 'end'],
+      ],
     );
 
   test('join all: two agents, the run ends after both', async () => {
@@ -124,7 +182,20 @@ describe('parallel and join: every branch starts; all waits for each, any contin
 
 describe('delay: a durable timer; the run waits, then continues', () => {
   test('delay 1 s: waiting, then success no sooner than a second after', async () => {
-    const { automationId, runId } = await flows.start(tenant, graphOf([['start', 'start'], ['pause', 'delay', { seconds: 1 }], ['end', 'end']], [['start', 'pause'], ['pause', 'end']]));
+    const { automationId, runId } = await flows.start(
+      tenant,
+      graphOf(
+        [
+          ['start', 'start'],
+          ['pause', 'delay', { seconds: 1 }],
+          ['end', 'end'],
+        ],
+        [
+          ['start', 'pause'],
+          ['pause', 'end'],
+        ],
+      ),
+    );
     const waiting = await flows.detail(tenant, automationId, runId);
     expect(waiting.status).toBe('waiting');
     const run = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
@@ -142,7 +213,13 @@ describe('await_event: continues on "received" with the event, or on "timeout"',
       ['late', 'set_variable', { name: 'approver', value: '"nobody"' }],
       ['end', 'end'],
     ],
-    [['start', 'approval'], ['approval', 'note', 'received'], ['approval', 'late', 'timeout'], ['note', 'end'], ['late', 'end']],
+    [
+      ['start', 'approval'],
+      ['approval', 'note', 'received'],
+      ['approval', 'late', 'timeout'],
+      ['note', 'end'],
+      ['late', 'end'],
+    ],
   );
 
   test('an event of POST /automations/events that matches continues on "received"; one that does not match is left', async () => {

@@ -24,7 +24,13 @@ export interface LoopDeps {
 /** Fires every due timer: `timerFired` on its run, then the timer goes (a crash between them fires it again, which changes nothing). */
 async function fireDueTimers(deps: LoopDeps): Promise<void> {
   for (const timer of await deps.timers.due(new Date(), BATCH)) {
-    await deps.driver.apply(timer.automationRunId, { type: 'timerFired', nodeId: timer.nodeId, attempt: timer.attempt, kind: timer.kind, at: new Date().toISOString() });
+    await deps.driver.apply(timer.automationRunId, {
+      type: 'timerFired',
+      nodeId: timer.nodeId,
+      attempt: timer.attempt,
+      kind: timer.kind,
+      at: new Date().toISOString(),
+    });
     await deps.timers.clear(timer._id);
   }
 }

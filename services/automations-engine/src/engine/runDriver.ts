@@ -144,7 +144,14 @@ export class RunDriver {
       case 'cancelAgentRun':
         return this.cancelAgentRun(run, effect);
       case 'setTimer':
-        return timers.set({ _id: effect.timerId, automationRunId: run.id, nodeId: effect.nodeId, attempt: effect.attempt, kind: effect.kind, dueAt: new Date(effect.dueAt) });
+        return timers.set({
+          _id: effect.timerId,
+          automationRunId: run.id,
+          nodeId: effect.nodeId,
+          attempt: effect.attempt,
+          kind: effect.kind,
+          dueAt: new Date(effect.dueAt),
+        });
       case 'clearTimer':
         return timers.clear(effect.timerId);
       // Events go to every live run of their user (deliverEvent), so a wait needs nothing stored:
@@ -229,7 +236,9 @@ export class RunDriver {
       return;
     }
     await this.perform(run, outstandingEffects(await this.deps.programs.program(run), run.records));
-    const waiting = Object.values(run.records.nodeRuns).filter((nodeRun): nodeRun is NodeRun & { agentRunId: string } => nodeRun.status === 'running' && !!nodeRun.agentRunId);
+    const waiting = Object.values(run.records.nodeRuns).filter(
+      (nodeRun): nodeRun is NodeRun & { agentRunId: string } => nodeRun.status === 'running' && !!nodeRun.agentRunId,
+    );
     for (const nodeRun of waiting) {
       const agentRun = await this.deps.runsApi.getRun(run.userId, nodeRun.agentRunId);
       if (AGENT_RUN_TERMINAL.has(agentRun.status)) await this.agentRunEnded((await this.deps.runs.find(runId)) ?? run, agentRun);

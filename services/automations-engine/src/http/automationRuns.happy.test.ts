@@ -16,8 +16,17 @@ afterAll(async () => {
 
 const twoAgents = () =>
   graphOf(
-    [['start', 'start'], ['plan', 'agent', { agentId: tenant.agentId, prompt: 'Plan.', modelId: tenant.modelId }], ['pause', 'delay', { seconds: 600 }], ['end', 'end']],
-    [['start', 'plan'], ['plan', 'pause'], ['pause', 'end']],
+    [
+      ['start', 'start'],
+      ['plan', 'agent', { agentId: tenant.agentId, prompt: 'Plan.', modelId: tenant.modelId }],
+      ['pause', 'delay', { seconds: 600 }],
+      ['end', 'end'],
+    ],
+    [
+      ['start', 'plan'],
+      ['plan', 'pause'],
+      ['pause', 'end'],
+    ],
   );
 
 describe('the detail: node runs, dispatch events, AI calls with usage and cost, errors', () => {
@@ -25,12 +34,34 @@ describe('the detail: node runs, dispatch events, AI calls with usage and cost, 
     const { automationId, runId } = await flows.start(tenant, twoAgents(), { ticket: 1 });
     const agentRunId = await flows.agentRunOf(tenant, automationId, runId, 'plan');
     await h.runs?.event(agentRunId, 0, { eventType: 'assistant_message', toolName: null, message: 'The plan.' });
-    await h.runs?.finish(agentRunId, { status: 'success', error: null, failure: null, eventCount: 1, usage: { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 500_000 } });
-    const run = await flows.until(tenant, automationId, runId, 'the delay waiting', (detail) => detail.nodeRuns.some((node) => node.nodeId === 'pause' && node.status === 'waiting'));
-    expect(run).toMatchObject({ id: runId, automationId, versionNumber: 1, status: 'waiting', repoId: tenant.repoIds[0], input: { ticket: 1 }, error: null, finishedAt: null });
+    await h.runs?.finish(agentRunId, {
+      status: 'success',
+      error: null,
+      failure: null,
+      eventCount: 1,
+      usage: { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 500_000 },
+    });
+    const run = await flows.until(tenant, automationId, runId, 'the delay waiting', (detail) =>
+      detail.nodeRuns.some((node) => node.nodeId === 'pause' && node.status === 'waiting'),
+    );
+    expect(run).toMatchObject({
+      id: runId,
+      automationId,
+      versionNumber: 1,
+      status: 'waiting',
+      repoId: tenant.repoIds[0],
+      input: { ticket: 1 },
+      error: null,
+      finishedAt: null,
+    });
     expect(run.usage).toEqual({ inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 500_000 });
     expect(run.agent).toEqual({ agentIds: [tenant.agentId], agentRuns: 1, running: 0 });
-    const models = (await h.catalog.call<{ models: { id: string; pricing: { input: number | null; output: number | null } }[] }>('GET', `/internal/users/${tenant.userId}/models`)).data.models;
+    const models = (
+      await h.catalog.call<{ models: { id: string; pricing: { input: number | null; output: number | null } }[] }>(
+        'GET',
+        `/internal/users/${tenant.userId}/models`,
+      )
+    ).data.models;
     const pricing = models.find((model) => model.id === tenant.modelId)?.pricing;
     const expectedCost = pricing?.input != null && pricing.output != null ? pricing.input + pricing.output / 2 : null;
     expect(run.aiCalls).toEqual([
@@ -80,14 +111,21 @@ describe('cancel: the run ends cancelled, its agent runs cancelled and its timer
   test('cancelling during an agent node cancels its agent run; cancelling again answers the same', async () => {
     const { automationId, runId } = await flows.start(tenant, twoAgents());
     const agentRunId = await flows.agentRunOf(tenant, automationId, runId, 'plan');
-    const cancel = () => h.automations<{ run: { status: string; nodeRuns: { nodeId: string; status: string }[] } }>(tenant.userId, 'POST', `/${automationId}/runs/${runId}/cancel`);
+    const cancel = () =>
+      h.automations<{ run: { status: string; nodeRuns: { nodeId: string; status: string }[] } }>(
+        tenant.userId,
+        'POST',
+        `/${automationId}/runs/${runId}/cancel`,
+      );
     const first = await cancel();
     expect(first.status).toBe(200);
     expect(first.data.run.status).toBe('cancelled');
     expect(first.data.run.nodeRuns.find((node) => node.nodeId === 'plan')?.status).toBe('cancelled');
     expect(h.runs?.sandboxes.cancels.map((entry) => entry.runId)).toContain(agentRunId);
     expect((await cancel()).data.run.status).toBe('cancelled');
-    expect((await h.automations<{ automation: { runSummary: { runningCount: number } } }>(tenant.userId, 'GET', `/${automationId}`)).data.automation.runSummary).toMatchObject({
+    expect(
+      (await h.automations<{ automation: { runSummary: { runningCount: number } } }>(tenant.userId, 'GET', `/${automationId}`)).data.automation.runSummary,
+    ).toMatchObject({
       lastRunId: runId,
       lastRunStatus: 'cancelled',
       runningCount: 0,
@@ -95,7 +133,20 @@ describe('cancel: the run ends cancelled, its agent runs cancelled and its timer
   });
 
   test('cancelling a waiting delay clears its timer: nothing continues after', async () => {
-    const { automationId, runId } = await flows.start(tenant, graphOf([['start', 'start'], ['pause', 'delay', { seconds: 1 }], ['end', 'end']], [['start', 'pause'], ['pause', 'end']]));
+    const { automationId, runId } = await flows.start(
+      tenant,
+      graphOf(
+        [
+          ['start', 'start'],
+          ['pause', 'delay', { seconds: 1 }],
+          ['end', 'end'],
+        ],
+        [
+          ['start', 'pause'],
+          ['pause', 'end'],
+        ],
+      ),
+    );
     expect((await h.automations(tenant.userId, 'POST', `/${automationId}/runs/${runId}/cancel`)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const run = await flows.detail(tenant, automationId, runId);

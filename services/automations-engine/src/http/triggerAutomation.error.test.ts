@@ -16,7 +16,17 @@ afterAll(async () => {
 });
 
 const graph = (startData: Record<string, unknown> = {}) =>
-  graphOf([['start', 'start', startData], ['work', 'agent', { agentId: tenant.agentId, prompt: 'p' }], ['end', 'end']], [['start', 'work'], ['work', 'end']]);
+  graphOf(
+    [
+      ['start', 'start', startData],
+      ['work', 'agent', { agentId: tenant.agentId, prompt: 'p' }],
+      ['end', 'end'],
+    ],
+    [
+      ['start', 'work'],
+      ['work', 'end'],
+    ],
+  );
 
 const errorOf = (answer: { body: unknown }) => (answer.body as { error: { code: string; message: string } }).error;
 
@@ -45,7 +55,10 @@ describe('the automation: the caller’s (404), active and published (409)', () 
     const automation = await flows.publish(tenant, graph());
     await h.automations(tenant.userId, 'PUT', `/${automation.id}`, { status: 'inactive' });
     const answer = await flows.trigger(tenant, automation.id);
-    expect([answer.status, errorOf(answer)]).toEqual([409, { code: 'CONFLICT', message: 'the automation is inactive; set its status to active to trigger it' }]);
+    expect([answer.status, errorOf(answer)]).toEqual([
+      409,
+      { code: 'CONFLICT', message: 'the automation is inactive; set its status to active to trigger it' },
+    ]);
     expect(await flows.list(tenant, automation.id)).toEqual([]);
   });
 
@@ -80,7 +93,10 @@ describe('the repository: the caller’s (404) and of the automation’s install
 
 describe('input: checked against the start node’s inputSchema (without one, any JSON object)', () => {
   test('an input the schema refuses is 400 naming the path; not an object is 400', async () => {
-    const automation = await flows.publish(tenant, graph({ inputSchema: { type: 'object', required: ['ticket'], properties: { ticket: { type: 'integer' } } } }));
+    const automation = await flows.publish(
+      tenant,
+      graph({ inputSchema: { type: 'object', required: ['ticket'], properties: { ticket: { type: 'integer' } } } }),
+    );
     const wrong = await flows.trigger(tenant, automation.id, { repoId: tenant.repoIds[0], input: { ticket: 'seven' } });
     expect([wrong.status, errorOf(wrong).message]).toEqual([400, 'input.ticket must be integer']);
     const missing = await flows.trigger(tenant, automation.id, { repoId: tenant.repoIds[0], input: {} });

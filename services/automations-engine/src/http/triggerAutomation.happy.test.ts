@@ -17,7 +17,17 @@ afterAll(async () => {
 });
 
 const oneAgent = (prompt: string, extra: Record<string, unknown> = {}) =>
-  graphOf([['start', 'start'], ['work', 'agent', { agentId: tenant.agentId, prompt, ...extra }], ['end', 'end']], [['start', 'work'], ['work', 'end']]);
+  graphOf(
+    [
+      ['start', 'start'],
+      ['work', 'agent', { agentId: tenant.agentId, prompt, ...extra }],
+      ['end', 'end'],
+    ],
+    [
+      ['start', 'work'],
+      ['work', 'end'],
+    ],
+  );
 
 describe('an accepted trigger answers 202 with the automation run it created (jobRunId set)', () => {
   test('the Trigger result: started, the run’s status, the engine as runtime; the run is listed', async () => {
@@ -67,7 +77,7 @@ describe('Idempotency-Key: the same key and body answer the first run; another b
     const jobRunIds = new Set(answers.map((answer) => answer.data.run.jobRunId));
     expect(jobRunIds.size).toBe(1);
     expect(answers.filter((answer) => answer.data.run.outcome === 'started')).toHaveLength(1);
-    const [runId] = [...jobRunIds] as string[];
+    const runId = answers[0]?.data.run.jobRunId as string;
     await flows.agentRunOf(tenant, automation.id, runId, 'work');
     expect(await flows.list(tenant, automation.id)).toHaveLength(1);
   });

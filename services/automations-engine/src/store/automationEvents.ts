@@ -19,6 +19,10 @@ export class AutomationEventStore {
 
   /** Events still pending that arrived before `before` (a delivery that a crash interrupted). */
   async pendingBefore(before: Date, limit: number): Promise<AutomationEventDoc[]> {
-    return this.events.find({ pending: true, receivedAt: { $lte: before } }).sort({ receivedAt: 1 }).limit(limit).toArray();
+    return this.events
+      .find({ pending: true, receivedAt: { $lte: before } })
+      .sort({ receivedAt: 1 })
+      .limit(limit)
+      .toArray();
   }
 }

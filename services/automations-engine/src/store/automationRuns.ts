@@ -87,7 +87,11 @@ export class AutomationRunStore {
 
   /** The automation's runs, newest first. */
   async listOfAutomation(automationId: string, limit: number): Promise<AutomationRunRecord[]> {
-    const docs = await this.runs.find({ automationId }, { projection: { _outbox: 0 } }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
+    const docs = await this.runs
+      .find({ automationId }, { projection: { _outbox: 0 } })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(limit)
+      .toArray();
     return docs.map(toRunRecord);
   }
 
@@ -147,7 +151,11 @@ export class AutomationRunStore {
    */
   async summary(automationId: string, now: Date): Promise<RunSummary> {
     const [latest, runningCount, pendingCount, failed24h] = await Promise.all([
-      this.runs.find({ automationId }, { projection: { _id: 1, status: 1 } }).sort({ createdAt: -1, _id: -1 }).limit(1).toArray(),
+      this.runs
+        .find({ automationId }, { projection: { _id: 1, status: 1 } })
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(1)
+        .toArray(),
       this.runs.countDocuments({ automationId, status: { $in: ['running', 'waiting'] } }),
       this.runs.countDocuments({ automationId, status: 'pending' }),
       this.runs.countDocuments({ automationId, status: 'failed', finishedAt: { $gte: new Date(now.getTime() - DAY_MS) } }),

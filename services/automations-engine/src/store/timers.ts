@@ -21,6 +21,10 @@ export class TimerStore {
 
   /** Timers due at `now`, the earliest first. */
   async due(now: Date, limit: number): Promise<TimerDoc[]> {
-    return this.timers.find({ dueAt: { $lte: now } }).sort({ dueAt: 1 }).limit(limit).toArray();
+    return this.timers
+      .find({ dueAt: { $lte: now } })
+      .sort({ dueAt: 1 })
+      .limit(limit)
+      .toArray();
   }
 }

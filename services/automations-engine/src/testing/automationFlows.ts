@@ -36,7 +36,13 @@ export interface AutomationFlows {
   detail(tenant: AutomationTenant, automationId: string, runId: string): Promise<AutomationRunDetail>;
   list(tenant: AutomationTenant, automationId: string, query?: string): Promise<AutomationRunSummary[]>;
   /** Waits until the run's detail passes `check`. */
-  until(tenant: AutomationTenant, automationId: string, runId: string, what: string, check: (run: AutomationRunDetail) => boolean): Promise<AutomationRunDetail>;
+  until(
+    tenant: AutomationTenant,
+    automationId: string,
+    runId: string,
+    what: string,
+    check: (run: AutomationRunDetail) => boolean,
+  ): Promise<AutomationRunDetail>;
   /** Waits until the node started its agent run: its id. */
   agentRunOf(tenant: AutomationTenant, automationId: string, runId: string, nodeId: string): Promise<string>;
   /** Ends an agent run as the sandboxes would: its last message (an `assistant_message` event), then its finish. */
@@ -50,12 +56,18 @@ export function automationFlows(h: AutomationsHarness): AutomationFlows {
   };
   const flows: AutomationFlows = {
     async publish(tenant, graph) {
-      const created = await h.automations<{ automation: Automation }>(tenant.userId, 'POST', '', { installationId: tenant.installationId, graph, publish: true });
+      const created = await h.automations<{ automation: Automation }>(tenant.userId, 'POST', '', {
+        installationId: tenant.installationId,
+        graph,
+        publish: true,
+      });
       if (created.status !== 201) throw new Error(`publishing failed: ${created.status} ${created.text}`);
       return created.data.automation;
     },
     trigger: (tenant, automationId, body = { repoId: tenant.repoIds[0] }, key = randomUUID()) =>
-      h.call<TriggerResult>('POST', `/internal/users/${encodeURIComponent(tenant.userId)}/automations/${automationId}/trigger`, body, { 'idempotency-key': key }),
+      h.call<TriggerResult>('POST', `/internal/users/${encodeURIComponent(tenant.userId)}/automations/${automationId}/trigger`, body, {
+        'idempotency-key': key,
+      }),
     async start(tenant, graph, input) {
       const automation = await flows.publish(tenant, graph);
       const triggered = await flows.trigger(tenant, automation.id, { repoId: tenant.repoIds[0], ...(input ? { input } : {}) });
@@ -89,7 +101,12 @@ export function automationFlows(h: AutomationsHarness): AutomationFlows {
     async finishAgentRun(agentRunId, status, lastMessage) {
       const runs = runsHarness();
       if (lastMessage !== undefined) await runs.event(agentRunId, 0, { eventType: 'assistant_message', toolName: null, message: lastMessage });
-      await runs.finish(agentRunId, { status, error: status === 'failed' ? 'the agent gave up' : null, failure: status === 'failed' ? 'agent' : null, eventCount: lastMessage === undefined ? 0 : 1 });
+      await runs.finish(agentRunId, {
+        status,
+        error: status === 'failed' ? 'the agent gave up' : null,
+        failure: status === 'failed' ? 'agent' : null,
+        eventCount: lastMessage === undefined ? 0 : 1,
+      });
     },
   };
   return flows;

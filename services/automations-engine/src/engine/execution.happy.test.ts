@@ -72,33 +72,34 @@ describe('agent: starts its agent run in runs (its own branch, the automation’
     await flows.finishAgentRun(await flows.agentRunOf(tenant, automationId, runId, 'fix'), 'failed');
     const run = await flows.until(tenant, automationId, runId, 'failed', (detail) => detail.status === 'failed');
     expect(run.error).toMatch(/^node "fix" failed: agent run .+ failed$/);
-    expect(statusOf(run)).toMatchObject({ fix: 'failed', end: undefined });
+    expect(statusOf(run)).toEqual({ start: 'success', fix: 'failed' });
   });
 });
 
 describe('condition: follows its "true" or "false" edge on the input; the other side is skipped', () => {
-  const simple = graphOf(
-    [
-      ['start', 'start'],
-      ['big', 'condition', { expression: 'input.size > 10' }],
-      ['yes', 'agent', agent('big')],
-      ['no', 'agent', agent('small')],
-      ['end', 'end'],
-    ],
-    [
-      ['start', 'big'],
-      ['big', 'yes', 'true'],
-      ['big', 'no', 'false'],
-      ['yes', 'end'],
-      ['no', 'end'],
-    ],
-  );
+  const simple = () =>
+    graphOf(
+      [
+        ['start', 'start'],
+        ['big', 'condition', { expression: 'input.size > 10' }],
+        ['yes', 'agent', agent('big')],
+        ['no', 'agent', agent('small')],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'big'],
+        ['big', 'yes', 'true'],
+        ['big', 'no', 'false'],
+        ['yes', 'end'],
+        ['no', 'end'],
+      ],
+    );
 
   test.each([
     [20, 'yes', 'no'],
     [3, 'no', 'yes'],
   ])('input.size %d takes %s and skips %s', async (size, taken, skipped) => {
-    const { automationId, runId } = await flows.start(tenant, simple, { size });
+    const { automationId, runId } = await flows.start(tenant, simple(), { size });
     await flows.finishAgentRun(await flows.agentRunOf(tenant, automationId, runId, taken), 'success', 'ok');
     const run = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
     expect(statusOf(run)).toMatchObject({ big: 'success', [taken]: 'success', [skipped]: 'skipped', end: 'success' });
@@ -181,23 +182,26 @@ describe('parallel and join: every branch starts; all waits for each, any contin
 });
 
 describe('delay: a durable timer; the run waits, then continues', () => {
-  test('delay 1 s: waiting, then success no sooner than a second after', async () => {
+  test('delay 1 s: waiting, then the next node no sooner than a second after', async () => {
     const { automationId, runId } = await flows.start(
       tenant,
       graphOf(
         [
           ['start', 'start'],
           ['pause', 'delay', { seconds: 1 }],
+          ['work', 'agent', agent('After the pause.')],
           ['end', 'end'],
         ],
         [
           ['start', 'pause'],
-          ['pause', 'end'],
+          ['pause', 'work'],
+          ['work', 'end'],
         ],
       ),
     );
     const waiting = await flows.detail(tenant, automationId, runId);
-    expect(waiting.status).toBe('waiting');
+    expect([waiting.status, statusOf(waiting).pause]).toEqual(['waiting', 'waiting']);
+    await flows.finishAgentRun(await flows.agentRunOf(tenant, automationId, runId, 'work'), 'success', 'done');
     const run = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
     const pause = run.nodeRuns.find((node) => node.nodeId === 'pause');
     expect(Date.parse(pause?.endedAt ?? '') - Date.parse(pause?.startedAt ?? '')).toBeGreaterThanOrEqual(1_000);
@@ -205,47 +209,59 @@ describe('delay: a durable timer; the run waits, then continues', () => {
 });
 
 describe('await_event: continues on "received" with the event, or on "timeout"', () => {
-  const awaitGraph = graphOf(
-    [
-      ['start', 'start'],
-      ['approval', 'await_event', { event: 'approved', match: 'event.data.ticket == input.ticket', timeoutSeconds: 2 }],
-      ['note', 'set_variable', { name: 'approver', value: 'event.data.by' }],
-      ['late', 'set_variable', { name: 'approver', value: '"nobody"' }],
-      ['end', 'end'],
-    ],
-    [
-      ['start', 'approval'],
-      ['approval', 'note', 'received'],
-      ['approval', 'late', 'timeout'],
-      ['note', 'end'],
-      ['late', 'end'],
-    ],
-  );
+  // Both sides meet at the agent, whose prompt says who approved.
+  const awaitGraph = () =>
+    graphOf(
+      [
+        ['start', 'start'],
+        ['approval', 'await_event', { event: 'approved', match: 'event.data.ticket == input.ticket', timeoutSeconds: 2 }],
+        ['note', 'set_variable', { name: 'approver', value: 'event.data.by' }],
+        ['late', 'set_variable', { name: 'approver', value: '"nobody"' }],
+        ['ship', 'agent', agent('Ship it; approved by {{ vars.approver }}.')],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'approval'],
+        ['approval', 'note', 'received'],
+        ['approval', 'late', 'timeout'],
+        ['note', 'ship'],
+        ['late', 'ship'],
+        ['ship', 'end'],
+      ],
+    );
+  const shipAndFinish = async (automationId: string, runId: string) => {
+    const agentRunId = await flows.agentRunOf(tenant, automationId, runId, 'ship');
+    const { prompt } = await requestOf(agentRunId);
+    await flows.finishAgentRun(agentRunId, 'success', 'shipped');
+    return { prompt, run: await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success') };
+  };
 
   test('an event of POST /automations/events that matches continues on "received"; one that does not match is left', async () => {
-    const { automationId, runId } = await flows.start(tenant, awaitGraph, { ticket: 7 });
+    const { automationId, runId } = await flows.start(tenant, awaitGraph(), { ticket: 7 });
     const send = (data: unknown) => h.automations<{ deliveredTo: number }>(tenant.userId, 'POST', '/events', { name: 'approved', data });
     expect((await send({ ticket: 8, by: 'mallory' })).status).toBe(202);
     expect((await send({ ticket: 7, by: 'alice' })).status).toBe(202);
-    const run = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
+    const { prompt, run } = await shipAndFinish(automationId, runId);
+    expect(prompt).toBe('Ship it; approved by alice.');
     expect(run.vars).toEqual({ approver: 'alice' });
-    expect(statusOf(run)).toMatchObject({ approval: 'success', note: 'success', late: 'skipped' });
+    expect(statusOf(run)).toMatchObject({ approval: 'success', note: 'success', late: 'skipped', ship: 'success' });
     expect(run.events.map((event) => [event.name, event.consumedBy])).toEqual(expect.arrayContaining([['approved', 'approval']]));
   });
 
   test('no event in timeoutSeconds continues on "timeout"', async () => {
-    const { automationId, runId } = await flows.start(tenant, awaitGraph, { ticket: 9 });
-    const run = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
+    const { automationId, runId } = await flows.start(tenant, awaitGraph(), { ticket: 9 });
+    const { prompt, run } = await shipAndFinish(automationId, runId);
+    expect(prompt).toBe('Ship it; approved by nobody.');
     expect(run.vars).toEqual({ approver: 'nobody' });
     expect(statusOf(run)).toMatchObject({ approval: 'success', note: 'skipped', late: 'success' });
   });
 
   test('another user’s event never reaches the run', async () => {
     const other = await h.newTenant();
-    const { automationId, runId } = await flows.start(tenant, awaitGraph, { ticket: 11 });
+    const { automationId, runId } = await flows.start(tenant, awaitGraph(), { ticket: 11 });
     const answer = await h.automations<{ deliveredTo: number }>(other.userId, 'POST', '/events', { name: 'approved', data: { ticket: 11, by: 'eve' } });
     expect(answer.data.deliveredTo).toBe(0);
-    const run = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
+    const { run } = await shipAndFinish(automationId, runId);
     expect(run.vars).toEqual({ approver: 'nobody' });
   });
 });

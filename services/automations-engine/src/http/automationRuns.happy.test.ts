@@ -1,4 +1,5 @@
 // The automation run records (list and detail), cancel, and tenancy of both.
+import { waitFor } from '@ars/testenv';
 import { automationFlows, graphOf, type AutomationFlows } from '../testing/automationFlows.js';
 import { startAutomationsHarness, type AutomationsHarness, type AutomationTenant } from '../testing/index.js';
 
@@ -132,30 +133,33 @@ describe('cancel: the run ends cancelled, its agent runs cancelled and its timer
     });
   });
 
-  test('cancelling a waiting delay clears its timer: nothing continues after', async () => {
+  test('cancelling a waiting delay clears its timer: the run ends cancelled there', async () => {
     const { automationId, runId } = await flows.start(
       tenant,
       graphOf(
         [
           ['start', 'start'],
-          ['pause', 'delay', { seconds: 1 }],
+          ['pause', 'delay', { seconds: 3600 }],
+          ['work', 'agent', { agentId: tenant.agentId, prompt: 'Never reached.' }],
           ['end', 'end'],
         ],
         [
           ['start', 'pause'],
-          ['pause', 'end'],
+          ['pause', 'work'],
+          ['work', 'end'],
         ],
       ),
     );
+    await waitFor('the delay’s timer', async () => (await h.db.collection('automation_timers').countDocuments({ automationRunId: runId })) === 1);
     expect((await h.automations(tenant.userId, 'POST', `/${automationId}/runs/${runId}/cancel`)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await waitFor('the delay’s timer cleared', async () => (await h.db.collection('automation_timers').countDocuments({ automationRunId: runId })) === 0);
     const run = await flows.detail(tenant, automationId, runId);
     expect(run.status).toBe('cancelled');
     expect(run.nodeRuns.map((node) => [node.nodeId, node.status])).toEqual([
       ['start', 'success'],
       ['pause', 'cancelled'],
     ]);
-    expect(await h.db.collection('automation_timers').countDocuments({ automationRunId: runId })).toBe(0);
+    expect(run.aiCalls).toEqual([]);
   });
 });
 
@@ -173,6 +177,7 @@ describe('tenancy: another user’s automation run is 404 on every route', () =>
     }
     const another = await flows.publish(tenant, twoAgents());
     const wrong = await h.automations(tenant.userId, 'GET', `/${another.id}/runs/${runId}`);
+    expect([wrong.status, wrong.body]).toEqual([404, { ok: false, error: { code: 'NOT_FOUND', message: 'Automation run not found' } }]);
     expect([wrong.status, (wrong.body as { error: { message: string } }).error.message]).toEqual([404, 'Automation run not found']);
   });
 });

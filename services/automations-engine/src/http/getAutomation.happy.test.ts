@@ -18,8 +18,8 @@ describe('GET /automations/{id}: the full automation with a runSummary that is t
     expect(created.data.automation.runSummary).toEqual({ lastRunId: null, lastRunStatus: null, runningCount: 0, pendingCount: 0, failed24h: 0 });
 
     const now = Date.now();
-    // Only the fields runSummary reads (the engine writes the rest).
-    type SummaryFields = Pick<AutomationRunDoc, '_id' | 'automationId' | 'userId' | 'status' | 'createdAt' | 'finishedAt'>;
+    // Only the fields runSummary reads, and the trigger key the unique index needs (the engine writes the rest).
+    type SummaryFields = Pick<AutomationRunDoc, '_id' | 'automationId' | 'userId' | 'status' | 'createdAt' | 'finishedAt' | 'trigger'>;
     const run = (runId: string, status: AutomationRunDoc['status'], ageMs: number, finished: boolean): SummaryFields => ({
       _id: runId,
       automationId: id,
@@ -27,6 +27,7 @@ describe('GET /automations/{id}: the full automation with a runSummary that is t
       status,
       createdAt: new Date(now - ageMs),
       finishedAt: finished ? new Date(now - ageMs + 1000) : null,
+      trigger: { idempotencyKey: `key-${runId}`, requestHash: 'unused' },
     });
     await harness.db
       .collection<SummaryFields>('automation_runs')

@@ -98,7 +98,7 @@ describe('input: checked against the start node’s inputSchema (without one, an
       graph({ inputSchema: { type: 'object', required: ['ticket'], properties: { ticket: { type: 'integer' } } } }),
     );
     const wrong = await flows.trigger(tenant, automation.id, { repoId: tenant.repoIds[0], input: { ticket: 'seven' } });
-    expect([wrong.status, errorOf(wrong).message]).toEqual([400, 'input.ticket must be integer']);
+    expect([wrong.status, errorOf(wrong).message]).toEqual([400, 'input.ticket must be an integer']);
     const missing = await flows.trigger(tenant, automation.id, { repoId: tenant.repoIds[0], input: {} });
     expect([missing.status, errorOf(missing).message]).toEqual([400, expect.stringMatching(/ticket/)]);
     const array = await flows.trigger(tenant, automation.id, { repoId: tenant.repoIds[0], input: [1] }, randomUUID());

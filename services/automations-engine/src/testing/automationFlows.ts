@@ -66,6 +66,7 @@ export function automationFlows(h: AutomationsHarness): AutomationFlows {
     },
     trigger: (tenant, automationId, body = { repoId: tenant.repoIds[0] }, key = randomUUID()) =>
       h.call<TriggerResult>('POST', `/internal/users/${encodeURIComponent(tenant.userId)}/automations/${automationId}/trigger`, body, {
+        'x-internal-token': h.token,
         'idempotency-key': key,
       }),
     async start(tenant, graph, input) {

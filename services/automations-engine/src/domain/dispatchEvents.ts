@@ -1,10 +1,13 @@
 // What one transition of a run shows its readers: the changes between the records before and after,
 // as dispatch events (the run record's `dispatchEvents` and the `automations.dispatch` topic).
+import { sanitizeText } from '@ars/sanitize';
 import type { DispatchEvent } from './automationRunView.js';
 import type { NodeRun, RunRecords } from './run/index.js';
 
 /** How many dispatch events a run keeps (the newest); `dispatchCount` counts every one. */
 export const DISPATCH_KEPT = 500;
+/** A dispatch message quotes node errors, which may quote what an expression read (an agent's last message): capped and sanitized like `run.error`. */
+const DISPATCH_MESSAGE_CAP = 2_000;
 
 type Draft = Omit<DispatchEvent, 'id' | 'seq' | 'at'>;
 
@@ -38,5 +41,11 @@ export function dispatchEventsOf(before: RunRecords, after: RunRecords, at: stri
   const run = after.run;
   if (before.run.status !== run.status)
     drafts.push({ type: `run.${run.status}`, nodeId: null, message: run.error ? `run ${run.status}: ${run.error}` : `run ${run.status}` });
-  return drafts.map((draft, index) => ({ id: `${run.id}:dispatch:${firstSeq + index}`, seq: firstSeq + index, ...draft, at }));
+  return drafts.map((draft, index) => ({
+    id: `${run.id}:dispatch:${firstSeq + index}`,
+    seq: firstSeq + index,
+    ...draft,
+    message: sanitizeText(draft.message, { cap: DISPATCH_MESSAGE_CAP }),
+    at,
+  }));
 }

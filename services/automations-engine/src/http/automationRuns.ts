@@ -42,11 +42,17 @@ export function listAutomationRuns(router: Router, deps: AutomationsDeps): void 
   });
 }
 
-/** `GET /internal/users/:userId/automations/:automationId/runs/:runId` → `{run}`: the detail; another automation's or user's run is 404. */
+/**
+ * `GET /internal/users/:userId/automations/:automationId/runs/:runId` → `{run}`: the detail. Another
+ * user's automation is 404 like any route; a run id this automation does not have is `{run: null}`
+ * (CONTRACT.md: `{run: AutomationRunDetail or null}`).
+ */
 export function getAutomationRun(router: Router, deps: AutomationsDeps): void {
   router.get('/users/:userId/automations/:automationId/runs/:runId', async (ctx) => {
-    const run = await ownedAutomationRun(deps, pathParam(ctx, 'userId'), pathParam(ctx, 'automationId'), pathParam(ctx, 'runId'));
-    ok(ctx, await runDetailAnswer(deps, run));
+    const automationId = pathParam(ctx, 'automationId');
+    await ownedAutomation(deps, pathParam(ctx, 'userId'), automationId);
+    const run = await deps.runs.findOfAutomation(automationId, pathParam(ctx, 'runId'));
+    ok(ctx, run ? await runDetailAnswer(deps, run) : { run: null });
   });
 }
 

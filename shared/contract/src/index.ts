@@ -21,3 +21,12 @@ export {
 } from './runs.js';
 export type { Agent, CatalogRepo, DevInstallation, Model, Repo } from './catalog.js';
 export type { CancelState, LifecycleEvent, Sandbox, SandboxCancelAnswer, SandboxLogs } from './sandboxes.js';
+export {
+  MAX_REVIEW_FINDINGS,
+  REVIEW_FINDING_SEVERITIES,
+  REVIEW_FINDING_STATES,
+  REVIEW_FINDINGS_BODY_SCHEMA,
+  type ReviewFinding,
+  type ReviewFindingSeverity,
+  type ReviewFindingState,
+} from './reviews.js';

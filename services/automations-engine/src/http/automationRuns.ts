@@ -1,5 +1,6 @@
+import { REVIEW_FINDINGS_BODY_SCHEMA, type ReviewFinding } from '@ars/contract';
 import { AppError } from '@ars/errors';
-import { clampLimit, ok, parseQuery, pathParam, type Router } from '@ars/http-app';
+import { clampLimit, ok, parseQuery, pathParam, requestBody, validateBody, type Router } from '@ars/http-app';
 import { toAutomationRunDetail, toAutomationRunSummary } from '../domain/automationRunView.js';
 import type { AutomationRunRecord } from '../store/automationRuns.js';
 import { ownedAutomation } from './automationAnswer.js';
@@ -53,6 +54,22 @@ export function getAutomationRun(router: Router, deps: AutomationsDeps): void {
     await ownedAutomation(deps, pathParam(ctx, 'userId'), automationId);
     const run = await deps.runs.findOfAutomation(automationId, pathParam(ctx, 'runId'));
     ok(ctx, run ? await runDetailAnswer(deps, run) : { run: null });
+  });
+}
+
+const parseReviewFindings = validateBody<{ findings: ReviewFinding[] }>(REVIEW_FINDINGS_BODY_SCHEMA);
+
+/**
+ * `PUT /internal/users/:userId/automations/:automationId/runs/:runId/review-findings` → `{run}`:
+ * the findings pr-review classified for the review this run made replace the run's (at most
+ * MAX_REVIEW_FINDINGS; texts sanitized when shown). Internal only: the gateway has no public route to it.
+ */
+export function setReviewFindings(router: Router, deps: AutomationsDeps): void {
+  router.put('/users/:userId/automations/:automationId/runs/:runId/review-findings', async (ctx) => {
+    const run = await ownedAutomationRun(deps, pathParam(ctx, 'userId'), pathParam(ctx, 'automationId'), pathParam(ctx, 'runId'));
+    const { findings } = parseReviewFindings(requestBody(ctx));
+    if (!(await deps.runs.setReviewFindings(run.id, findings))) throw automationRunNotFound();
+    ok(ctx, await runDetailAnswer(deps, { ...run, reviewFindings: findings }));
   });
 }
 

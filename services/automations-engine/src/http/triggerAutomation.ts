@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_KEY_HEADER } from '@ars/contract';
+import { branchNameProblem } from '@ars/git-refs';
 import { AppError, isAppError } from '@ars/errors';
 import { ok, pathParam, requestBody, validateBody, type Router } from '@ars/http-app';
 import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
@@ -94,7 +95,11 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
     const idempotencyKey = requireIdempotencyKey(ctx.get(IDEMPOTENCY_KEY_HEADER));
     const body = parseTrigger(requestBody(ctx));
     const input = body.input ?? {};
-    const hash = requestHash({ automationId, repoId: body.repoId, input });
+    const baseBranch = body.baseBranch ?? null;
+    const branchProblem = baseBranch === null ? null : branchNameProblem(baseBranch);
+    if (branchProblem) throw AppError.badRequest(`baseBranch ${branchProblem}`);
+    // baseBranch only when given: a key used before it existed still replays the same request.
+    const hash = requestHash({ automationId, repoId: body.repoId, input, ...(baseBranch === null ? {} : { baseBranch }) });
 
     const existing = await deps.runs.findByTriggerKey(userId, idempotencyKey);
     if (existing) return ok(ctx, replayOf(existing, hash), 202);
@@ -123,6 +128,7 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
       versionId: version.id,
       versionNumber: version.versionNumber,
       repoId: body.repoId,
+      baseBranch,
       status: 'pending',
       recordsJson: JSON.stringify(records),
       revision: 0,

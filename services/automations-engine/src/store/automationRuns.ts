@@ -1,4 +1,5 @@
 import { outboxInsert, withOutbox, type OutboxMessage } from '@ars/bus';
+import type { ReviewFinding } from '@ars/contract';
 import { isDuplicateKey, type Collection, type Db, type Filter } from '@ars/mongo';
 import type { RunSummary } from '../domain/automationView.js';
 import type { AiCall, DispatchEvent, StoredAutomationRun } from '../domain/automationRunView.js';
@@ -21,11 +22,13 @@ export function toRunRecord(doc: AutomationRunDoc): AutomationRunRecord {
     versionId: doc.versionId,
     versionNumber: doc.versionNumber,
     repoId: doc.repoId,
+    baseBranch: doc.baseBranch ?? null,
     records: JSON.parse(doc.recordsJson) as RunRecords,
     revision: doc.revision,
     catalog: doc.catalog,
     trigger: doc.trigger,
     aiCalls: doc.aiCalls,
+    reviewFindings: doc.reviewFindings ?? [],
     dispatch: doc.dispatch,
     dispatchCount: doc.dispatchCount,
     createdAt: doc.createdAt,
@@ -116,6 +119,12 @@ export class AutomationRunStore {
 
   async postponeCheck(id: string, checkAt: Date): Promise<void> {
     await this.runs.updateOne({ _id: id, status: { $in: [...LIVE] } }, { $set: { checkAt } });
+  }
+
+  /** Replaces the review findings of the run (pr-review's classification of its attempt); false when there is no such run. */
+  async setReviewFindings(id: string, findings: ReviewFinding[]): Promise<boolean> {
+    const result = await this.runs.updateOne({ _id: id }, { $set: { reviewFindings: findings, updatedAt: new Date() } });
+    return result.matchedCount === 1;
   }
 
   /**

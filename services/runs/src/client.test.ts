@@ -46,7 +46,7 @@ describe('the runs client starts a run with the internal model and reads it back
     const body: InternalStartRunBody = { repoId: tenant.repoId, prompt: '@model', model: 'claude-sonnet-4-5' };
     const started = await runs.startRun(tenant.userId, body, identityOf(`client-model-${Date.now()}`, body));
     const { replayed: _replayed, ...run } = started;
-    expect(await runs.getRun(tenant.userId, started.runId)).toEqual({ ...run, model: 'claude-sonnet-4-5', usage: null });
+    expect(await runs.getRun(tenant.userId, started.runId)).toEqual({ ...run, model: 'claude-sonnet-4-5', usage: null, lastMessage: null });
   });
 
   test('another user’s run is AppError NOT_FOUND', async () => {
@@ -56,6 +56,25 @@ describe('the runs client starts a run with the internal model and reads it back
     const error = await runs.getRun(other.userId, started.runId).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  });
+});
+
+describe('the runs client cancels a run: cancellation_requested while it lives, already_terminal once it ended', () => {
+  test('cancelRun twice around the finish', async () => {
+    const body: StartRunBody = { repoId: tenant.repoId, prompt: '@say cancel me' };
+    const started = await runs.startRun(tenant.userId, body, identityOf(`client-cancel-${Date.now()}`, body));
+    expect(await runs.cancelRun(tenant.userId, started.runId)).toMatchObject({
+      status: 'cancellation_requested',
+      alreadyTerminal: false,
+      run: { runId: started.runId },
+    });
+    await harness.finish(started.runId, { status: 'cancelled', error: null, failure: null, eventCount: 0 });
+    await harness.waitFor('cancelled', async () => (await harness.getRun(tenant.userId, started.runId)).status === 'cancelled');
+    expect(await runs.cancelRun(tenant.userId, started.runId)).toMatchObject({
+      status: 'already_terminal',
+      alreadyTerminal: true,
+      run: { status: 'cancelled' },
+    });
   });
 });
 

@@ -5,6 +5,7 @@ import {
   INTERNAL_VIEW_HEADER,
   REPLAY_ONLY_HEADER,
   REQUEST_HASH_HEADER,
+  type CancelRunAnswer,
   type InternalRun,
   type InternalStartRunBody,
   type StartRunAnswer,
@@ -29,6 +30,8 @@ export interface RunsClient {
   replayRun(userId: string, body: InternalStartRunBody, identity: StartRunIdentity): Promise<StartRunAnswer | undefined>;
   /** `GET /internal/users/:userId/runs/:runId` with `X-Internal-View`: the run with its `model` and `usage`; another user's run is NOT_FOUND. */
   getRun(userId: string, runId: string): Promise<InternalRun>;
+  /** `POST /internal/users/:userId/runs/:runId/cancel`: idempotent (`already_terminal` for a finished run); sandboxes unreachable is CONFLICT. */
+  cancelRun(userId: string, runId: string): Promise<CancelRunAnswer>;
 }
 
 /** `http`'s base URL is the service's root (`RUNS_URL`); every failure is the AppError the client maps. */
@@ -50,5 +53,6 @@ export function createRunsClient(http: HttpClient): RunsClient {
       });
       return answer.run;
     },
+    cancelRun: (userId, runId) => http.post<CancelRunAnswer>(`/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}/cancel`, {}),
   };
 }

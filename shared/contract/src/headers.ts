@@ -13,7 +13,7 @@ export const REPLAY_ONLY_HEADER = 'X-Replay-Only';
 
 /**
  * Asks runs' `GET /internal/users/:userId/runs/:runId` for the internal view of the run
- * (`InternalRun`: `model` and `usage` too). The gateway forwards no caller header, so a public
+ * (`InternalRun`: `model`, `usage` and `lastMessage` too). The gateway forwards no caller header, so a public
  * caller never gets it.
  */
 export const INTERNAL_VIEW_HEADER = 'X-Internal-View';

@@ -9,6 +9,7 @@ export {
   RUN_STATUSES,
   START_RUN_BODY_SCHEMA,
   type Harness,
+  type CancelRunAnswer,
   type InternalRun,
   type InternalStartRunBody,
   type Run,

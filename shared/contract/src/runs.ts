@@ -141,4 +141,16 @@ export interface RunUsage {
  * default) and its `usage` (null until its sandbox reported the end, or when the harness reported none).
  * The public `GET /runs/{runId}` never shows these.
  */
-export type InternalRun = Run & { model: string | null; usage: RunUsage | null };
+/**
+ * A run as the system's own callers read it (`X-Internal-View`): its `model`, its `usage`, and
+ * `lastMessage`, the message of its last `assistant_message` event (sanitized like every event; null
+ * without one): what an automation's agent node outputs.
+ */
+export type InternalRun = Run & { model: string | null; usage: RunUsage | null; lastMessage: string | null };
+
+/** `POST /runs/{runId}/cancel`'s answer (form (a) of CONTRACT.md, with `alreadyTerminal`). */
+export interface CancelRunAnswer {
+  run: Run;
+  status: 'cancellation_requested' | 'already_terminal';
+  alreadyTerminal: boolean;
+}

@@ -42,6 +42,10 @@ export class AppError extends Error {
   static conflict(message: string): AppError {
     return new AppError('CONFLICT', message);
   }
+  /** The same `Idempotency-Key` with another request (CONTRACT.md, Request conventions). */
+  static idempotencyConflict(message = 'Idempotency-Key was already used with a different request body'): AppError {
+    return new AppError('IDEMPOTENCY_CONFLICT', message);
+  }
   static rateLimited(message = 'Rate limit exceeded; retry after 60 seconds', retryAfterSeconds = 60): AppError {
     return new AppError('RATE_LIMITED', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
   }

@@ -1,5 +1,8 @@
+import { MAX_REPO_ID_LENGTH } from '@ars/contract';
 import { AUTOMATION_STATUSES } from '../domain/automationView.js';
 import { AUTOMATION_LIMITS } from '../domain/automationLimits.js';
+import type { JsonValue } from '../domain/expressions.js';
+import { NODE_DATA_LIMITS } from '../domain/nodeData.js';
 
 // The JSON Schemas of the automation routes' bodies: types and sizes. `graph` is any value here:
 // `parseFlowGraph` checks it whole and names every problem's path.
@@ -59,3 +62,27 @@ export interface ValidateGraphBody {
 }
 
 export const VALIDATE_GRAPH_BODY_SCHEMA = { type: 'object', properties: { graph: {} } };
+
+export interface TriggerBody {
+  repoId: string;
+  input?: Record<string, JsonValue>;
+}
+
+/** `POST …/trigger`: `repoId` (the catalog's bound) and `input`, any JSON object (the start node's `inputSchema` checks it further). */
+export const TRIGGER_BODY_SCHEMA = {
+  type: 'object',
+  required: ['repoId'],
+  properties: { repoId: { type: 'string', minLength: 1, maxLength: MAX_REPO_ID_LENGTH }, input: { type: 'object' } },
+};
+
+export interface AutomationEventBody {
+  name: string;
+  data?: JsonValue;
+}
+
+/** `POST /automations/events`: the name an await_event node waits for (its `event`, at most 200 characters) and any JSON. */
+export const AUTOMATION_EVENT_BODY_SCHEMA = {
+  type: 'object',
+  required: ['name'],
+  properties: { name: { type: 'string', minLength: 1, maxLength: NODE_DATA_LIMITS.maxEventNameLength }, data: {} },
+};

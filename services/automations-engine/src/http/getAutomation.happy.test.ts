@@ -18,16 +18,19 @@ describe('GET /automations/{id}: the full automation with a runSummary that is t
     expect(created.data.automation.runSummary).toEqual({ lastRunId: null, lastRunStatus: null, runningCount: 0, pendingCount: 0, failed24h: 0 });
 
     const now = Date.now();
-    const run = (runId: string, status: AutomationRunDoc['status'], ageMs: number, finished: boolean): AutomationRunDoc => ({
+    // Only the fields runSummary reads, and the trigger key the unique index needs (the engine writes the rest).
+    type SummaryFields = Pick<AutomationRunDoc, '_id' | 'automationId' | 'userId' | 'status' | 'createdAt' | 'finishedAt' | 'trigger'>;
+    const run = (runId: string, status: AutomationRunDoc['status'], ageMs: number, finished: boolean): SummaryFields => ({
       _id: runId,
       automationId: id,
       userId: tenant.userId,
       status,
       createdAt: new Date(now - ageMs),
       finishedAt: finished ? new Date(now - ageMs + 1000) : null,
+      trigger: { idempotencyKey: `key-${runId}`, requestHash: 'unused' },
     });
     await harness.db
-      .collection<AutomationRunDoc>('automation_runs')
+      .collection<SummaryFields>('automation_runs')
       .insertMany([
         run('old-failure', 'failed', 30 * 3600_000, true),
         run('recent-failure', 'failed', 3600_000, true),

@@ -1,15 +1,148 @@
-import type { Collection, Db } from '@ars/mongo';
+import { outboxInsert, withOutbox, type OutboxMessage } from '@ars/bus';
+import { isDuplicateKey, type Collection, type Db, type Filter } from '@ars/mongo';
 import type { RunSummary } from '../domain/automationView.js';
+import type { AiCall, DispatchEvent, StoredAutomationRun } from '../domain/automationRunView.js';
+import { DISPATCH_KEPT } from '../domain/dispatchEvents.js';
+import type { RunRecords } from '../domain/run/index.js';
 import { COLLECTIONS, type AutomationRunDoc } from './collections.js';
 
 const DAY_MS = 24 * 3600 * 1000;
+const LIVE = ['pending', 'running', 'waiting'] as const;
 
-/** Automation runs as the automation's `runSummary` reads them (the engine writes them). */
+/** A stored run with what the engine needs beside the views' fields. */
+export type AutomationRunRecord = StoredAutomationRun & Pick<AutomationRunDoc, 'userId' | 'installationId' | 'catalog' | 'trigger' | 'revision'>;
+
+export function toRunRecord(doc: AutomationRunDoc): AutomationRunRecord {
+  return {
+    id: doc._id,
+    automationId: doc.automationId,
+    userId: doc.userId,
+    installationId: doc.installationId,
+    versionId: doc.versionId,
+    versionNumber: doc.versionNumber,
+    repoId: doc.repoId,
+    records: JSON.parse(doc.recordsJson) as RunRecords,
+    revision: doc.revision,
+    catalog: doc.catalog,
+    trigger: doc.trigger,
+    aiCalls: doc.aiCalls,
+    dispatch: doc.dispatch,
+    dispatchCount: doc.dispatchCount,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+    finishedAt: doc.finishedAt,
+  };
+}
+
+/** A transition as the store writes it: the new records, what it adds beside them, its messages. */
+export interface RunWrite {
+  records: RunRecords;
+  dispatch: DispatchEvent[];
+  aiCall?: AiCall;
+  /** When the sweeper should look at the run next (null once it is finished). */
+  checkAt: Date | null;
+  now: Date;
+  messages: OutboxMessage[];
+}
+
+/** Automation runs: created by the trigger, changed only by compare-and-set on `revision`. */
 export class AutomationRunStore {
   private readonly runs: Collection<AutomationRunDoc>;
 
   constructor(db: Db) {
     this.runs = db.collection<AutomationRunDoc>(COLLECTIONS.automationRuns);
+  }
+
+  /** Inserts a new run; false when the user already used its trigger key (a racing or repeated trigger). */
+  async insert(doc: AutomationRunDoc, messages: OutboxMessage[]): Promise<boolean> {
+    try {
+      await this.runs.insertOne(messages.length > 0 ? outboxInsert(doc, messages) : doc);
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  async find(id: string): Promise<AutomationRunRecord | null> {
+    const doc = await this.runs.findOne({ _id: id }, { projection: { _outbox: 0 } });
+    return doc ? toRunRecord(doc) : null;
+  }
+
+  async findOfAutomation(automationId: string, id: string): Promise<AutomationRunRecord | null> {
+    const doc = await this.runs.findOne({ _id: id, automationId }, { projection: { _outbox: 0 } });
+    return doc ? toRunRecord(doc) : null;
+  }
+
+  async findByTriggerKey(userId: string, idempotencyKey: string): Promise<AutomationRunRecord | null> {
+    const doc = await this.runs.findOne({ userId, 'trigger.idempotencyKey': idempotencyKey }, { projection: { _outbox: 0 } });
+    return doc ? toRunRecord(doc) : null;
+  }
+
+  /** The run one of whose nodes started this agent run, if any. */
+  async findByAgentRun(agentRunId: string): Promise<AutomationRunRecord | null> {
+    const doc = await this.runs.findOne({ agentRunIds: agentRunId }, { projection: { _outbox: 0 } });
+    return doc ? toRunRecord(doc) : null;
+  }
+
+  /** The automation's runs, newest first. */
+  async listOfAutomation(automationId: string, limit: number): Promise<AutomationRunRecord[]> {
+    const docs = await this.runs
+      .find({ automationId }, { projection: { _outbox: 0 } })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(limit)
+      .toArray();
+    return docs.map(toRunRecord);
+  }
+
+  /** The user's runs still live that existed when `at` came (an event reaches exactly these). */
+  async liveOfUserCreatedBy(userId: string, at: Date): Promise<string[]> {
+    const docs = await this.runs
+      .find({ userId, status: { $in: [...LIVE] }, createdAt: { $lte: at } }, { projection: { _id: 1 } })
+      .sort({ createdAt: 1 })
+      .toArray();
+    return docs.map((doc) => doc._id);
+  }
+
+  /** Live runs the sweeper is due to look at. */
+  async dueForCheck(now: Date, limit: number): Promise<string[]> {
+    const docs = await this.runs
+      .find({ status: { $in: [...LIVE] }, checkAt: { $lte: now } }, { projection: { _id: 1 } })
+      .sort({ checkAt: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((doc) => doc._id);
+  }
+
+  async postponeCheck(id: string, checkAt: Date): Promise<void> {
+    await this.runs.updateOne({ _id: id, status: { $in: [...LIVE] } }, { $set: { checkAt } });
+  }
+
+  /**
+   * Writes a transition if the run is still at `revision` (compare-and-set): its records, status,
+   * agent runs, dispatch events (the newest DISPATCH_KEPT kept) and an AI call, with its messages
+   * in the same document write. False when another writer got there first (read again and retry).
+   */
+  async compareAndSet(current: AutomationRunRecord, write: RunWrite): Promise<boolean> {
+    const { records } = write;
+    const agentRunIds = [...new Set(Object.values(records.nodeRuns).flatMap((nodeRun) => (nodeRun.agentRunId ? [nodeRun.agentRunId] : [])))];
+    const terminal = records.run.status === 'success' || records.run.status === 'failed' || records.run.status === 'cancelled';
+    const set: Partial<AutomationRunDoc> = {
+      recordsJson: JSON.stringify(records),
+      revision: records.run.revision,
+      status: records.run.status,
+      agentRunIds,
+      dispatch: [...current.dispatch, ...write.dispatch].slice(-DISPATCH_KEPT),
+      dispatchCount: current.dispatchCount + write.dispatch.length,
+      updatedAt: write.now,
+      checkAt: write.checkAt,
+      finishedAt: terminal ? (current.finishedAt ?? write.now) : null,
+    };
+    if (write.aiCall) set.aiCalls = [...current.aiCalls.filter((call) => call.agentRunId !== write.aiCall?.agentRunId), write.aiCall];
+    const filter: Filter<AutomationRunDoc> = { _id: current.id, revision: current.revision };
+    const update = write.messages.length > 0 ? withOutbox({ $set: set }, write.messages) : { $set: set };
+    const result = await this.runs.updateOne(filter, update);
+    return result.matchedCount === 1;
   }
 
   /**
@@ -18,7 +151,11 @@ export class AutomationRunStore {
    */
   async summary(automationId: string, now: Date): Promise<RunSummary> {
     const [latest, runningCount, pendingCount, failed24h] = await Promise.all([
-      this.runs.find({ automationId }).sort({ createdAt: -1, _id: -1 }).limit(1).toArray(),
+      this.runs
+        .find({ automationId }, { projection: { _id: 1, status: 1 } })
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(1)
+        .toArray(),
       this.runs.countDocuments({ automationId, status: { $in: ['running', 'waiting'] } }),
       this.runs.countDocuments({ automationId, status: 'pending' }),
       this.runs.countDocuments({ automationId, status: 'failed', finishedAt: { $gte: new Date(now.getTime() - DAY_MS) } }),

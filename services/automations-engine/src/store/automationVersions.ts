@@ -1,11 +1,9 @@
-import type { Collection, Db } from '@ars/mongo';
+import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
 import type { VersionFields } from '../domain/automationView.js';
 import type { FlowGraph } from '../domain/flowGraph.js';
 import { COLLECTIONS, type AutomationVersionDoc } from './collections.js';
 
 export type AutomationVersion = VersionFields & { automationId: string };
-
-const DUPLICATE_KEY = 11000;
 
 function toVersion(doc: AutomationVersionDoc): AutomationVersion {
   return {
@@ -38,7 +36,7 @@ export class AutomationVersionStore {
       await this.versions.insertOne({ _id: id, ...rest, graphJson: JSON.stringify(graph) });
       return true;
     } catch (error) {
-      if ((error as { code?: unknown }).code === DUPLICATE_KEY) return false;
+      if (isDuplicateKey(error)) return false;
       throw error;
     }
   }

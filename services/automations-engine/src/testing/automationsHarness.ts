@@ -3,6 +3,7 @@
 // installations, agents and models.
 import { randomBytes } from 'node:crypto';
 import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
+import { startRunsHarness, type RunsHarness } from '@ars/runs/testing';
 import type { Agent, Model } from '@ars/contract';
 import { createLogger } from '@ars/logger';
 import type { Db } from '@ars/mongo';
@@ -27,6 +28,8 @@ export interface AutomationsHarness {
   service: RunningAutomationsEngine;
   db: Db;
   catalog: CatalogHarness;
+  /** The runs service in-process (with `{runs: true}`): agent runs start there; the test finishes them (`runs.finish`). */
+  runs: RunsHarness | undefined;
   logLines: string[];
   /** An internal route with the harness's token, as `automations-test`. */
   call: InternalCall;
@@ -53,9 +56,19 @@ export function publishableGraph(agentId: string, agentData: Record<string, unkn
   };
 }
 
-export async function startAutomationsHarness(extraEnv: Record<string, string> = {}): Promise<AutomationsHarness> {
+export interface AutomationsHarnessOptions {
+  /** Start the runs service too (its own catalog serves both): needed to run automations. */
+  runs?: boolean;
+  env?: Record<string, string>;
+}
+
+/** Nothing listens there: a harness without runs never starts an agent run. */
+const NO_RUNS_URL = 'http://127.0.0.1:9';
+
+export async function startAutomationsHarness(options: AutomationsHarnessOptions = {}): Promise<AutomationsHarness> {
   const infra = testInfrastructure();
-  const catalog = await startCatalogHarness();
+  const runs = options.runs ? await startRunsHarness() : undefined;
+  const catalog = runs?.catalog ?? (await startCatalogHarness());
   const token = catalog.token;
   const logLines: string[] = [];
   const logger = createLogger({ service: 'automations-engine', level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });
@@ -70,7 +83,12 @@ export async function startAutomationsHarness(extraEnv: Record<string, string> =
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       INTERNAL_TOKEN: token,
       CATALOG_URL: catalog.url,
-      ...extraEnv,
+      RUNS_URL: runs?.url ?? NO_RUNS_URL,
+      AUTOMATIONS_CONSUMER_GROUP: `automations-test-${randomBytes(6).toString('hex')}`,
+      AUTOMATIONS_TIMER_POLL_MS: '100',
+      AUTOMATIONS_SWEEP_INTERVAL_MS: '500',
+      AUTOMATIONS_CHECK_AFTER_MS: '3000',
+      ...options.env,
     },
   });
   const db = service.context.mongo?.db;
@@ -83,6 +101,7 @@ export async function startAutomationsHarness(extraEnv: Record<string, string> =
     service,
     db,
     catalog,
+    runs,
     logLines,
     call,
     automations: (userId, method, path = '', body) => call(method, `/internal/users/${encodeURIComponent(userId)}/automations${path}`, body),
@@ -101,7 +120,8 @@ export async function startAutomationsHarness(extraEnv: Record<string, string> =
     },
     async stop() {
       await service.shutdown('test over');
-      await catalog.stop();
+      if (runs) await runs.stop();
+      else await catalog.stop();
     },
   };
 }

@@ -2,6 +2,7 @@ import { AppError } from '@ars/errors';
 import { ok, validateBody, type Router, pathParam, requestBody } from '@ars/http-app';
 import { SLUG_PATTERN } from '../domain/agents.js';
 import { modelsAvailableTo, type CatalogDeps } from './deps.js';
+import { isDuplicateKey } from '@ars/mongo';
 import { toAgent } from './agentView.js';
 
 interface CreateAgentBody {
@@ -48,7 +49,7 @@ export function createAgent(router: Router, deps: CatalogDeps): void {
       });
       ok(ctx, { agent: toAgent(agent) }, 201);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 11000) throw AppError.conflict(`An agent with slug "${body.slug ?? ''}" already exists`);
+      if (isDuplicateKey(error)) throw AppError.conflict(`An agent with slug "${body.slug ?? ''}" already exists`);
       throw error;
     }
   });

@@ -12,10 +12,14 @@ describe("the route table is the contract's index: every route, its scope and ow
       expect([route.path, route.auth]).toEqual([route.path, scopeForMethod(route.method)]);
     }
   });
-  test('the documented additions, each once beside them: POST /automations/{id}/validate', () => {
+  test('the documented additions, each once beside them: validate, cancel of an automation run, automation events', () => {
     const keys = PUBLIC_ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
-    expect(PUBLIC_ROUTES.filter((r) => r.addition).map((r) => `${r.method} ${r.path} ${r.auth}`)).toEqual(['POST /automations/:automationId/validate write']);
+    expect(PUBLIC_ROUTES.filter((r) => r.addition).map((r) => `${r.method} ${r.path} ${r.auth}`)).toEqual([
+      'POST /automations/:automationId/validate write',
+      'POST /automations/:automationId/runs/:runId/cancel write',
+      'POST /automations/events write',
+    ]);
   });
   test('Idempotency-Key on POST /runs and the automation trigger only', () => {
     expect(PUBLIC_ROUTES.filter((r) => r.idempotencyKey).map((r) => r.path)).toEqual(['/automations/:automationId/trigger', '/runs']);

@@ -47,6 +47,9 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'POST', path: '/automations/:automationId/trigger', auth: 'write', owner: 'automations-engine', successStatus: 202, idempotencyKey: true },
   { method: 'GET', path: '/automations/:automationId/runs', auth: 'read', owner: 'automations-engine', successStatus: 200, limit: AUTOMATION_RUNS },
   { method: 'GET', path: '/automations/:automationId/runs/:runId', auth: 'read', owner: 'automations-engine', successStatus: 200 },
+  { method: 'POST', path: '/automations/:automationId/runs/:runId/cancel', auth: 'write', owner: 'automations-engine', successStatus: 200, addition: true },
+  // Delivered to the caller's await_event nodes (DESIGN.md, Automations); registered before nothing it could shadow (no POST /automations/:id).
+  { method: 'POST', path: '/automations/events', auth: 'write', owner: 'automations-engine', successStatus: 202, addition: true },
   { method: 'POST', path: '/pr-reviews/rerun', auth: 'write', owner: 'pr-review', successStatus: 200 },
   { method: 'POST', path: '/runs', auth: 'write', owner: 'runs', successStatus: 202, idempotencyKey: true },
   { method: 'GET', path: '/runs/:runId', auth: 'read', owner: 'runs', successStatus: 200 },

@@ -82,6 +82,34 @@ describe('the first agent event moves pending to streaming; the sandbox’s fini
   });
 });
 
+describe('the internal view names the run’s last agent message (what an automation’s agent node outputs), sanitized like its events', () => {
+  test('the message of the last assistant_message event, not of a later tool call; a secret in it redacted', async () => {
+    const { userId, runId } = await newRun();
+    await h.event(runId, 0);
+    await h.event(runId, 1, { eventType: 'assistant_message', toolName: null, message: 'first thoughts' });
+    await h.event(runId, 2, { eventType: 'assistant_message', toolName: null, message: 'Done. token ghp_0123456789abcdefghijABCDEFGHIJ0123456789' });
+    await h.event(runId, 3, { eventType: 'tool_call', toolName: 'shell', message: 'ls' });
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 4 });
+    const run = await h.waitFor('success', async () => {
+      const current = await h.internalRun(userId, runId);
+      return current.status === 'success' ? current : undefined;
+    });
+    expect(run.lastMessage).toMatch(/^Done\. token /);
+    expect(run.lastMessage).not.toContain('ghp_0123456789abcdefghij');
+  });
+
+  test('a run without an agent message has lastMessage null', async () => {
+    const { userId, runId } = await newRun();
+    await h.event(runId, 0);
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1 });
+    const run = await h.waitFor('success', async () => {
+      const current = await h.internalRun(userId, runId);
+      return current.status === 'success' ? current : undefined;
+    });
+    expect(run.lastMessage).toBeNull();
+  });
+});
+
 describe('the run keeps the usage totals of runs.finished (internal view); without them usage stays null', () => {
   test('usage of the sandbox’s finish is stored with the end', async () => {
     const { userId, runId } = await newRun();

@@ -30,10 +30,13 @@ export function toRun(doc: RunDoc): Run {
   };
 }
 
-/** A stored run as the system's own callers see it: the contract's Run, its `model` and its `usage`. */
-export function toInternalRun(doc: RunDoc): InternalRun {
-  return { ...toRun(doc), model: doc.model ?? null, usage: doc.usage ?? null };
+/** A stored run as the system's own callers see it: the contract's Run, its `model`, its `usage` and its last agent message. */
+export function toInternalRun(doc: RunDoc, lastMessage: string | null): InternalRun {
+  return { ...toRun(doc), model: doc.model ?? null, usage: doc.usage ?? null, lastMessage };
 }
+
+/** The event type whose message is an agent's answer (the harness adapters' `assistant_message`). */
+export const AGENT_MESSAGE_EVENT = 'assistant_message';
 
 export function toRunEvent(doc: RunEventDoc): RunEvent {
   return {

@@ -119,7 +119,7 @@ describe('the internal model: kept on the run, sent in runs.requested to the har
     expect(message.data.model).toBe('gpt-5-codex');
     expect(Object.keys(await h.getRun(userId, runId)).sort()).toEqual(RUN_FIELDS);
     const { replayed: _replayed, ...run } = answer.data;
-    expect(await h.internalRun(userId, runId)).toEqual({ ...run, model: 'gpt-5-codex', usage: null });
+    expect(await h.internalRun(userId, runId)).toEqual({ ...run, model: 'gpt-5-codex', usage: null, lastMessage: null });
   });
 
   test('without model the run’s model is null (the harness’s default), in runs.requested and the internal view', async () => {

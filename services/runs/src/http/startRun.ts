@@ -42,7 +42,7 @@ export function startRun(router: Router, deps: RunsDeps): void {
     const body = parseStartRun(raw);
 
     const answer = (doc: RunDoc, replayed: boolean) => ok(ctx, { ...toRun(doc), replayed }, 202);
-    const conflict = () => new AppError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used with a different request body');
+    const conflict = () => AppError.idempotencyConflict();
 
     const known = await deps.idempotency.find(userId, key);
     if (known && known.bodyHash !== hash) throw conflict();

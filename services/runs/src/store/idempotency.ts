@@ -1,6 +1,5 @@
-import type { Collection, Db } from '@ars/mongo';
 import { COLLECTIONS, type IdempotencyDoc } from './collections.js';
-import { isDuplicateKey } from './runs.js';
+import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
 
 /**
  * Idempotency-Key records: one per (user, key), holding the body hash and the run the key makes.

@@ -1,6 +1,5 @@
-import type { Collection, Db } from '@ars/mongo';
 import { COLLECTIONS, type RunEventDoc } from './collections.js';
-import { isDuplicateKey } from './runs.js';
+import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
 
 export class RunEventStore {
   private readonly events: Collection<RunEventDoc>;
@@ -23,6 +22,12 @@ export class RunEventStore {
   /** The run's events oldest first (by seq), at most `limit`. */
   async list(runId: string, limit: number): Promise<RunEventDoc[]> {
     return this.events.find({ runId }).sort({ seq: 1 }).limit(limit).toArray();
+  }
+
+  /** The message of the run's last event of `type` (highest seq), or null without one. */
+  async lastMessage(runId: string, type: string): Promise<string | null> {
+    const [last] = await this.events.find({ runId, type }).sort({ seq: -1 }).limit(1).toArray();
+    return last?.message ?? null;
   }
 
   async count(runId: string): Promise<number> {

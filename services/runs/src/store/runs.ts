@@ -1,15 +1,10 @@
 import { outboxInsert, withOutbox, type OutboxMessage, type RunFailureKind } from '@ars/bus';
 import type { RunUsage } from '@ars/contract';
-import type { Collection, Db } from '@ars/mongo';
+import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
 import type { RunStatus, TerminalStatus } from '../domain/runStatus.js';
 import { COLLECTIONS, type HeldFinish, type QueueNotice, type RunDoc } from './collections.js';
 
-const DUPLICATE_KEY = 11000;
 const LIVE: RunStatus[] = ['pending', 'streaming'];
-
-export function isDuplicateKey(error: unknown): boolean {
-  return (error as { code?: unknown }).code === DUPLICATE_KEY;
-}
 
 /** The end of a run as it is written: status, error, who ended it. */
 export interface RunEnding {

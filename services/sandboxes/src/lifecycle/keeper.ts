@@ -2,7 +2,7 @@
 // unused for SANDBOX_IDLE_TIMEOUT_MS are stopped, and live sandboxes whose keeper stopped
 // heartbeating (SESSION_LOST_AFTER_MS) are failed as lost, and snapshots past SNAPSHOT_RETENTION_MS
 // are deleted.
-import { startPeriodicPass } from '../periodic.js';
+import { startPeriodicPass } from '@ars/service';
 import type { LifecycleDeps } from './deps.js';
 import { deleteExpiredSnapshots } from './snapshotRetention.js';
 import { stopSandbox, sweepUnkeptSandboxes } from './stopSandbox.js';

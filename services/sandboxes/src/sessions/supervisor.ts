@@ -4,7 +4,7 @@
 // `queued` notices are renewed, and sessions whose instance stopped (heartbeat older than
 // SESSION_LOST_AFTER_MS) are ended as lost.
 import { failed, SANDBOX_LOST_MESSAGE } from '../domain/outcome.js';
-import { startPeriodicPass } from '../periodic.js';
+import { startPeriodicPass } from '@ars/service';
 import type { SessionDeps } from './deps.js';
 import { pumpQueue } from './startRun.js';
 

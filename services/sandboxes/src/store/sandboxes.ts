@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection, Db, Filter } from '@ars/mongo';
+import { isDuplicateKey, type Collection, type Db, type Filter } from '@ars/mongo';
 import { NO_KNOWN_SECRETS, sanitizePayload, type KnownSecrets } from '@ars/sanitize';
 import type { AllocatedSandbox, ProviderName } from '../providers/provider.js';
 import { COLLECTIONS, type LifecycleEventDoc, type SandboxDoc, type SandboxStatus } from './collections.js';
@@ -65,7 +65,7 @@ function lifecycleEventId(): string {
 
 /** The field whose unique index a duplicate-key error names; null when it is another error. */
 function duplicateKeyField(error: unknown): string | null {
-  if (typeof error !== 'object' || error === null || (error as { code?: unknown }).code !== 11000) return null;
+  if (!isDuplicateKey(error)) return null;
   const pattern = (error as { keyPattern?: Record<string, unknown> }).keyPattern;
   return pattern ? (Object.keys(pattern)[0] ?? '') : '';
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { outboxInsert, withOutbox, type OutboxMessage, type RunSandboxQueuedData } from '@ars/bus';
-import type { Collection, Db } from '@ars/mongo';
+import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
 import { COLLECTIONS, type QueuedRequest, type QueueReason, type SessionDoc, type SessionResult, type SessionState } from './collections.js';
 
 /** States in which a session is alive (claimed by an instance that heartbeats it). */
@@ -325,7 +325,7 @@ export class SessionStore {
         await this.collection.insertOne(doc);
         return true;
       } catch (error) {
-        if ((error as { code?: unknown }).code !== 11000) throw error;
+        if (!isDuplicateKey(error)) throw error;
         const existing = await this.get(doc._id);
         if (existing) return existing;
       }

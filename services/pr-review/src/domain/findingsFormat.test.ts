@@ -121,3 +121,19 @@ describe('paths are normalized: no "..", no leading "/"', () => {
     expect(normalizeFindingPath(path)).toBeNull();
   });
 });
+
+describe('what the stand-in harnesses say for @finding is read back as the findings it names', () => {
+  // Copied from the stand-ins' final message (services/sandboxes, standins/directives.ts findingsMessage,
+  // for `@finding app.js "run(req" high Unchecked input.`); workspaces do not import each other's sources.
+  const standInMessage =
+    'Review done: 1 finding(s).\n\n```ars-findings\n[\n  {\n    "path": "app.js",\n    "line": 2,\n    "severity": "high",\n    "message": "Unchecked input.",\n    "anchor": "run(req.body.id);"\n  }\n]\n```';
+  const none = 'Review done: 0 finding(s).\n\n```ars-findings\n[]\n```';
+
+  test('one finding, no problem; none, no problem', () => {
+    expect(parseFindings(standInMessage)).toEqual({
+      findings: [{ path: 'app.js', line: 2, endLine: 2, severity: 'high', message: 'Unchecked input.', anchor: 'run(req.body.id);' }],
+      problems: [],
+    });
+    expect(parseFindings(none)).toEqual({ findings: [], problems: [] });
+  });
+});

@@ -1,4 +1,7 @@
-import type { StoredFinding } from './classifyFindings.js';
+import { FINDINGS_FENCE } from '@ars/contract';
+import { classifyFindings, type StoredFinding } from './classifyFindings.js';
+import { parseFindings } from './findingsFormat.js';
+import { fingerprintFindings } from './fingerprint.js';
 import { findingCommentBody, findingMarker, fixedReplyBody, markerOf, planFixedReplies, planReviewComments, type HostComment } from './reviewComments.js';
 
 const APP = 'ars-review[bot]';
@@ -113,5 +116,54 @@ describe('"fixed in <sha>" is replied only to fixed findings whose marked commen
       { fingerprint: fp(3), reason: 'already-replied' },
       { fingerprint: fp(4), reason: 'no-comment' },
     ]);
+  });
+});
+
+describe('across a push that shifts lines, a rerun posts no duplicate comment and replies "Fixed in" only where a finding went away', () => {
+  const answer = (findings: object[]): string => `Done.\n\`\`\`${FINDINGS_FENCE}\n${JSON.stringify(findings)}\n\`\`\``;
+  const attempt = (message: string, files: Record<string, string>, previous: StoredFinding[]) => {
+    const { findings, problems } = parseFindings(message);
+    expect(problems).toEqual([]);
+    return classifyFindings(
+      previous,
+      fingerprintFindings(findings, (path) => files[path]?.split('\n') ?? null),
+    );
+  };
+  /** What the source host holds after the adapter posted a plan: our comments, ids c<n>. */
+  const posted = (plan: ReturnType<typeof planReviewComments>, from: HostComment[]): HostComment[] => [
+    ...from,
+    ...plan.post.map((p, i) => comment(`c${from.length + i}`, p.body, { path: p.path, line: p.line })),
+  ];
+
+  test('attempt 1 posts two comments; attempt 2 (lines shifted, one fixed, one new) posts only the new one and replies to the fixed one', () => {
+    const v1 = { 'src/a.ts': 'const x = 1;\neval(input);\nrun(query + id);' };
+    const first = attempt(
+      answer([
+        { path: 'src/a.ts', line: 2, severity: 'critical', message: 'eval of input', ruleId: 'eval' },
+        { path: 'src/a.ts', line: 3, severity: 'high', message: 'query built by hand', ruleId: 'sql' },
+      ]),
+      v1,
+      [],
+    );
+    const plan1 = planReviewComments({ classification: first, existing: [], appLogin: APP });
+    expect(plan1.post).toHaveLength(2);
+    const onHost = posted(plan1, []);
+
+    // The push: two lines inserted above, eval removed, a new problem further down.
+    const v2 = { 'src/a.ts': '// header\n// more\nconst x = 1;\nrun(query + id);\nfs.rmSync(dir);' };
+    const second = attempt(
+      answer([
+        { path: 'src/a.ts', line: 4, severity: 'high', message: 'query built by hand (reworded)', ruleId: 'sql' },
+        { path: 'src/a.ts', line: 5, severity: 'medium', message: 'recursive delete', ruleId: 'rm' },
+      ]),
+      v2,
+      first.findings,
+    );
+    expect([second.new.length, second.persisting.length, second.fixed.length]).toEqual([1, 1, 1]);
+    const plan2 = planReviewComments({ classification: second, existing: onHost, appLogin: APP });
+    expect(plan2.post.map((p) => [p.line, p.fingerprint])).toEqual([[5, second.new[0]?.fingerprint]]);
+    expect(plan2.edit.map((e) => e.fingerprint)).toEqual([second.persisting[0]?.fingerprint]);
+    const replies = planFixedReplies({ fixed: second.fixed, existing: onHost, appLogin: APP, headSha: 'b2' });
+    expect(replies.reply.map((r) => r.fingerprint)).toEqual([second.fixed[0]?.fingerprint]);
   });
 });

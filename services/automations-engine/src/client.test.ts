@@ -145,3 +145,35 @@ describe('review findings: pr-review hands over an attempt’s findings; the run
     expect((await client.getRun(tenant.userId, created.id, runId))?.reviewFindings.map((f) => f.state)).toEqual(['new']);
   });
 });
+
+describe('hold (addition): a trigger may create its run without starting it; release starts it, once', () => {
+  test('held: pending, started false, no agent run even past a sweep; release starts its agent; a second release changes nothing', async () => {
+    const created = await client.createAutomation(tenant.userId, { installationId: tenant.installationId, graph: reviewGraph(), publish: true });
+    const held = await client.trigger(tenant.userId, created.id, { repoId: tenant.repoIds[0] ?? '', input: { prNumber: 9 }, hold: true }, randomUUID());
+    expect(held).toMatchObject({ outcome: 'started', started: false, status: 'pending', reason: 'held until released' });
+    const runId = held.jobRunId ?? '';
+    // An event reaches the held run (it is live) and so gives it a check time: the sweeper looks at it
+    // (it moves the check time on after looking) and must leave it held.
+    expect((await h.automations<{ deliveredTo: number }>(tenant.userId, 'POST', '/events', { name: 'anything' })).data.deliveredTo).toBeGreaterThanOrEqual(1);
+    const checkAt = async () => (await h.db.collection<{ _id: string; checkAt: Date | null }>('automation_runs').findOne({ _id: runId }))?.checkAt ?? null;
+    const first = await checkAt();
+    expect(first).not.toBeNull();
+    await waitFor('the sweeper looked at the held run', async () => ((await checkAt())?.getTime() ?? 0) > (first?.getTime() ?? 0) || undefined);
+    expect((await client.getRun(tenant.userId, created.id, runId))?.status).toBe('pending');
+    expect((await client.getRun(tenant.userId, created.id, runId))?.nodeRuns).toEqual([]);
+    const released = await client.releaseRun(tenant.userId, created.id, runId);
+    expect(released.status).toBe('running');
+    await agentRunOf(created.id, runId);
+    const again = await client.releaseRun(tenant.userId, created.id, runId);
+    expect(again.agent.agentRuns).toBe(1);
+  });
+
+  test('a held run can be cancelled; releasing it afterwards starts nothing', async () => {
+    const created = await client.createAutomation(tenant.userId, { installationId: tenant.installationId, graph: reviewGraph(), publish: true });
+    const held = await client.trigger(tenant.userId, created.id, { repoId: tenant.repoIds[0] ?? '', hold: true }, randomUUID());
+    const runId = held.jobRunId ?? '';
+    expect((await h.automations(tenant.userId, 'POST', `/${created.id}/runs/${runId}/cancel`)).status).toBe(200);
+    const released = await client.releaseRun(tenant.userId, created.id, runId);
+    expect([released.status, released.nodeRuns]).toEqual(['cancelled', []]);
+  });
+});

@@ -24,6 +24,8 @@ export interface TriggerBody {
   input?: Record<string, JsonValue>;
   /** The branch the run's agent runs start from (a pull request's head, for a review); absent: the repository's default. */
   baseBranch?: string | null;
+  /** Create the run without starting it (`pending`, `started: false`) until `releaseRun`. */
+  hold?: boolean;
 }
 
 export interface AutomationsClient {
@@ -35,6 +37,8 @@ export interface AutomationsClient {
   trigger(userId: string, automationId: string, body: TriggerBody, idempotencyKey: string): Promise<TriggerResult['run']>;
   /** `GET …/automations/:automationId/runs/:runId`: the detail, or null when the automation has no such run. */
   getRun(userId: string, automationId: string, runId: string): Promise<AutomationRunDetail | null>;
+  /** `POST …/runs/:runId/release`: a run triggered with `hold` starts; idempotent. */
+  releaseRun(userId: string, automationId: string, runId: string): Promise<AutomationRunDetail>;
   /** `PUT …/runs/:runId/review-findings`: the findings of the review the run made, replacing the run's. */
   setReviewFindings(userId: string, automationId: string, runId: string, findings: ReviewFinding[]): Promise<AutomationRunDetail>;
 }
@@ -50,6 +54,8 @@ export function createAutomationsClient(http: HttpClient): AutomationsClient {
       (await http.post<TriggerResult>(automations(userId, one(automationId, '/trigger')), body, { headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey } })).run,
     getRun: async (userId, automationId, runId) =>
       (await http.get<{ run: AutomationRunDetail | null }>(automations(userId, one(automationId, `/runs/${encodeURIComponent(runId)}`)))).run,
+    releaseRun: async (userId, automationId, runId) =>
+      (await http.post<{ run: AutomationRunDetail }>(automations(userId, one(automationId, `/runs/${encodeURIComponent(runId)}/release`)), {})).run,
     setReviewFindings: async (userId, automationId, runId, findings) =>
       (
         await http.put<{ run: AutomationRunDetail }>(automations(userId, one(automationId, `/runs/${encodeURIComponent(runId)}/review-findings`)), {

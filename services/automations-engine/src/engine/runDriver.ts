@@ -241,7 +241,8 @@ export class RunDriver {
    */
   async check(runId: string): Promise<void> {
     const run = await this.deps.runs.find(runId);
-    if (!run || isTerminal(run.records.run.status)) return;
+    // A held run waits for its release, whatever else reaches it meanwhile (an event, a cancel).
+    if (!run || isTerminal(run.records.run.status) || run.held) return;
     if (run.records.run.status === 'pending') {
       await this.apply(runId, { type: 'triggered', at: new Date().toISOString() });
       return;

@@ -74,6 +74,22 @@ export function setReviewFindings(router: Router, deps: AutomationsDeps): void {
 }
 
 /**
+ * `POST /internal/users/:userId/automations/:automationId/runs/:runId/release` → `{run}`: a run a
+ * trigger with `hold` created starts now. Idempotent: a run not held (released already, cancelled,
+ * never held) is answered as it is. Internal only.
+ */
+export function releaseAutomationRun(router: Router, deps: AutomationsDeps): void {
+  router.post('/users/:userId/automations/:automationId/runs/:runId/release', async (ctx) => {
+    const run = await ownedAutomationRun(deps, pathParam(ctx, 'userId'), pathParam(ctx, 'automationId'), pathParam(ctx, 'runId'));
+    const now = new Date();
+    if (!(await deps.runs.release(run.id, now))) return ok(ctx, await runDetailAnswer(deps, run));
+    deps.logger.info({ automation_id: run.automationId, automation_run_id: run.id }, 'automation run released');
+    const after = (await deps.driver.applyThenPerformLater(run.id, { type: 'triggered', at: now.toISOString() })) ?? run;
+    ok(ctx, await runDetailAnswer(deps, after));
+  });
+}
+
+/**
  * `POST /internal/users/:userId/automations/:automationId/runs/:runId/cancel` (addition) → `{run}`:
  * the run ends `cancelled`, its live agent runs cancelled, its timers and waits cleared. Idempotent:
  * a finished run is answered as it is.

@@ -1,5 +1,5 @@
 import { Router, requireInternalCaller } from '@ars/http-app';
-import { cancelAutomationRun, getAutomationRun, listAutomationRuns, setReviewFindings } from './automationRuns.js';
+import { cancelAutomationRun, getAutomationRun, listAutomationRuns, releaseAutomationRun, setReviewFindings } from './automationRuns.js';
 import { createAutomation } from './createAutomation.js';
 import type { AutomationsDeps } from './deps.js';
 import { getAutomation } from './getAutomation.js';
@@ -29,5 +29,6 @@ export function automationsRoutes(deps: AutomationsDeps, internalToken: string):
   getAutomationRun(router, deps);
   cancelAutomationRun(router, deps);
   setReviewFindings(router, deps);
+  releaseAutomationRun(router, deps);
   return router;
 }

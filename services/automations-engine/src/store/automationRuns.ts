@@ -11,7 +11,8 @@ const DAY_MS = 24 * 3600 * 1000;
 const LIVE = ['pending', 'running', 'waiting'] as const;
 
 /** A stored run with what the engine needs beside the views' fields. */
-export type AutomationRunRecord = StoredAutomationRun & Pick<AutomationRunDoc, 'userId' | 'installationId' | 'catalog' | 'trigger' | 'revision'>;
+export type AutomationRunRecord = StoredAutomationRun &
+  Pick<AutomationRunDoc, 'userId' | 'installationId' | 'catalog' | 'trigger' | 'revision'> & { held: boolean };
 
 export function toRunRecord(doc: AutomationRunDoc): AutomationRunRecord {
   return {
@@ -34,6 +35,7 @@ export function toRunRecord(doc: AutomationRunDoc): AutomationRunRecord {
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
     finishedAt: doc.finishedAt,
+    held: doc.held === true,
   };
 }
 
@@ -115,6 +117,15 @@ export class AutomationRunStore {
       .limit(limit)
       .toArray();
     return docs.map((doc) => doc._id);
+  }
+
+  /**
+   * Lets a held run go: no longer held, and due for the sweeper now (so a crash before its trigger
+   * is applied still triggers it). False when it was not held (released already, or never held).
+   */
+  async release(id: string, now: Date): Promise<boolean> {
+    const result = await this.runs.updateOne({ _id: id, held: true }, { $set: { held: false, checkAt: now } });
+    return result.modifiedCount === 1;
   }
 
   async postponeCheck(id: string, checkAt: Date): Promise<void> {

@@ -88,8 +88,10 @@ export interface AutomationRunDoc {
   updatedAt: Date;
   /** When it reached a terminal status; null while live. */
   finishedAt: Date | null;
-  /** When the sweeper looks at the live run next (pushed forward by every change). */
+  /** When the sweeper looks at the live run next (pushed forward by every change); null while held. */
   checkAt: Date | null;
+  /** Created by a trigger with `hold` and not released yet: `pending`, nothing of it runs, the sweeper leaves it. */
+  held?: boolean;
   _outbox?: OutboxEntry[];
 }
 

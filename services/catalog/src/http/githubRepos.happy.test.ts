@@ -1,13 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { startGitHubStandIn, type GitHubStandIn } from '@ars/github-stand-in';
 import { createLogger } from '@ars/logger';
 import { connectMongo, type Mongo } from '@ars/mongo';
+import { GitHubAppSourceHost } from '@ars/source-host';
 import { testInfrastructure } from '@ars/testenv';
-import { GitHubAppSourceHost } from '../sourceHost/githubApp.js';
 import { syncRepositories } from '../sourceHost/syncRepositories.js';
 import { InstallationStore } from '../store/installations.js';
 import { RepoStore } from '../store/repos.js';
 import { startCatalogHarness, type CatalogHarness } from '../testing/catalogHarness.js';
-import { startGitHubStandIn, type GitHubStandIn } from '../testing/githubStandIn.js';
 
 const APP_ID = '777';
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

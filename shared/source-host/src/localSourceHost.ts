@@ -7,7 +7,6 @@ import { RepositoryStateFile, type StoredCheckRun, type StoredPullRequest, type 
 import { SourceHostError } from './sourceHostError.js';
 import type {
   CheckRun,
-  CheckRunAnnotation,
   CheckRunUpdate,
   InstallationRef,
   NewCheckRun,
@@ -45,11 +44,7 @@ export interface NewLocalPullRequest {
 }
 
 /** A check run as the local host keeps it: with its output and every annotation sent. */
-export interface LocalCheckRunRecord extends CheckRun {
-  detailsUrl: string | null;
-  output: { title: string; summary: string; text: string | null } | null;
-  annotations: CheckRunAnnotation[];
-}
+export interface LocalCheckRunRecord extends CheckRun, Omit<StoredCheckRun, 'url'> {}
 
 export interface LocalSourceHostOptions {
   /** The login reviews and replies are written as; default `agent-run-service[bot]`. */
@@ -225,7 +220,7 @@ export class LocalSourceHost implements SourceHost {
   async readCheckRun(fullName: string, id: number): Promise<LocalCheckRunRecord | null> {
     const repo = await this.repository(fullName);
     const run = (await repo.state.read()).checkRuns.find((r) => r.id === id);
-    return run ? { ...checkRunView(run), detailsUrl: run.detailsUrl, output: run.output, annotations: run.annotations } : null;
+    return run ? { ...run, ...checkRunView(run) } : null;
   }
 
   /** Refused whole (`unprocessable`) when a comment's path or line is not in the pull request's diff, as GitHub does. */

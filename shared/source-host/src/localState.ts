@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { CheckRunAnnotation, CheckRunConclusion, CheckRunStatus } from './sourceHost.js';
+import type { CheckRun, CheckRunAnnotation } from './sourceHost.js';
 
 export interface StoredPullRequest {
   number: number;
@@ -15,13 +15,8 @@ export interface StoredPullRequest {
   baseSha: string;
 }
 
-export interface StoredCheckRun {
-  id: number;
-  name: string;
-  headSha: string;
-  externalId: string | null;
-  status: CheckRunStatus;
-  conclusion: CheckRunConclusion | null;
+/** A check run with what was sent to it (its `url` is always null locally, so not kept). */
+export interface StoredCheckRun extends Omit<CheckRun, 'url'> {
   detailsUrl: string | null;
   output: { title: string; summary: string; text: string | null } | null;
   annotations: CheckRunAnnotation[];

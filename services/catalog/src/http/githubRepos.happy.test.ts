@@ -87,3 +87,22 @@ describe('a GitHub installation the App no longer has: the repository answers 40
     expect(answer.body).toEqual({ ok: false, error: { code: 'CONFLICT', message: 'No source-host access token for the repository (github answered 404)' } });
   });
 });
+
+describe('a rate-limited GitHub is a failure to wait out, not a missing token: 503 SERVICE_UNAVAILABLE', () => {
+  test('GitHub answers 429 with Retry-After for the token → 503', async () => {
+    const user = catalog.newUser();
+    github.addInstallation(33, [{ owner: 'Busy-Org', name: 'app', defaultBranch: 'main' }]);
+    github.failNext({ method: 'POST', path: '/app/installations/33/access_tokens', status: 429, retryAfterSeconds: 30 });
+    const installation = await new InstallationStore(mongo.db).create({ userId: user, account: 'Busy-Org', provider: 'github', externalId: 33 });
+    const repo = await new RepoStore(mongo.db).upsert({
+      userId: user,
+      installationId: installation._id,
+      fullName: 'Busy-Org/app',
+      defaultBranch: 'main',
+      cloneUrl: 'https://github.com/Busy-Org/app.git',
+    });
+    const answer = await catalog.call('GET', `/internal/users/${user}/repos/${repo._id}`);
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+  });
+});

@@ -103,8 +103,16 @@ describe('a check-run update carries at most 50 annotations, appended across upd
     expect(github.checkRuns('acme/widgets').find((r) => r.id === id)?.annotationBatches).toEqual([50, 1]);
   });
 
-  test('a check run on a commit the repository does not have is 422', async () => {
+  test('a check run on a commit the repository does not have is 422; a head from before a push is still a commit', async () => {
     expect((await api('POST', '/repos/acme/widgets/check-runs', { name: 'review', head_sha: 'e'.repeat(40) })).status).toBe(422);
+    const other = github.openPullRequest('acme/widgets', {
+      title: 'Old head',
+      head: { ref: 'old', sha: '9'.repeat(40) },
+      base: { ref: 'main', sha: BASE },
+      files: [],
+    });
+    github.pushHead('acme/widgets', other, { sha: '8'.repeat(40) });
+    expect((await api('POST', '/repos/acme/widgets/check-runs', { name: 'review', head_sha: '9'.repeat(40) })).status).toBe(201);
   });
 });
 

@@ -155,6 +155,8 @@ interface HostedRepository {
   checkRuns: StandInCheckRun[];
   reviews: StandInReview[];
   comments: StandInReviewComment[];
+  /** Every head and base SHA its pull requests have had: the commits it knows (an old head stays known after a push). */
+  commits: Set<string>;
 }
 
 class HttpAnswer extends Error {
@@ -198,7 +200,16 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   const addInstallation = (installationId: number, repositories: StandInRepository[]): void => {
     const hosted = installations.get(installationId) ?? [];
     for (const repo of repositories) {
-      hosted.push({ installationId, id: installationId * 100_000 + hosted.length + 1, repo, pulls: [], checkRuns: [], reviews: [], comments: [] });
+      hosted.push({
+        installationId,
+        id: installationId * 100_000 + hosted.length + 1,
+        repo,
+        pulls: [],
+        checkRuns: [],
+        reviews: [],
+        comments: [],
+        commits: new Set(),
+      });
     }
     installations.set(installationId, hosted);
   };
@@ -519,8 +530,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
         const hosted = reachable(installationId(), m[1] ?? '', m[2] ?? '');
         const body = await readBody(req);
         if (typeof body.name !== 'string' || typeof body.head_sha !== 'string') throw invalid('Invalid request.\n\n"name", "head_sha" weren\'t supplied.');
-        const known = hosted.pulls.some((p) => p.head.sha === body.head_sha || p.base.sha === body.head_sha);
-        if (!known) throw invalid('No commit found for SHA: ' + body.head_sha);
+        if (!hosted.commits.has(body.head_sha)) throw invalid('No commit found for SHA: ' + body.head_sha);
         const run: StandInCheckRun = {
           id: nextId++,
           name: body.name,
@@ -775,6 +785,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     openPullRequest: (fullName, input) => {
       const hosted = hostedRepository(fullName);
       const number = Math.max(0, ...hosted.pulls.map((p) => p.number)) + 1;
+      hosted.commits.add(input.head.sha).add(input.base.sha);
       hosted.pulls.push({
         number,
         title: input.title,
@@ -788,9 +799,10 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       return number;
     },
     pushHead: (fullName, number, head) => {
-      const { pr } = pullOf(fullName, number);
+      const { hosted, pr } = pullOf(fullName, number);
       const before = pr.head.sha;
       pr.head.sha = head.sha;
+      hosted.commits.add(head.sha);
       if (head.files) pr.files = withCounts(head.files);
       return before;
     },

@@ -72,7 +72,7 @@ describe('a pull request opens from a head branch into a base branch, and its he
     git('checkout', '--quiet', 'feature');
   });
 
-  test('a missing pull request reads as null; a second open one for the same branches, a missing branch or head = base is unprocessable', async () => {
+  test('a missing pull request reads as null; a second open one for the same branches, a missing branch, a name git refuses or head = base is unprocessable', async () => {
     expect(await host.getPullRequest(repo, 99)).toBeNull();
     await expect(host.openPullRequest('acme/widgets', { head: 'feature', base: 'main', title: 'again' })).rejects.toMatchObject({
       kind: 'unprocessable',
@@ -80,6 +80,12 @@ describe('a pull request opens from a head branch into a base branch, and its he
     });
     await expect(host.openPullRequest('acme/widgets', { head: 'nope', base: 'main', title: 'x' })).rejects.toMatchObject({ kind: 'unprocessable' });
     await expect(host.openPullRequest('acme/widgets', { head: 'main', base: 'main', title: 'x' })).rejects.toMatchObject({ kind: 'unprocessable' });
+    for (const head of ['../main', '--upload-pack=x', 'refs/heads/feature', 'a..b']) {
+      await expect(host.openPullRequest('acme/widgets', { head, base: 'main', title: 'x' })).rejects.toMatchObject({
+        kind: 'unprocessable',
+        message: expect.stringMatching(/^head /),
+      });
+    }
     await expect(host.closePullRequest('acme/widgets', 99)).rejects.toMatchObject({ kind: 'not_found', status: 404 });
   });
 });

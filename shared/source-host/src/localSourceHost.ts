@@ -1,5 +1,6 @@
 import { access, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { branchNameProblem } from '@ars/git-refs';
 import { capCheckRunText } from './checkRunLimits.js';
 import { commentableLines } from './diffLines.js';
 import { commitFiles, diffFiles, diffText, git, resolveCommit } from './localGit.js';
@@ -110,6 +111,13 @@ export class LocalSourceHost implements SourceHost {
   /** Opens a pull request from `head` into `base` (both existing branches), numbered 1, 2, … per repository. */
   async openPullRequest(fullName: string, input: NewLocalPullRequest): Promise<PullRequest> {
     const repo = await this.repository(fullName);
+    for (const [field, branch] of [
+      ['head', input.head],
+      ['base', input.base],
+    ] as const) {
+      const problem = branchNameProblem(branch);
+      if (problem !== null) throw unprocessable(`${field} ${problem}`);
+    }
     const headSha = await resolveCommit(repo.path, `refs/heads/${input.head}`);
     const baseSha = await resolveCommit(repo.path, `refs/heads/${input.base}`);
     if (headSha === null) throw unprocessable(`head branch ${input.head} does not exist`);

@@ -66,8 +66,9 @@ async function startAutomation(c: Client, graph: unknown, input: Record<string, 
   return { automationId, runId: dataOf(triggered).run.jobRunId };
 }
 
-async function detail(c: Client, automationId: string, runId: string): Promise<RunDetail> {
-  return dataOf(await call<{ run: RunDetail }>(`${c.api}/automations/${automationId}/runs/${runId}`, { headers: c.auth })).run;
+/** The run's detail; undefined while the engine is down or does not know it (`{run: null}`). */
+async function detail(c: Client, automationId: string, runId: string): Promise<RunDetail | undefined> {
+  return dataOf(await call<{ run: RunDetail | null }>(`${c.api}/automations/${automationId}/runs/${runId}`, { headers: c.auth })).run ?? undefined;
 }
 
 async function until(c: Client, automationId: string, runId: string, what: string, check: (run: RunDetail) => boolean, timeoutMs = 90_000): Promise<RunDetail> {

@@ -1,11 +1,10 @@
 import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
 import type { Logger } from '@ars/logger';
 import { runService, type RunningService } from '@ars/service';
+import { GitHubAppSourceHost, LocalSourceHost } from '@ars/source-host';
 import { catalogConfigSchema, resolveCatalogSettings } from './config.js';
 import type { CatalogDeps } from './http/deps.js';
 import { catalogRoutes } from './http/routes.js';
-import { GitHubAppSourceHost } from './sourceHost/githubApp.js';
-import { LocalSourceHost } from './sourceHost/localSourceHost.js';
 import { AgentStore } from './store/agents.js';
 import { CATALOG_INDEXES } from './store/collections.js';
 import { InstallationStore } from './store/installations.js';

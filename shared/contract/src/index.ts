@@ -21,3 +21,21 @@ export {
 } from './runs.js';
 export type { Agent, CatalogRepo, DevInstallation, Model, Repo } from './catalog.js';
 export type { CancelState, LifecycleEvent, Sandbox, SandboxCancelAnswer, SandboxLogs } from './sandboxes.js';
+export {
+  FINDINGS_FENCE,
+  FINDING_SEVERITIES,
+  FINDING_STATES,
+  MAX_FINDINGS,
+  MAX_FINDING_ANCHOR_LENGTH,
+  MAX_FINDING_MESSAGE_LENGTH,
+  MAX_FINDING_PATH_LENGTH,
+  MAX_FINDING_RULE_ID_LENGTH,
+  MAX_FINDING_TITLE_LENGTH,
+  MAX_REVIEW_FINDINGS,
+  REPORTED_FINDING_SCHEMA,
+  REVIEW_FINDINGS_BODY_SCHEMA,
+  type FindingSeverity,
+  type FindingState,
+  type ReportedFinding,
+  type ReviewFinding,
+} from './findings.js';

@@ -1,7 +1,7 @@
 // The automation run records of the contract (`GET /automations/{id}/runs` and `/runs/{runId}`),
 // built from a stored run: the contract names what they hold, this file fixes every field (README,
 // "Automation run records"). No I/O; texts are sanitized here, whatever they came from.
-import type { RunUsage } from '@ars/contract';
+import type { ReviewFinding, RunUsage } from '@ars/contract';
 import { isSensitiveKey, REDACTED, sanitizeText } from '@ars/sanitize';
 import type { JsonValue } from './expressions.js';
 import type { NodeType } from './flowGraph.js';
@@ -48,8 +48,10 @@ export interface StoredAutomationRun {
   versionId: string;
   versionNumber: number;
   repoId: string;
+  baseBranch: string | null;
   records: RunRecords;
   aiCalls: AiCall[];
+  reviewFindings: ReviewFinding[];
   dispatch: DispatchEvent[];
   dispatchCount: number;
   createdAt: Date;
@@ -81,6 +83,8 @@ export interface AutomationRunSummary {
   versionNumber: number;
   status: AutomationRunStatus;
   repoId: string;
+  /** The branch its agent runs start from (null: the repository's default branch). */
+  baseBranch: string | null;
   /** The agents the run's agent nodes ran, how many agent runs it started and how many still run. */
   agent: { agentIds: string[]; agentRuns: number; running: number };
   /** Summed over its finished agent runs. */
@@ -108,8 +112,8 @@ export interface AutomationRunDetail extends Omit<AutomationRunSummary, 'nodeRun
   /** Events of `POST /automations/events` the run received, oldest first, with the await_event that took each. */
   events: { id: string; name: string; data: JsonValue; receivedAt: string; consumedBy: string | null }[];
   errors: { nodeId: string | null; message: string }[];
-  /** Findings of a PR review the run made; automations have none of their own (PR reviews fill it, issue 15). */
-  reviewFindings: unknown[];
+  /** Findings of the PR review the run made (pr-review hands them over); an automation's own runs have none. */
+  reviewFindings: ReviewFinding[];
 }
 
 /** How long a text of a view may be (a rendered prompt is at most 100,000 characters). */
@@ -160,6 +164,7 @@ function summaryFields(run: StoredAutomationRun, types: NodeTypes): Omit<Automat
     versionNumber: run.versionNumber,
     status: records.run.status,
     repoId: run.repoId,
+    baseBranch: run.baseBranch,
     agent: {
       agentIds,
       agentRuns: agentNodes.filter((nodeRun) => nodeRun.agentRunId !== undefined).length,
@@ -222,6 +227,10 @@ export function toAutomationRunDetail(run: StoredAutomationRun, types: NodeTypes
       consumedBy: event.consumedBy ?? null,
     })),
     errors,
-    reviewFindings: [],
+    reviewFindings: run.reviewFindings.map((finding) => ({
+      ...finding,
+      title: finding.title === null ? null : sanitizeText(finding.title, { cap: 500 }),
+      message: sanitizeText(finding.message, { cap: 4_000 }),
+    })),
   };
 }

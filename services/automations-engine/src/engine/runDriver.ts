@@ -39,9 +39,20 @@ export interface EngineDeps {
   secrets: KnownSecrets;
 }
 
-/** What an agent node asks the runs service for: the same body (and so the same hash) every time it is asked. */
-export function agentRunBody(repoId: string, request: AgentRequest): InternalStartRunBody {
-  return { repoId, prompt: request.prompt, harness: request.harness, createBranch: true, ...(request.modelId ? { model: request.modelId } : {}) };
+/**
+ * What an agent node asks the runs service for: the same body (and so the same hash) every time it
+ * is asked. Always its own generated working branch, from the run's base branch (else the
+ * repository's default).
+ */
+export function agentRunBody(repoId: string, request: AgentRequest, baseBranch: string | null): InternalStartRunBody {
+  return {
+    repoId,
+    prompt: request.prompt,
+    harness: request.harness,
+    createBranch: true,
+    ...(baseBranch ? { baseBranch } : {}),
+    ...(request.modelId ? { model: request.modelId } : {}),
+  };
 }
 
 export class RunDriver {
@@ -163,7 +174,7 @@ export class RunDriver {
   }
 
   private async startAgentRun(run: AutomationRunRecord, effect: Extract<Effect, { type: 'startAgentRun' }>): Promise<void> {
-    const body = agentRunBody(effect.repoId, effect);
+    const body = agentRunBody(effect.repoId, effect, run.baseBranch);
     const identity = { idempotencyKey: effect.idempotencyKey, requestHash: requestHash(body) };
     const at = (): string => new Date().toISOString();
     try {
@@ -184,7 +195,7 @@ export class RunDriver {
       // Not confirmed: the run the key made, if the start reached the runs service at all (a replay makes nothing).
       const nodeRun = run.records.nodeRuns[effect.nodeId];
       if (!nodeRun) return;
-      const body = agentRunBody(run.repoId, nodeRun.input as unknown as AgentRequest);
+      const body = agentRunBody(run.repoId, nodeRun.input as unknown as AgentRequest, run.baseBranch);
       const made = await runsApi.replayRun(run.userId, body, { idempotencyKey: effect.idempotencyKey, requestHash: requestHash(body) });
       agentRunId = made?.runId;
     }
@@ -230,7 +241,8 @@ export class RunDriver {
    */
   async check(runId: string): Promise<void> {
     const run = await this.deps.runs.find(runId);
-    if (!run || isTerminal(run.records.run.status)) return;
+    // A held run waits for its release, whatever else reaches it meanwhile (an event, a cancel).
+    if (!run || isTerminal(run.records.run.status) || run.held) return;
     if (run.records.run.status === 'pending') {
       await this.apply(runId, { type: 'triggered', at: new Date().toISOString() });
       return;

@@ -164,7 +164,7 @@ describe('cancel: the run ends cancelled, its agent runs cancelled and its timer
 });
 
 describe('tenancy: another user’s automation run is 404 on every route', () => {
-  test('list, detail and cancel answer 404 to another user; a run id of another automation is 404 Automation run not found', async () => {
+  test('list, detail and cancel answer 404 to another user', async () => {
     const { automationId, runId } = await flows.start(tenant, twoAgents());
     const other = await h.newTenant();
     for (const [method, path] of [
@@ -173,11 +173,25 @@ describe('tenancy: another user’s automation run is 404 on every route', () =>
       ['POST', `/${automationId}/runs/${runId}/cancel`],
     ] as const) {
       const answer = await h.automations(other.userId, method, path);
-      expect([method, path, answer.status]).toEqual([method, path, 404]);
+      expect([method, path, answer.status, answer.body]).toEqual([
+        method,
+        path,
+        404,
+        { ok: false, error: { code: 'NOT_FOUND', message: 'Automation not found' } },
+      ]);
     }
+  });
+});
+
+describe('the detail of a run the automation does not have is {run: null} (CONTRACT.md: AutomationRunDetail or null); cancel of one is 404', () => {
+  test('a run id of another automation of the caller, and an unknown id: 200 {run: null}; cancelling either is 404 Automation run not found', async () => {
+    const { runId } = await flows.start(tenant, twoAgents());
     const another = await flows.publish(tenant, twoAgents());
-    const wrong = await h.automations(tenant.userId, 'GET', `/${another.id}/runs/${runId}`);
-    expect([wrong.status, wrong.body]).toEqual([404, { ok: false, error: { code: 'NOT_FOUND', message: 'Automation run not found' } }]);
-    expect([wrong.status, (wrong.body as { error: { message: string } }).error.message]).toEqual([404, 'Automation run not found']);
+    for (const id of [runId, 'no-such-run']) {
+      const answer = await h.automations(tenant.userId, 'GET', `/${another.id}/runs/${id}`);
+      expect([id, answer.status, answer.body]).toEqual([id, 200, { ok: true, data: { run: null } }]);
+      const cancel = await h.automations(tenant.userId, 'POST', `/${another.id}/runs/${id}/cancel`);
+      expect([id, cancel.status, cancel.body]).toEqual([id, 404, { ok: false, error: { code: 'NOT_FOUND', message: 'Automation run not found' } }]);
+    }
   });
 });

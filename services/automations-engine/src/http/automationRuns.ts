@@ -1,5 +1,6 @@
+import { REVIEW_FINDINGS_BODY_SCHEMA, type ReviewFinding } from '@ars/contract';
 import { AppError } from '@ars/errors';
-import { clampLimit, ok, parseQuery, pathParam, type Router } from '@ars/http-app';
+import { clampLimit, ok, parseQuery, pathParam, requestBody, validateBody, type Router } from '@ars/http-app';
 import { toAutomationRunDetail, toAutomationRunSummary } from '../domain/automationRunView.js';
 import type { AutomationRunRecord } from '../store/automationRuns.js';
 import { ownedAutomation } from './automationAnswer.js';
@@ -42,11 +43,49 @@ export function listAutomationRuns(router: Router, deps: AutomationsDeps): void 
   });
 }
 
-/** `GET /internal/users/:userId/automations/:automationId/runs/:runId` → `{run}`: the detail; another automation's or user's run is 404. */
+/**
+ * `GET /internal/users/:userId/automations/:automationId/runs/:runId` → `{run}`: the detail. Another
+ * user's automation is 404 like any route; a run id this automation does not have is `{run: null}`
+ * (CONTRACT.md: `{run: AutomationRunDetail or null}`).
+ */
 export function getAutomationRun(router: Router, deps: AutomationsDeps): void {
   router.get('/users/:userId/automations/:automationId/runs/:runId', async (ctx) => {
+    const automationId = pathParam(ctx, 'automationId');
+    await ownedAutomation(deps, pathParam(ctx, 'userId'), automationId);
+    const run = await deps.runs.findOfAutomation(automationId, pathParam(ctx, 'runId'));
+    ok(ctx, run ? await runDetailAnswer(deps, run) : { run: null });
+  });
+}
+
+const parseReviewFindings = validateBody<{ findings: ReviewFinding[] }>(REVIEW_FINDINGS_BODY_SCHEMA);
+
+/**
+ * `PUT /internal/users/:userId/automations/:automationId/runs/:runId/review-findings` → `{run}`:
+ * the findings pr-review classified for the review this run made replace the run's (at most
+ * MAX_REVIEW_FINDINGS; texts sanitized when shown). Internal only: the gateway has no public route to it.
+ */
+export function setReviewFindings(router: Router, deps: AutomationsDeps): void {
+  router.put('/users/:userId/automations/:automationId/runs/:runId/review-findings', async (ctx) => {
     const run = await ownedAutomationRun(deps, pathParam(ctx, 'userId'), pathParam(ctx, 'automationId'), pathParam(ctx, 'runId'));
-    ok(ctx, await runDetailAnswer(deps, run));
+    const { findings } = parseReviewFindings(requestBody(ctx));
+    if (!(await deps.runs.setReviewFindings(run.id, findings))) throw automationRunNotFound();
+    ok(ctx, await runDetailAnswer(deps, { ...run, reviewFindings: findings }));
+  });
+}
+
+/**
+ * `POST /internal/users/:userId/automations/:automationId/runs/:runId/release` → `{run}`: a run a
+ * trigger with `hold` created starts now. Idempotent: a run not held (released already, cancelled,
+ * never held) is answered as it is. Internal only.
+ */
+export function releaseAutomationRun(router: Router, deps: AutomationsDeps): void {
+  router.post('/users/:userId/automations/:automationId/runs/:runId/release', async (ctx) => {
+    const run = await ownedAutomationRun(deps, pathParam(ctx, 'userId'), pathParam(ctx, 'automationId'), pathParam(ctx, 'runId'));
+    const now = new Date();
+    if (!(await deps.runs.release(run.id, now))) return ok(ctx, await runDetailAnswer(deps, run));
+    deps.logger.info({ automation_id: run.automationId, automation_run_id: run.id }, 'automation run released');
+    const after = (await deps.driver.applyThenPerformLater(run.id, { type: 'triggered', at: now.toISOString() })) ?? run;
+    ok(ctx, await runDetailAnswer(deps, after));
   });
 }
 

@@ -66,13 +66,26 @@ export const VALIDATE_GRAPH_BODY_SCHEMA = { type: 'object', properties: { graph:
 export interface TriggerBody {
   repoId: string;
   input?: Record<string, JsonValue>;
+  baseBranch?: string | null;
+  hold?: boolean;
 }
 
-/** `POST …/trigger`: `repoId` (the catalog's bound) and `input`, any JSON object (the start node's `inputSchema` checks it further). */
+/**
+ * `POST …/trigger`: `repoId` (the catalog's bound) and `input`, any JSON object (the start node's
+ * `inputSchema` checks it further); `baseBranch` (addition) the branch its agent runs start from,
+ * a valid branch name (checked by the route), null or absent for the repository's default; `hold`
+ * (addition) creates the run without starting it, until `…/runs/:runId/release` (a PR review queued
+ * behind another on the same commit).
+ */
 export const TRIGGER_BODY_SCHEMA = {
   type: 'object',
   required: ['repoId'],
-  properties: { repoId: { type: 'string', minLength: 1, maxLength: MAX_REPO_ID_LENGTH }, input: { type: 'object' } },
+  properties: {
+    repoId: { type: 'string', minLength: 1, maxLength: MAX_REPO_ID_LENGTH },
+    input: { type: 'object' },
+    baseBranch: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
+    hold: { type: 'boolean' },
+  },
 };
 
 export interface AutomationEventBody {

@@ -1,5 +1,5 @@
 import { Router, requireInternalCaller } from '@ars/http-app';
-import { cancelAutomationRun, getAutomationRun, listAutomationRuns } from './automationRuns.js';
+import { cancelAutomationRun, getAutomationRun, listAutomationRuns, releaseAutomationRun, setReviewFindings } from './automationRuns.js';
 import { createAutomation } from './createAutomation.js';
 import type { AutomationsDeps } from './deps.js';
 import { getAutomation } from './getAutomation.js';
@@ -28,5 +28,7 @@ export function automationsRoutes(deps: AutomationsDeps, internalToken: string):
   listAutomationRuns(router, deps);
   getAutomationRun(router, deps);
   cancelAutomationRun(router, deps);
+  setReviewFindings(router, deps);
+  releaseAutomationRun(router, deps);
   return router;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_KEY_HEADER } from '@ars/contract';
+import { branchNameProblem } from '@ars/git-refs';
 import { AppError, isAppError } from '@ars/errors';
 import { ok, pathParam, requestBody, validateBody, type Router } from '@ars/http-app';
 import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
@@ -32,13 +33,14 @@ export interface TriggerResult {
 }
 
 function triggerResult(run: AutomationRunRecord, outcome: TriggerResult['run']['outcome']): TriggerResult {
+  const held = run.held && run.records.run.status === 'pending';
   return {
     run: {
       automationId: run.automationId,
       jobRunId: run.id,
       outcome,
-      reason: null,
-      started: true,
+      reason: held ? 'held until released' : null,
+      started: !held,
       status: run.records.run.status,
       runtime: { provider: 'automations-engine', runId: run.id },
     },
@@ -94,7 +96,12 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
     const idempotencyKey = requireIdempotencyKey(ctx.get(IDEMPOTENCY_KEY_HEADER));
     const body = parseTrigger(requestBody(ctx));
     const input = body.input ?? {};
-    const hash = requestHash({ automationId, repoId: body.repoId, input });
+    const baseBranch = body.baseBranch ?? null;
+    const branchProblem = baseBranch === null ? null : branchNameProblem(baseBranch);
+    if (branchProblem) throw AppError.badRequest(`baseBranch ${branchProblem}`);
+    // baseBranch only when given: a key used before it existed still replays the same request.
+    const hold = body.hold === true;
+    const hash = requestHash({ automationId, repoId: body.repoId, input, ...(baseBranch === null ? {} : { baseBranch }), ...(hold ? { hold } : {}) });
 
     const existing = await deps.runs.findByTriggerKey(userId, idempotencyKey);
     if (existing) return ok(ctx, replayOf(existing, hash), 202);
@@ -123,6 +130,7 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
       versionId: version.id,
       versionNumber: version.versionNumber,
       repoId: body.repoId,
+      baseBranch,
       status: 'pending',
       recordsJson: JSON.stringify(records),
       revision: 0,
@@ -135,16 +143,18 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
-      // A crash before `triggered` is written leaves it pending: the sweeper triggers it.
-      checkAt: now,
+      // A crash before `triggered` is written leaves it pending: the sweeper triggers it. A held run
+      // is left alone until its release.
+      checkAt: hold ? null : now,
+      held: hold,
     };
     if (!(await deps.runs.insert(doc, []))) {
       const winner = await deps.runs.findByTriggerKey(userId, idempotencyKey);
       if (!winner) throw AppError.internal('a trigger with this key was made and is gone');
       return ok(ctx, replayOf(winner, hash), 202);
     }
-    deps.logger.info({ automation_id: automationId, automation_run_id: id, version_number: version.versionNumber }, 'automation triggered');
-    const run = await deps.driver.applyThenPerformLater(id, { type: 'triggered', at: now.toISOString() });
+    deps.logger.info({ automation_id: automationId, automation_run_id: id, version_number: version.versionNumber, held: hold }, 'automation triggered');
+    const run = hold ? await deps.runs.find(id) : await deps.driver.applyThenPerformLater(id, { type: 'triggered', at: now.toISOString() });
     if (!run) throw AppError.internal('the automation run disappeared');
     ok(ctx, triggerResult(run, 'started'), 202);
   });

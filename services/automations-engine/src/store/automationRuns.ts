@@ -1,4 +1,5 @@
 import { outboxInsert, withOutbox, type OutboxMessage } from '@ars/bus';
+import type { ReviewFinding } from '@ars/contract';
 import { isDuplicateKey, type Collection, type Db, type Filter } from '@ars/mongo';
 import type { RunSummary } from '../domain/automationView.js';
 import type { AiCall, DispatchEvent, StoredAutomationRun } from '../domain/automationRunView.js';
@@ -10,7 +11,8 @@ const DAY_MS = 24 * 3600 * 1000;
 const LIVE = ['pending', 'running', 'waiting'] as const;
 
 /** A stored run with what the engine needs beside the views' fields. */
-export type AutomationRunRecord = StoredAutomationRun & Pick<AutomationRunDoc, 'userId' | 'installationId' | 'catalog' | 'trigger' | 'revision'>;
+export type AutomationRunRecord = StoredAutomationRun &
+  Pick<AutomationRunDoc, 'userId' | 'installationId' | 'catalog' | 'trigger' | 'revision'> & { held: boolean };
 
 export function toRunRecord(doc: AutomationRunDoc): AutomationRunRecord {
   return {
@@ -21,16 +23,19 @@ export function toRunRecord(doc: AutomationRunDoc): AutomationRunRecord {
     versionId: doc.versionId,
     versionNumber: doc.versionNumber,
     repoId: doc.repoId,
+    baseBranch: doc.baseBranch ?? null,
     records: JSON.parse(doc.recordsJson) as RunRecords,
     revision: doc.revision,
     catalog: doc.catalog,
     trigger: doc.trigger,
     aiCalls: doc.aiCalls,
+    reviewFindings: doc.reviewFindings ?? [],
     dispatch: doc.dispatch,
     dispatchCount: doc.dispatchCount,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
     finishedAt: doc.finishedAt,
+    held: doc.held === true,
   };
 }
 
@@ -114,8 +119,23 @@ export class AutomationRunStore {
     return docs.map((doc) => doc._id);
   }
 
+  /**
+   * Lets a held run go: no longer held, and due for the sweeper now (so a crash before its trigger
+   * is applied still triggers it). False when it was not held (released already, or never held).
+   */
+  async release(id: string, now: Date): Promise<boolean> {
+    const result = await this.runs.updateOne({ _id: id, held: true }, { $set: { held: false, checkAt: now } });
+    return result.modifiedCount === 1;
+  }
+
   async postponeCheck(id: string, checkAt: Date): Promise<void> {
     await this.runs.updateOne({ _id: id, status: { $in: [...LIVE] } }, { $set: { checkAt } });
+  }
+
+  /** Replaces the review findings of the run (pr-review's classification of its attempt); false when there is no such run. */
+  async setReviewFindings(id: string, findings: ReviewFinding[]): Promise<boolean> {
+    const result = await this.runs.updateOne({ _id: id }, { $set: { reviewFindings: findings, updatedAt: new Date() } });
+    return result.matchedCount === 1;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { OutboxEntry } from '@ars/bus';
+import type { ReviewFinding } from '@ars/contract';
 import type { CollectionIndexes } from '@ars/mongo';
 import type { AutomationStatus } from '../domain/automationView.js';
 import type { AiCall, DispatchEvent, ModelPricing } from '../domain/automationRunView.js';
@@ -64,6 +65,8 @@ export interface AutomationRunDoc {
   versionId: string;
   versionNumber: number;
   repoId: string;
+  /** The branch its agent runs start from (the trigger's `baseBranch`); null or absent: the repository's default branch. */
+  baseBranch?: string | null;
   status: AutomationRunStatus;
   /** The core's `RunRecords` as JSON text; its `run.revision` equals `revision`. */
   recordsJson: string;
@@ -76,6 +79,8 @@ export interface AutomationRunDoc {
   agentRunIds: string[];
   /** One per agent run that finished: model, harness, usage and cost. */
   aiCalls: AiCall[];
+  /** The findings pr-review classified for the review this run made (PR reviews only; replaced whole). */
+  reviewFindings?: ReviewFinding[];
   /** The latest dispatch events (at most DISPATCH_KEPT), oldest first; `dispatchCount` counts them all. */
   dispatch: DispatchEvent[];
   dispatchCount: number;
@@ -83,8 +88,10 @@ export interface AutomationRunDoc {
   updatedAt: Date;
   /** When it reached a terminal status; null while live. */
   finishedAt: Date | null;
-  /** When the sweeper looks at the live run next (pushed forward by every change). */
+  /** When the sweeper looks at the live run next (pushed forward by every change); null while held. */
   checkAt: Date | null;
+  /** Created by a trigger with `hold` and not released yet: `pending`, nothing of it runs, the sweeper leaves it. */
+  held?: boolean;
   _outbox?: OutboxEntry[];
 }
 

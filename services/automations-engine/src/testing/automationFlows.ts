@@ -76,8 +76,8 @@ export function automationFlows(h: AutomationsHarness): AutomationFlows {
       return { automationId: automation.id, runId: triggered.data.run.jobRunId };
     },
     async detail(tenant, automationId, runId) {
-      const answer = await h.automations<{ run: AutomationRunDetail }>(tenant.userId, 'GET', `/${automationId}/runs/${runId}`);
-      if (answer.status !== 200) throw new Error(`reading the run failed: ${answer.status} ${answer.text}`);
+      const answer = await h.automations<{ run: AutomationRunDetail | null }>(tenant.userId, 'GET', `/${automationId}/runs/${runId}`);
+      if (answer.status !== 200 || !answer.data.run) throw new Error(`reading the run failed: ${answer.status} ${answer.text}`);
       return answer.data.run;
     },
     async list(tenant, automationId, query = '') {

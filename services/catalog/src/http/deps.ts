@@ -1,8 +1,7 @@
 import type { Logger } from '@ars/logger';
+import type { LocalSourceHost, SourceHost, SourceHostProvider } from '@ars/source-host';
 import { availableModels, type CatalogModel } from '../domain/modelAvailability.js';
 import { DEFAULT_PLAN, MODEL_CATALOG } from '../domain/modelCatalog.js';
-import type { LocalSourceHost } from '../sourceHost/localSourceHost.js';
-import type { SourceHost, SourceHostProvider } from '../sourceHost/sourceHost.js';
 import type { AgentStore } from '../store/agents.js';
 import type { InstallationStore } from '../store/installations.js';
 import type { ModelSettingsStore } from '../store/modelSettings.js';

@@ -1,5 +1,6 @@
 import { AppError } from '@ars/errors';
 import { ok, type Router, pathParam } from '@ars/http-app';
+import { SourceHostError } from '@ars/source-host';
 import { sourceHostFor, type CatalogDeps } from './deps.js';
 import { toRepo } from './repoView.js';
 
@@ -7,8 +8,9 @@ import { toRepo } from './repoView.js';
  * `GET /internal/users/:userId/repos/:repoId` → `{repo: Repo & {clone_url}}`, 404 unless the user's.
  * `clone_url` is what a sandbox clones with: the `file://` URL locally; for GitHub an https URL
  * carrying a short-lived installation access token (a secret: never log it). When the source host
- * refuses a token (installation removed or suspended: 401/403/404) the answer is 409 `CONFLICT`;
- * when it cannot be reached or fails, 503 `SERVICE_UNAVAILABLE`.
+ * refuses a token (installation removed or suspended: `SourceHostError` of kind unauthorized,
+ * forbidden or not_found) the answer is 409 `CONFLICT`; when it cannot be reached, fails or is rate
+ * limited, 503 `SERVICE_UNAVAILABLE`.
  */
 export function getRepo(router: Router, deps: CatalogDeps): void {
   router.get('/users/:userId/repos/:repoId', async (ctx) => {
@@ -29,9 +31,8 @@ export function getRepo(router: Router, deps: CatalogDeps): void {
 }
 
 function sourceHostFailure(provider: string, error: unknown): AppError {
-  const status = (error as { status?: unknown }).status;
-  if (status === 401 || status === 403 || status === 404) {
-    return AppError.conflict(`No source-host access token for the repository (${provider} answered ${status})`);
+  if (error instanceof SourceHostError && (error.kind === 'unauthorized' || error.kind === 'forbidden' || error.kind === 'not_found')) {
+    return AppError.conflict(`No source-host access token for the repository (${provider} answered ${error.status})`);
   }
   return AppError.unavailable(`The ${provider} source host failed to issue an access token`);
 }

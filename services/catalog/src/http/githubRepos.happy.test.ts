@@ -1,13 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { startGitHubStandIn, type GitHubStandIn } from '@ars/github-stand-in';
 import { createLogger } from '@ars/logger';
 import { connectMongo, type Mongo } from '@ars/mongo';
+import { GitHubAppSourceHost } from '@ars/source-host';
 import { testInfrastructure } from '@ars/testenv';
-import { GitHubAppSourceHost } from '../sourceHost/githubApp.js';
 import { syncRepositories } from '../sourceHost/syncRepositories.js';
 import { InstallationStore } from '../store/installations.js';
 import { RepoStore } from '../store/repos.js';
 import { startCatalogHarness, type CatalogHarness } from '../testing/catalogHarness.js';
-import { startGitHubStandIn, type GitHubStandIn } from '../testing/githubStandIn.js';
 
 const APP_ID = '777';
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -42,6 +42,20 @@ afterAll(async () => {
   await github.close();
 });
 
+/** `GET repos/:repoId` of `<account>/app` in a new user's GitHub installation with that id. */
+async function getRepoOfNewInstallation(account: string, externalId: number) {
+  const user = catalog.newUser();
+  const installation = await new InstallationStore(mongo.db).create({ userId: user, account, provider: 'github', externalId });
+  const repo = await new RepoStore(mongo.db).upsert({
+    userId: user,
+    installationId: installation._id,
+    fullName: `${account}/app`,
+    defaultBranch: 'main',
+    cloneUrl: `https://github.com/${account}/app.git`,
+  });
+  return catalog.call('GET', `/internal/users/${user}/repos/${repo._id}`);
+}
+
 describe('a GitHub installation’s repositories are imported through the App and served like local ones; clone_url carries an installation token', () => {
   test('sync, list by full_name (q any case), get with an x-access-token clone URL', async () => {
     const user = catalog.newUser();
@@ -73,17 +87,18 @@ describe('a GitHub installation’s repositories are imported through the App an
 
 describe('a GitHub installation the App no longer has: the repository answers 409 CONFLICT (no source-host access token)', () => {
   test('GitHub answers 404 for the token → 409', async () => {
-    const user = catalog.newUser();
-    const installation = await new InstallationStore(mongo.db).create({ userId: user, account: 'Gone-Org', provider: 'github', externalId: 32 });
-    const repo = await new RepoStore(mongo.db).upsert({
-      userId: user,
-      installationId: installation._id,
-      fullName: 'Gone-Org/app',
-      defaultBranch: 'main',
-      cloneUrl: 'https://github.com/Gone-Org/app.git',
-    });
-    const answer = await catalog.call('GET', `/internal/users/${user}/repos/${repo._id}`);
+    const answer = await getRepoOfNewInstallation('Gone-Org', 32);
     expect(answer.status).toBe(409);
     expect(answer.body).toEqual({ ok: false, error: { code: 'CONFLICT', message: 'No source-host access token for the repository (github answered 404)' } });
+  });
+});
+
+describe('a rate-limited GitHub is a failure to wait out, not a missing token: 503 SERVICE_UNAVAILABLE', () => {
+  test('GitHub answers 429 with Retry-After for the token → 503', async () => {
+    github.addInstallation(33, [{ owner: 'Busy-Org', name: 'app', defaultBranch: 'main' }]);
+    github.failNext({ method: 'POST', path: '/app/installations/33/access_tokens', status: 429, retryAfterSeconds: 30 });
+    const answer = await getRepoOfNewInstallation('Busy-Org', 33);
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
   });
 });

@@ -1,6 +1,6 @@
+import type { SourceHost } from '@ars/source-host';
 import type { InstallationDoc, RepoDoc } from '../store/collections.js';
 import type { RepoStore } from '../store/repos.js';
-import type { SourceHost } from './sourceHost.js';
 
 /**
  * Imports every repository the source host shows for the installation into the catalog (new ones

@@ -1,6 +1,6 @@
 import type { Collection, Db } from '@ars/mongo';
+import type { SourceHostProvider } from '@ars/source-host';
 import { COLLECTIONS, type CounterDoc, type InstallationDoc } from './collections.js';
-import type { SourceHostProvider } from '../sourceHost/sourceHost.js';
 
 export class InstallationStore {
   private readonly counters: Collection<CounterDoc>;

@@ -1,5 +1,3 @@
 // The catalog's test entry point (`@ars/catalog/testing`): for other workspaces' tests, not built into dist/.
 export { startCatalogHarness } from './catalogHarness.js';
 export type { CatalogHarness, DevInstallation } from './catalogHarness.js';
-export { checkAppJwt, startGitHubStandIn } from './githubStandIn.js';
-export type { GitHubStandIn, GitHubStandInOptions, StandInRepository } from './githubStandIn.js';

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { usageOfReport } from '../domain/runUsage.js';
 import type { HarnessName } from './adapter.js';
-import { fakeUsage, parseDirectives } from './standins/directives.js';
+import { fakeUsage, findingsMessage, parseDirectives } from './standins/directives.js';
 import { assertStandInsBuilt, makeWorkTree, record, type WorkTree } from './testing.js';
 
 const HARNESSES: HarnessName[] = ['codex', 'claude-code'];
@@ -96,6 +96,24 @@ describe.each(HARNESSES)('%s adapter against its stand-in', (harness) => {
     expect(given.events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['model model-under-test']);
     const none = await record(harness, '@model', tree.dir);
     expect(none.events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['model (default)']);
+  });
+
+  test('@finding: the last agent message carries every finding located in the working tree, in the findings format', async () => {
+    await writeFile(join(tree.dir, 'app.js'), 'const a = 1;\nrun(req.body.id);\n');
+    const prompt = '@say reviewing\n@finding app.js "run(req" high Unchecked input.\n@finding app.js nowhere low Never found.\n@finding gone.js x info Gone.';
+    const first = await record(harness, prompt, tree.dir);
+    expect(first.result.status).toBe('success');
+    const finding = { path: 'app.js', line: 2, severity: 'high', message: 'Unchecked input.', anchor: 'run(req.body.id);' } as const;
+    expect(first.events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual([
+      'reviewing',
+      '@finding: no line of app.js contains "nowhere"; no finding',
+      '@finding: gone.js is not in the working tree; no finding',
+      findingsMessage([finding]),
+    ]);
+    // Lines inserted above: the same directive finds the code where it is now.
+    await writeFile(join(tree.dir, 'app.js'), '// new header\n\nconst a = 1;\nrun(req.body.id);\n');
+    const shifted = await record(harness, '@finding app.js "run(req" high Unchecked input.', tree.dir);
+    expect(shifted.events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual([findingsMessage([{ ...finding, line: 4 }])]);
   });
 
   test('the run usage of the stand-in is its deterministic report, read through the real wire format', async () => {

@@ -5,7 +5,20 @@
 // (directives.ts) instead of asking a model. Started through bin/claude-code-standin.mjs.
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { StepRunner, emitLine, exitOnSignals, fakeUsage, log, modelAnswer, parseDirectives, writeInTree, type Step } from './directives.js';
+import type { ReportedFinding } from '@ars/contract';
+import {
+  StepRunner,
+  collectFinding,
+  emitLine,
+  exitOnSignals,
+  fakeUsage,
+  findingsMessage,
+  log,
+  modelAnswer,
+  parseDirectives,
+  writeInTree,
+  type Step,
+} from './directives.js';
 
 const VERSION = '2.1.330';
 const TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write'];
@@ -60,6 +73,9 @@ class Session {
   private toolCount = 0;
   private turns = 0;
   private costUsd = 0;
+  /** The turn's last assistant text (the `result` text) and its located `@finding`s. */
+  private lastText = '';
+  private findings: ReportedFinding[] = [];
   private readonly runner: StepRunner;
 
   constructor(
@@ -93,6 +109,11 @@ class Session {
       },
       ...this.envelope(),
     });
+  }
+
+  private say(text: string): Promise<void> {
+    this.lastText = text;
+    return this.assistant([{ type: 'text', text }]);
   }
 
   private toolResult(toolUseId: string, content: string, isError: boolean, toolUseResult: unknown): Promise<void> {
@@ -136,16 +157,16 @@ class Session {
     }
     const steps = parseDirectives(prompt);
     log('claude-code', `model ${this.args.model}, ${steps.length} step(s) in ${this.cwd}`);
-    let lastText = '';
+    this.lastText = '';
+    this.findings = [];
     let failure: string | null = null;
     for (const step of steps) {
       if (this.runner.isStopped) return;
-      if (step.kind === 'say') lastText = step.text;
-      if (step.kind === 'model') lastText = modelAnswer(this.args.requestedModel);
       failure = await this.step(step);
       if (failure !== null) break;
     }
     if (this.runner.isStopped) return;
+    if (failure === null && steps.some((step) => step.kind === 'finding')) await this.say(findingsMessage(this.findings));
     const usage = fakeUsage(prompt, steps);
     this.costUsd += (usage.input * 3 + usage.output * 15) / 1_000_000;
     const common = {
@@ -166,7 +187,7 @@ class Session {
       ...this.envelope(),
     };
     if (failure === null) {
-      await emitLine({ ...common, subtype: 'success', is_error: false, result: lastText });
+      await emitLine({ ...common, subtype: 'success', is_error: false, result: this.lastText });
     } else {
       log('claude-code', `turn failed: ${failure}`);
       await emitLine({ ...common, subtype: 'error_during_execution', is_error: true, errors: [failure] });
@@ -177,11 +198,16 @@ class Session {
   private async step(step: Step): Promise<string | null> {
     switch (step.kind) {
       case 'say':
-        await this.assistant([{ type: 'text', text: step.text }]);
+        await this.say(step.text);
         return null;
       case 'model':
-        await this.assistant([{ type: 'text', text: modelAnswer(this.args.requestedModel) }]);
+        await this.say(modelAnswer(this.args.requestedModel));
         return null;
+      case 'finding': {
+        const note = await collectFinding(this.cwd, step, this.findings);
+        if (note !== null) await this.say(note);
+        return null;
+      }
       case 'tool': {
         const id = await this.toolUse(step.name, step.input);
         await this.toolResult(id, `stand-in tool ${step.name} called`, false, { ok: true });

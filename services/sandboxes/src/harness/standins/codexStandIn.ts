@@ -3,7 +3,20 @@
 // diagnostics on stderr. It follows the directives in the prompt (directives.ts) instead of asking
 // a model. Started through bin/codex-standin.mjs.
 import { randomUUID } from 'node:crypto';
-import { StepRunner, emitLine, exitOnSignals, fakeUsage, log, modelAnswer, parseDirectives, writeInTree, type Step } from './directives.js';
+import type { ReportedFinding } from '@ars/contract';
+import {
+  StepRunner,
+  collectFinding,
+  emitLine,
+  exitOnSignals,
+  fakeUsage,
+  findingsMessage,
+  log,
+  modelAnswer,
+  parseDirectives,
+  writeInTree,
+  type Step,
+} from './directives.js';
 
 interface CodexArgs {
   cd: string | null;
@@ -85,8 +98,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   await emitLine({ type: 'turn.started' });
   log('codex', `model ${parsed.model ?? '(default)'}, ${steps.length} step(s) in ${cwd}`);
 
+  const context = { cwd, model: parsed.model, findings: [] as ReportedFinding[] };
   for (const step of steps) {
-    const failure = await runStep(step, runner, { cwd, model: parsed.model }, nextId);
+    const failure = await runStep(step, runner, context, nextId);
     if (failure !== null) {
       // As the real CLI does when a turn fails: an `error` event, then `turn.failed`, exit code 1.
       await emitLine({ type: 'error', message: failure });
@@ -94,6 +108,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       log('codex', `turn failed: ${failure}`);
       return 1;
     }
+  }
+  if (steps.some((step) => step.kind === 'finding')) {
+    await emitLine({ type: 'item.completed', item: { id: nextId(), type: 'agent_message', text: findingsMessage(context.findings) } });
   }
   const usage = fakeUsage(prompt, steps);
   await emitLine({
@@ -110,7 +127,12 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** Runs one step and prints its items; returns the failure message of a `@fail`, else null. */
-async function runStep(step: Step, runner: StepRunner, context: { cwd: string; model: string | null }, nextId: () => string): Promise<string | null> {
+async function runStep(
+  step: Step,
+  runner: StepRunner,
+  context: { cwd: string; model: string | null; findings: ReportedFinding[] },
+  nextId: () => string,
+): Promise<string | null> {
   const { cwd } = context;
   switch (step.kind) {
     case 'say':
@@ -165,6 +187,11 @@ async function runStep(step: Step, runner: StepRunner, context: { cwd: string; m
           status: outcome.ok ? 'completed' : 'failed',
         },
       });
+      return null;
+    }
+    case 'finding': {
+      const note = await collectFinding(cwd, step, context.findings);
+      if (note !== null) await emitLine({ type: 'item.completed', item: { id: nextId(), type: 'agent_message', text: note } });
       return null;
     }
     case 'sleep':

@@ -1,9 +1,24 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { FINDINGS_FENCE, FINDING_SEVERITIES } from '@ars/contract';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseClaudeArgs } from './claudeCodeStandIn.js';
 import { parseCodexArgs } from './codexStandIn.js';
-import { DEFAULT_STEPS, fakeUsage, modelAnswer, parseDirectives, resolveInTree, unescapeText, writeInTree } from './directives.js';
+import {
+  DEFAULT_STEPS,
+  STANDIN_FINDINGS_FENCE,
+  STANDIN_FINDING_SEVERITIES,
+  collectFinding,
+  fakeUsage,
+  findingsMessage,
+  locateFinding,
+  modelAnswer,
+  parseDirectives,
+  resolveInTree,
+  unescapeText,
+  writeInTree,
+  type Step,
+} from './directives.js';
 
 describe('directives: one per line, every other line is ordinary prompt text', () => {
   test('each directive is read with its argument', () => {
@@ -147,5 +162,77 @@ describe('stand-in command lines are the ones the SDKs pass', () => {
       ]),
     ).toEqual({ model: 'claude-x', requestedModel: 'claude-x', permissionMode: 'bypassPermissions' });
     expect(typeof parseClaudeArgs(['-p', 'hello'])).toBe('string');
+  });
+});
+
+describe('@finding <path> <text> <severity> <message>: a finding on the first line of <path> that contains <text>', () => {
+  test('<text> is one word, or a JSON string when it starts with "; <message> is the rest of the line', () => {
+    expect(
+      parseDirectives(
+        [
+          '@finding src/a.ts query( high The id reaches the query unchecked.',
+          '  @finding lib/b.js "return  db.query(id);" critical Two spaces\\nand a newline',
+          '@finding c.py "say \\"hi\\"" info quoted',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      { kind: 'finding', path: 'src/a.ts', text: 'query(', severity: 'high', message: 'The id reaches the query unchecked.' },
+      { kind: 'finding', path: 'lib/b.js', text: 'return  db.query(id);', severity: 'critical', message: 'Two spaces\nand a newline' },
+      { kind: 'finding', path: 'c.py', text: 'say "hi"', severity: 'info', message: 'quoted' },
+    ]);
+  });
+
+  test('malformed: ordinary text (no severity, unknown severity, no message, unclosed or empty JSON string)', () => {
+    const prompt = [
+      '@finding src/a.ts query(',
+      '@finding src/a.ts query( blocker message',
+      '@finding src/a.ts query( high',
+      '@finding src/a.ts "unclosed high message',
+      '@finding src/a.ts "" high message',
+      '@finding src/a.ts "x"y high message',
+      '@finding',
+    ].join('\n');
+    expect(parseDirectives(prompt)).toEqual(DEFAULT_STEPS);
+  });
+
+  test('the fence and severities the stand-ins spell are the findings format of @ars/contract', () => {
+    expect(STANDIN_FINDINGS_FENCE).toBe(FINDINGS_FENCE);
+    expect(STANDIN_FINDING_SEVERITIES).toEqual(FINDING_SEVERITIES);
+  });
+});
+
+describe('@finding follows the code: it reads the file in the working tree, and says so when the file or the text is not there', () => {
+  let dir: string;
+  const step = (path: string, text: string): Extract<Step, { kind: 'finding' }> => ({ kind: 'finding', path, text, severity: 'high', message: 'm' });
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ars-finding-'));
+    await mkdir(join(dir, 'src'));
+    await writeFile(join(dir, 'src/a.ts'), 'const a = 1;\n  return db.query(id);\nreturn db.query(id);\n');
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('the first line containing the text; its line moves when lines are inserted above', async () => {
+    expect(await locateFinding(dir, step('./src/a.ts', 'db.query('))).toEqual({
+      ok: true,
+      finding: { path: 'src/a.ts', line: 2, severity: 'high', message: 'm', anchor: 'return db.query(id);' },
+    });
+    await writeFile(join(dir, 'src/a.ts'), '// one\n// two\nconst a = 1;\n  return db.query(id);\n');
+    expect(await locateFinding(dir, step('src/a.ts', 'db.query('))).toMatchObject({ ok: true, finding: { line: 4 } });
+  });
+
+  test('a missing file, a text on no line, a path outside the tree: a message, no finding', async () => {
+    const findings: never[] = [];
+    expect(await collectFinding(dir, step('src/gone.ts', 'x'), findings)).toBe('@finding: src/gone.ts is not in the working tree; no finding');
+    expect(await collectFinding(dir, step('src/a.ts', 'nowhere'), findings)).toBe('@finding: no line of src/a.ts contains "nowhere"; no finding');
+    expect(await collectFinding(dir, step('../a.ts', 'x'), findings)).toBe('@finding: ../a.ts is outside the working tree; no finding');
+    expect(findings).toEqual([]);
+  });
+
+  test('the final message carries every finding in one ```ars-findings block (a JSON array, [] when none)', () => {
+    const finding = { path: 'src/a.ts', line: 2, severity: 'high' as const, message: 'm', anchor: 'x' };
+    expect(findingsMessage([finding])).toBe(`Review done: 1 finding(s).\n\n\`\`\`ars-findings\n${JSON.stringify([finding], null, 2)}\n\`\`\``);
+    expect(findingsMessage([])).toBe('Review done: 0 finding(s).\n\n```ars-findings\n[]\n```');
   });
 });

@@ -2,8 +2,11 @@
 // are ordinary prompt text. Shared by both stand-ins so they behave alike.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, normalize, resolve, sep } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
+// Types only: the stand-ins run with nothing of the project but their own built files (paths.ts,
+// standInFiles), so they import no value from another package.
+import type { FindingSeverity, ReportedFinding } from '@ars/contract';
 
 export type Step =
   | { kind: 'say'; text: string }
@@ -12,7 +15,8 @@ export type Step =
   | { kind: 'write'; path: string; text: string }
   | { kind: 'sleep'; ms: number }
   | { kind: 'fail'; message: string }
-  | { kind: 'model' };
+  | { kind: 'model' }
+  | { kind: 'finding'; path: string; text: string; severity: FindingSeverity; message: string };
 
 /** The script of a prompt without any directive: one message, one `ls`, success. */
 export const DEFAULT_STEPS: readonly Step[] = [
@@ -26,7 +30,7 @@ export function unescapeText(text: string): string {
 }
 
 function parseLine(line: string): Step | null {
-  const match = /^\s*@(say|tool|shell|write|sleep|fail|model)(?:\s+(.*))?$/.exec(line);
+  const match = /^\s*@(say|tool|shell|write|sleep|fail|model|finding)(?:\s+(.*))?$/.exec(line);
   if (!match) return null;
   const name = match[1] as string;
   const rest = (match[2] ?? '').trim();
@@ -59,9 +63,52 @@ function parseLine(line: string): Step | null {
       return { kind: 'fail', message: rest === '' ? 'the agent failed' : rest };
     case 'model':
       return rest === '' ? { kind: 'model' } : null;
+    case 'finding':
+      return parseFinding(rest);
     default:
       return null;
   }
+}
+
+/**
+ * The fence and severities of the findings format (@ars/contract: FINDINGS_FENCE,
+ * FINDING_SEVERITIES), spelled here because the stand-ins cannot import values from it at run time;
+ * directives.test.ts holds them equal.
+ */
+export const STANDIN_FINDINGS_FENCE = 'ars-findings';
+export const STANDIN_FINDING_SEVERITIES: readonly FindingSeverity[] = ['critical', 'high', 'medium', 'low', 'info'];
+
+/**
+ * `@finding <path> <text> <severity> <message>`: `<path>` one word; `<text>` a JSON string when it
+ * starts with `"` (so it may hold spaces), else one word; `<severity>` one of the findings format's;
+ * `<message>` the rest of the line (`\n` and `\\` as in `@say`). Anything else: ordinary text.
+ */
+function parseFinding(rest: string): Step | null {
+  const head = /^(\S+)\s+(.*)$/.exec(rest);
+  if (!head) return null;
+  const path = head[1] as string;
+  let after = head[2] as string;
+  let text: string;
+  if (after.startsWith('"')) {
+    const quoted = /^"(?:[^"\\]|\\.)*"/.exec(after);
+    if (!quoted) return null;
+    try {
+      text = JSON.parse(quoted[0]) as string;
+    } catch {
+      return null;
+    }
+    after = after.slice(quoted[0].length);
+    if (after !== '' && !/^\s/.test(after)) return null;
+  } else {
+    const word = /^(\S+)(.*)$/.exec(after);
+    text = word?.[1] as string;
+    after = word?.[2] ?? '';
+  }
+  const tail = /^\s+(\S+)\s+(.+)$/.exec(after);
+  if (text === '' || !tail) return null;
+  const severity = tail[1] as FindingSeverity;
+  if (!STANDIN_FINDING_SEVERITIES.includes(severity)) return null;
+  return { kind: 'finding', path, text, severity, message: unescapeText((tail[2] as string).trim()) };
 }
 
 /** The steps a prompt asks for; a prompt with none gets DEFAULT_STEPS. */
@@ -102,6 +149,49 @@ export async function writeInTree(cwd: string, path: string, text: string): Prom
   } catch (error) {
     return { ok: false, fullPath: full, kind, error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+export type FindingOutcome = { ok: true; finding: ReportedFinding } | { ok: false; message: string };
+
+/**
+ * A `@finding` located in the working tree: on the first line of the file that contains its text
+ * (so it follows the code when lines shift), with that line, trimmed, as its anchor. A file that is
+ * not there (or outside the tree) or a text on no line: `ok: false` and the agent's message saying so.
+ */
+export async function locateFinding(cwd: string, step: Extract<Step, { kind: 'finding' }>): Promise<FindingOutcome> {
+  const full = resolveInTree(cwd, step.path);
+  if (!full) return { ok: false, message: `@finding: ${step.path} is outside the working tree; no finding` };
+  let content: string;
+  try {
+    content = await readFile(full, 'utf8');
+  } catch {
+    return { ok: false, message: `@finding: ${step.path} is not in the working tree; no finding` };
+  }
+  const lines = content.split(/\r?\n/);
+  const index = lines.findIndex((line) => line.includes(step.text));
+  if (index < 0) return { ok: false, message: `@finding: no line of ${step.path} contains ${JSON.stringify(step.text)}; no finding` };
+  const path = relative(cwd, full).split(sep).join('/');
+  const anchor = (lines[index] as string).trim();
+  return { ok: true, finding: { path, line: index + 1, severity: step.severity, message: step.message, anchor } };
+}
+
+/**
+ * Runs a `@finding` step: a finding located joins `findings` (said in the turn's final message);
+ * otherwise the message saying why, for the agent to say at once (null when located).
+ */
+export async function collectFinding(cwd: string, step: Extract<Step, { kind: 'finding' }>, findings: ReportedFinding[]): Promise<string | null> {
+  const outcome = await locateFinding(cwd, step);
+  if (!outcome.ok) return outcome.message;
+  findings.push(outcome.finding);
+  return null;
+}
+
+/**
+ * The final agent message of a prompt with `@finding`s: a sentence, then every finding located in
+ * the findings format (one ```ars-findings block, a JSON array; `[]` when none was found).
+ */
+export function findingsMessage(findings: readonly ReportedFinding[]): string {
+  return `Review done: ${findings.length} finding(s).\n\n\`\`\`${STANDIN_FINDINGS_FENCE}\n${JSON.stringify(findings, null, 2)}\n\`\`\``;
 }
 
 export interface ShellOutcome {

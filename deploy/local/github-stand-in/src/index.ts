@@ -1,0 +1,18 @@
+// @ars/github-stand-in: a stateful stand-in GitHub REST API for tests (never imported by production code).
+export { startGitHubStandIn } from './standIn.js';
+export type {
+  GitHubStandIn,
+  GitHubStandInOptions,
+  NewStandInPullRequest,
+  StandInAnnotation,
+  StandInCheckRun,
+  StandInFault,
+  StandInPullRequest,
+  StandInPullRequestFile,
+  StandInRepository,
+  StandInReview,
+  StandInReviewComment,
+  StandInWebhook,
+} from './standIn.js';
+export { checkAppJwt, type AppJwtCheck } from './appJwt.js';
+export { sendWebhook, signWebhookBody, type WebhookDelivery, type WebhookTarget } from './webhooks.js';

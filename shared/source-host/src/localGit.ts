@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { PullRequestFile, PullRequestFileStatus } from './sourceHost.js';
+
+const run = promisify(execFile);
+
+/** The git CLI with the service's identity, by argument vector (never a shell string). */
+export async function git(args: string[], cwd?: string, input?: string): Promise<string> {
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'Agent Run Service',
+    GIT_AUTHOR_EMAIL: 'dev@agent-run.local',
+    GIT_COMMITTER_NAME: 'Agent Run Service',
+    GIT_COMMITTER_EMAIL: 'dev@agent-run.local',
+  };
+  const child = run('git', args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+  if (input !== undefined) {
+    child.child.stdin?.end(input);
+  }
+  const { stdout } = await child;
+  return stdout;
+}
+
+/** The commit a ref or SHA names in the repository, or null when it names none. */
+export async function resolveCommit(repoPath: string, ref: string): Promise<string | null> {
+  if (ref.startsWith('-')) return null;
+  try {
+    return (await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], repoPath)).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a commit on `branch` straight into a bare repository with git's plumbing (no worktree). */
+export async function commitFiles(repoPath: string, branch: string, files: Record<string, string>, message: string): Promise<string> {
+  const entries: string[] = [];
+  for (const [filePath, content] of Object.entries(files)) {
+    if (filePath.includes('/')) throw new Error(`nested paths are not supported in seed files: ${filePath}`);
+    const blob = (await git(['hash-object', '-w', '--stdin'], repoPath, content)).trim();
+    entries.push(`100644 blob ${blob}\t${filePath}`);
+  }
+  const tree = (await git(['mktree'], repoPath, `${entries.join('\n')}\n`)).trim();
+  const commit = (await git(['commit-tree', tree, '-m', message], repoPath)).trim();
+  await git(['update-ref', `refs/heads/${branch}`, commit], repoPath);
+  return commit;
+}
+
+/** `git diff base...head`: what the head branch changed since it left the base (renames found). */
+export async function diffText(repoPath: string, baseSha: string, headSha: string): Promise<string> {
+  return git(['diff', '-M', '--no-color', '--no-ext-diff', `${baseSha}...${headSha}`], repoPath);
+}
+
+const STATUS: Record<string, PullRequestFileStatus> = { A: 'added', D: 'removed', M: 'modified', R: 'renamed', C: 'copied', T: 'changed' };
+
+/** The changed files of `base...head` as GitHub lists a pull request's files, each with its hunks. */
+export async function diffFiles(repoPath: string, baseSha: string, headSha: string): Promise<PullRequestFile[]> {
+  const range = `${baseSha}...${headSha}`;
+  const [nameStatus, numstat, text] = await Promise.all([
+    git(['diff', '-M', '--name-status', '-z', range], repoPath),
+    git(['diff', '-M', '--numstat', '-z', range], repoPath),
+    diffText(repoPath, baseSha, headSha),
+  ]);
+  // --name-status -z: `M\0path\0` or `R100\0old\0new\0`; --numstat -z: `a\td\tpath\0` or `a\td\t\0old\0new\0`.
+  const names = nameStatus.split('\0');
+  const counts = numstat.split('\0');
+  const sections = text.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
+  const files: PullRequestFile[] = [];
+  let n = 0;
+  let c = 0;
+  while (n < names.length - 1) {
+    const code = names[n] ?? '';
+    const renamed = code.startsWith('R') || code.startsWith('C');
+    const path = (renamed ? names[n + 2] : names[n + 1]) ?? '';
+    n += renamed ? 3 : 2;
+    const [additions = '0', deletions = '0', inline = ''] = (counts[c] ?? '').split('\t');
+    c += inline === '' ? 3 : 1;
+    const section = sections[files.length] ?? '';
+    const hunks = section.indexOf('\n@@');
+    files.push({
+      path,
+      status: STATUS[code.charAt(0)] ?? 'modified',
+      additions: Number(additions) || 0,
+      deletions: Number(deletions) || 0,
+      patch: hunks === -1 ? null : section.slice(hunks + 1).replace(/\n$/, ''),
+    });
+  }
+  return files;
+}

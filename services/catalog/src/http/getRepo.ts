@@ -1,7 +1,7 @@
 import { AppError } from '@ars/errors';
 import { ok, type Router, pathParam } from '@ars/http-app';
-import { SourceHostError } from '@ars/source-host';
 import { sourceHostFor, type CatalogDeps } from './deps.js';
+import { sourceHostFailure } from './repoAccess.js';
 import { toRepo } from './repoView.js';
 
 /**
@@ -28,11 +28,4 @@ export function getRepo(router: Router, deps: CatalogDeps): void {
       });
     ok(ctx, { repo: { ...toRepo(repo), clone_url: cloneUrl } });
   });
-}
-
-function sourceHostFailure(provider: string, error: unknown): AppError {
-  if (error instanceof SourceHostError && (error.kind === 'unauthorized' || error.kind === 'forbidden' || error.kind === 'not_found')) {
-    return AppError.conflict(`No source-host access token for the repository (${provider} answered ${error.status})`);
-  }
-  return AppError.unavailable(`The ${provider} source host failed to issue an access token`);
 }

@@ -24,13 +24,7 @@ export interface RepoAccess {
  */
 export function repoAccess(router: Router, deps: CatalogDeps): void {
   router.post('/users/:userId/repos/:repoId/access', async (ctx) => {
-    const userId = pathParam(ctx, 'userId');
-    const repo = await deps.repos.findOwned(userId, pathParam(ctx, 'repoId'));
-    if (!repo) throw AppError.notFound('Repository not found');
-    const installation = await deps.installations.findOwned(userId, repo.installationId);
-    if (!installation) throw AppError.notFound('Repository not found');
-    const host = sourceHostFor(deps, installation.provider);
-    if (!host) throw AppError.unavailable(`The ${installation.provider} source host is not configured`);
+    const { repo, installation, host } = await ownedRepoOnHost(deps, pathParam(ctx, 'userId'), pathParam(ctx, 'repoId'));
     const ref = { account: installation.account, externalId: installation.externalId };
     const granted = await host.accessToken(ref).catch((error: unknown) => {
       throw sourceHostFailure(installation.provider, error);
@@ -44,6 +38,17 @@ export function repoAccess(router: Router, deps: CatalogDeps): void {
     };
     ok(ctx, { access });
   });
+}
+
+/** The user's repository, its installation and that installation's source host: 404 unless the user's, 503 when the host is not configured. */
+export async function ownedRepoOnHost(deps: CatalogDeps, userId: string, repoId: string) {
+  const repo = await deps.repos.findOwned(userId, repoId);
+  if (!repo) throw AppError.notFound('Repository not found');
+  const installation = await deps.installations.findOwned(userId, repo.installationId);
+  if (!installation) throw AppError.notFound('Repository not found');
+  const host = sourceHostFor(deps, installation.provider);
+  if (!host) throw AppError.unavailable(`The ${installation.provider} source host is not configured`);
+  return { repo, installation, host };
 }
 
 /** A refused token (installation removed or suspended) is 409; the host unreachable, failing or rate limited is 503. */

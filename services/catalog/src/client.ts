@@ -2,6 +2,9 @@
 // typed with @ars/contract's shapes. Imports no catalog runtime, so a caller pulls in nothing else.
 import type { Agent, CatalogRepo, DevInstallation, Model, Repo } from '@ars/contract';
 import type { HttpClient } from '@ars/http-client';
+import type { RepoAccess } from './http/repoAccess.js';
+
+export type { RepoAccess };
 
 /** Per call: aborts it (with the client's deadline) and overrides that deadline. */
 export interface CallOptions {
@@ -21,6 +24,12 @@ export interface CatalogClient {
   listRepos(userId: string, query?: { q?: string; limit?: number }): Promise<Repo[]>;
   /** `GET /internal/users/:userId/repos/:repoId`: NOT_FOUND unless the user's; `clone_url` may carry a token. */
   repo(userId: string, repoId: string, options?: CallOptions): Promise<CatalogRepo>;
+  /**
+   * `POST /internal/users/:userId/repos/:repoId/access`: how to reach the repository on its source
+   * host, with a short-lived token (null for the local host); NOT_FOUND unless the user's, CONFLICT
+   * when the host refuses a token, SERVICE_UNAVAILABLE when it cannot issue one now.
+   */
+  repoAccess(userId: string, repoId: string): Promise<RepoAccess>;
   /** `GET /internal/users/:userId/installations/:installationId`: NOT_FOUND unless the user's. */
   installation(userId: string, installationId: number): Promise<CatalogInstallation>;
   /** `GET /internal/users/:userId/agents`: the user's own agents, then the presets. */
@@ -42,6 +51,9 @@ export function createCatalogClient(http: HttpClient): CatalogClient {
     async repo(userId, repoId, options = {}) {
       const answer = await http.get<{ repo: CatalogRepo }>(`${user(userId)}/repos/${encodeURIComponent(repoId)}`, options);
       return answer.repo;
+    },
+    async repoAccess(userId, repoId) {
+      return (await http.post<{ access: RepoAccess }>(`${user(userId)}/repos/${encodeURIComponent(repoId)}/access`, {})).access;
     },
     async installation(userId, installationId) {
       return (await http.get<{ installation: CatalogInstallation }>(`${user(userId)}/installations/${installationId}`)).installation;

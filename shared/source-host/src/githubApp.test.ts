@@ -77,3 +77,25 @@ describe('GitHub refuses what it would refuse', () => {
     await expect(host().listRepositories({ account: 'acme', externalId: null })).rejects.toThrow('has no GitHub installation id');
   });
 });
+
+describe('constructed with an installation token source instead of the App’s key (pr-review: the catalog hands out tokens), it uses the tokens it is given and mints none', () => {
+  test('listRepositories and accessToken with a token the catalog minted; the stand-in sees no new mint, and a token it never minted is refused', async () => {
+    const catalog = host();
+    const granted = await catalog.installationToken(8);
+    const mintedBefore = github.minted.length;
+    const asked: number[] = [];
+    const reviewer = new GitHubAppSourceHost({
+      apiUrl: github.url,
+      installationToken: async (installationId) => {
+        asked.push(installationId);
+        return granted;
+      },
+    });
+    expect((await reviewer.listRepositories({ account: 'octo', externalId: 8 })).map((repo) => repo.fullName)).toEqual(['octo/one']);
+    expect(await reviewer.accessToken({ account: 'octo', externalId: 8 })).toEqual(granted);
+    expect(asked).toEqual([8, 8]);
+    expect(github.minted).toHaveLength(mintedBefore);
+    const forged = new GitHubAppSourceHost({ apiUrl: github.url, installationToken: async () => ({ token: 'ghs_forged', expiresAt: granted.expiresAt }) });
+    await expect(forged.listRepositories({ account: 'octo', externalId: 8 })).rejects.toMatchObject({ kind: 'unauthorized', status: 401 });
+  });
+});

@@ -20,13 +20,24 @@ import type {
   SourceHostRepository,
 } from './sourceHost.js';
 
-export interface GitHubAppOptions {
-  appId: string;
-  /** The App's private key (PEM, PKCS#1 as GitHub issues it, or PKCS#8). */
-  privateKey: string;
+/**
+ * Either the App's own credentials (the catalog: it mints installation tokens), or where to get an
+ * installation token from (pr-review: the catalog hands them out, so no other service holds the App's key).
+ */
+export type GitHubAppOptions = {
   /** `https://api.github.com`, or a GitHub Enterprise Server's `https://<host>/api/v3`. */
   apiUrl: string;
-}
+} & (
+  | {
+      appId: string;
+      /** The App's private key (PEM, PKCS#1 as GitHub issues it, or PKCS#8). */
+      privateKey: string;
+    }
+  | {
+      /** An installation access token (and when it expires) for the installation: a secret, never logged. */
+      installationToken: (installationId: number) => Promise<{ token: string; expiresAt: string }>;
+    }
+);
 
 /** The fields of GitHub's answers the adapter reads (GitHub's names). */
 interface GitHubRepository {
@@ -80,22 +91,33 @@ const PAGE_SIZE = 100;
  */
 export class GitHubAppSourceHost implements SourceHost {
   readonly provider = 'github' as const;
-  private readonly app: Octokit;
+  private readonly mintToken: (installationId: number) => Promise<{ token: string; expiresAt: string }>;
   private readonly baseUrl: string;
 
   constructor(options: GitHubAppOptions) {
     this.baseUrl = options.apiUrl.replace(/\/+$/, '');
-    this.app = new Octokit({
+    if ('installationToken' in options) {
+      this.mintToken = options.installationToken;
+      return;
+    }
+    const app = new Octokit({
       baseUrl: this.baseUrl,
       authStrategy: createAppAuth,
       auth: { appId: options.appId, privateKey: options.privateKey },
     });
+    this.mintToken = async (installationId) => {
+      const auth = (await hostCall(() => app.auth({ type: 'installation', installationId }))) as { token: string; expiresAt: string };
+      return { token: auth.token, expiresAt: auth.expiresAt };
+    };
   }
 
   /** An installation access token and when it expires (ISO 8601). A secret: never log it. */
   async installationToken(installationId: number): Promise<{ token: string; expiresAt: string }> {
-    const auth = (await hostCall(() => this.app.auth({ type: 'installation', installationId }))) as { token: string; expiresAt: string };
-    return { token: auth.token, expiresAt: auth.expiresAt };
+    return this.mintToken(installationId);
+  }
+
+  async accessToken(installation: InstallationRef): Promise<{ token: string; expiresAt: string }> {
+    return this.installationToken(requireExternalId(installation));
   }
 
   async listRepositories(installation: InstallationRef): Promise<SourceHostRepository[]> {

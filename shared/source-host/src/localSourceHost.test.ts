@@ -48,3 +48,9 @@ describe('the local source host lists an account’s repositories with the branc
     expect(await host.listRepositories({ account: '../escape', externalId: null })).toEqual([]);
   });
 });
+
+describe('the local source host needs no access token: it is reached on disk', () => {
+  test('accessToken is null', async () => {
+    expect(await new LocalSourceHost(root).accessToken({ account: 'acme', externalId: null })).toBeNull();
+  });
+});

@@ -93,6 +93,11 @@ export class LocalSourceHost implements SourceHost {
     return repository.cloneUrl;
   }
 
+  /** The local host needs no token: it is reached on disk. */
+  async accessToken(_installation: InstallationRef): Promise<null> {
+    return null;
+  }
+
   async createRepository(input: NewLocalRepository): Promise<LocalRepository> {
     for (const part of [input.owner, input.name]) {
       if (!validPart(part)) throw new Error(`invalid repository name part: ${part}`);

@@ -137,6 +137,11 @@ export interface SourceHost {
    * token (treat it as a secret: never log it); for the local host it is the `file://` URL.
    */
   authenticatedCloneUrl(installation: InstallationRef, repository: { cloneUrl: string }): Promise<string>;
+  /**
+   * A short-lived access token for the installation (GitHub: an installation access token; a
+   * secret, never logged), or null when the host needs none (the local host).
+   */
+  accessToken(installation: InstallationRef): Promise<{ token: string; expiresAt: string } | null>;
 
   /** The pull request, or null when the repository has none by that number. */
   getPullRequest(repo: RepositoryRef, number: number): Promise<PullRequest | null>;

@@ -2,8 +2,8 @@
 // GitHub's field names and refusals, checking App JWTs like GitHub, with a control plane for tests.
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { commentableLines } from '@ars/source-host';
 import { checkAppJwt, type AppJwtCheck } from './appJwt.js';
+import { rightSideLines } from './diffLines.js';
 import { sendWebhook, type WebhookDelivery, type WebhookTarget } from './webhooks.js';
 
 export interface StandInRepository {
@@ -599,8 +599,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
         for (const c of drafts) {
           const file = pr.files.find((f) => f.filename === c.path);
           if (typeof c.body !== 'string' || typeof c.line !== 'number' || !file) throw invalid('Unprocessable Entity', ['Path could not be resolved']);
-          if ((c.side ?? 'RIGHT') !== 'RIGHT' || !commentableLines(file.patch).has(c.line))
-            throw invalid('Unprocessable Entity', ['Line could not be resolved']);
+          if ((c.side ?? 'RIGHT') !== 'RIGHT' || !rightSideLines(file.patch).has(c.line)) throw invalid('Unprocessable Entity', ['Line could not be resolved']);
         }
         const commitId = typeof body.commit_id === 'string' ? body.commit_id : pr.head.sha;
         const review: StandInReview = {

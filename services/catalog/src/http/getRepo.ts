@@ -1,7 +1,6 @@
-import { AppError } from '@ars/errors';
 import { ok, type Router, pathParam } from '@ars/http-app';
-import { SourceHostError } from '@ars/source-host';
-import { sourceHostFor, type CatalogDeps } from './deps.js';
+import type { CatalogDeps } from './deps.js';
+import { ownedRepoOnHost, sourceHostFailure } from './repoAccess.js';
 import { toRepo } from './repoView.js';
 
 /**
@@ -14,13 +13,7 @@ import { toRepo } from './repoView.js';
  */
 export function getRepo(router: Router, deps: CatalogDeps): void {
   router.get('/users/:userId/repos/:repoId', async (ctx) => {
-    const userId = pathParam(ctx, 'userId');
-    const repo = await deps.repos.findOwned(userId, pathParam(ctx, 'repoId'));
-    if (!repo) throw AppError.notFound('Repository not found');
-    const installation = await deps.installations.findOwned(userId, repo.installationId);
-    if (!installation) throw AppError.notFound('Repository not found');
-    const host = sourceHostFor(deps, installation.provider);
-    if (!host) throw AppError.unavailable(`The ${installation.provider} source host is not configured`);
+    const { repo, installation, host } = await ownedRepoOnHost(deps, pathParam(ctx, 'userId'), pathParam(ctx, 'repoId'));
     const cloneUrl = await host
       .authenticatedCloneUrl({ account: installation.account, externalId: installation.externalId }, { cloneUrl: repo.clone_url })
       .catch((error: unknown) => {
@@ -28,11 +21,4 @@ export function getRepo(router: Router, deps: CatalogDeps): void {
       });
     ok(ctx, { repo: { ...toRepo(repo), clone_url: cloneUrl } });
   });
-}
-
-function sourceHostFailure(provider: string, error: unknown): AppError {
-  if (error instanceof SourceHostError && (error.kind === 'unauthorized' || error.kind === 'forbidden' || error.kind === 'not_found')) {
-    return AppError.conflict(`No source-host access token for the repository (${provider} answered ${error.status})`);
-  }
-  return AppError.unavailable(`The ${provider} source host failed to issue an access token`);
 }

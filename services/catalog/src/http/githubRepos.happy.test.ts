@@ -42,8 +42,8 @@ afterAll(async () => {
   await github.close();
 });
 
-/** `GET repos/:repoId` of `<account>/app` in a new user's GitHub installation with that id. */
-async function getRepoOfNewInstallation(account: string, externalId: number) {
+/** `<account>/app` in a new user's GitHub installation with that id. */
+async function repoOfNewInstallation(account: string, externalId: number): Promise<{ user: string; repoId: string }> {
   const user = catalog.newUser();
   const installation = await new InstallationStore(mongo.db).create({ userId: user, account, provider: 'github', externalId });
   const repo = await new RepoStore(mongo.db).upsert({
@@ -53,7 +53,13 @@ async function getRepoOfNewInstallation(account: string, externalId: number) {
     defaultBranch: 'main',
     cloneUrl: `https://github.com/${account}/app.git`,
   });
-  return catalog.call('GET', `/internal/users/${user}/repos/${repo._id}`);
+  return { user, repoId: repo._id };
+}
+
+/** `GET repos/:repoId` of `<account>/app` in a new user's GitHub installation with that id. */
+async function getRepoOfNewInstallation(account: string, externalId: number) {
+  const { user, repoId } = await repoOfNewInstallation(account, externalId);
+  return catalog.call('GET', `/internal/users/${user}/repos/${repoId}`);
 }
 
 describe('a GitHub installation’s repositories are imported through the App and served like local ones; clone_url carries an installation token', () => {
@@ -100,5 +106,49 @@ describe('a rate-limited GitHub is a failure to wait out, not a missing token: 5
     const answer = await getRepoOfNewInstallation('Busy-Org', 33);
     expect(answer.status).toBe(503);
     expect(answer.body).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+  });
+});
+
+describe('POST repos/:repoId/access hands out what reaching the repository takes: the catalog keeps the App’s key, a caller gets a short-lived token', () => {
+  test('GitHub: the installation and a freshly minted installation token, which reaches the repository through a token-fed adapter', async () => {
+    github.addInstallation(34, [{ owner: 'Review-Org', name: 'app', defaultBranch: 'main' }]);
+    const { user, repoId } = await repoOfNewInstallation('Review-Org', 34);
+    const answer = await catalog.call<{ access: { provider: string; fullName: string; installation: unknown; token: string; expiresAt: string } }>(
+      'POST',
+      `/internal/users/${user}/repos/${repoId}/access`,
+      {},
+    );
+    expect(answer.status).toBe(200);
+    const { access } = answer.data;
+    expect(access).toMatchObject({ provider: 'github', fullName: 'Review-Org/app', installation: { account: 'Review-Org', externalId: 34 } });
+    expect(github.minted).toContainEqual({ installationId: 34, token: access.token });
+    expect(Date.parse(access.expiresAt)).toBeGreaterThan(Date.now());
+    const reviewer = new GitHubAppSourceHost({ apiUrl: github.url, installationToken: async () => ({ token: access.token, expiresAt: access.expiresAt }) });
+    expect((await reviewer.listRepositories({ account: 'Review-Org', externalId: 34 })).map((repo) => repo.fullName)).toEqual(['Review-Org/app']);
+  });
+
+  test('an installation the App no longer has is 409 CONFLICT, as for the clone URL; another user’s repository is 404', async () => {
+    const gone = await repoOfNewInstallation('Gone-Again', 35);
+    const refused = await catalog.call('POST', `/internal/users/${gone.user}/repos/${gone.repoId}/access`, {});
+    expect([refused.status, refused.body]).toEqual([
+      409,
+      { ok: false, error: { code: 'CONFLICT', message: 'No source-host access token for the repository (github answered 404)' } },
+    ]);
+    const foreign = await catalog.call('POST', `/internal/users/${catalog.newUser()}/repos/${gone.repoId}/access`, {});
+    expect([foreign.status, foreign.body]).toEqual([404, { ok: false, error: { code: 'NOT_FOUND', message: 'Repository not found' } }]);
+  });
+
+  test('the local source host: the repository’s full name and no token (it is reached on disk)', async () => {
+    const user = catalog.newUser();
+    const dev = await catalog.devInstallation(user);
+    const repo = dev.repos[0];
+    const answer = await catalog.call<{ access: unknown }>('POST', `/internal/users/${user}/repos/${repo?.id ?? ''}/access`, {});
+    expect(answer.data.access).toEqual({
+      provider: 'local',
+      fullName: repo?.full_name,
+      installation: { account: expect.any(String), externalId: null },
+      token: null,
+      expiresAt: null,
+    });
   });
 });

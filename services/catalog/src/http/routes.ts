@@ -9,6 +9,7 @@ import { listAgents } from './listAgents.js';
 import { listModels } from './listModels.js';
 import { listRepos } from './listRepos.js';
 import { modelSettings } from './modelSettings.js';
+import { repoAccess } from './repoAccess.js';
 
 /** The catalog's internal API: everything under `/internal`, behind the internal token. */
 export function catalogRoutes(deps: CatalogDeps, internalToken: string): Router {
@@ -16,6 +17,7 @@ export function catalogRoutes(deps: CatalogDeps, internalToken: string): Router 
   router.use(requireInternalCaller(internalToken));
   listRepos(router, deps);
   getRepo(router, deps);
+  repoAccess(router, deps);
   getInstallation(router, deps);
   listAgents(router, deps);
   getAgent(router, deps);

@@ -236,3 +236,68 @@ describe('GitHub’s refusals arrive as one SourceHostError whose kind lets the 
     expect(await host.getPullRequest(elsewhere, 1)).toBeNull();
   });
 });
+
+const MILLION = 'x'.repeat(999_999) + '\n';
+beforeAll(() => {
+  github.setCommitFiles('acme/widgets', HEAD, {
+    'src/app.ts': 'const b = 3;\n',
+    'src/lib/util.ts': 'export const ü = "ünïcode";\n',
+    'million.txt': MILLION,
+    'over.txt': MILLION + 'x',
+    'huge.txt': 'y'.repeat(2_000_000),
+  });
+  github.setCommitFiles('acme/widgets', BASE, { 'src/app.ts': 'const b = 2;\n' });
+});
+
+describe('a file’s text is read at the commit or ref asked for (GitHub’s contents, base64 decoded): the head and the base each answer their own content', () => {
+  test('src/app.ts at the head and at the base SHA, by the base branch’s name; the path sent with its slashes', async () => {
+    expect(await host.fileContent(repo, HEAD, 'src/app.ts')).toBe('const b = 3;\n');
+    expect(await host.fileContent(repo, BASE, 'src/app.ts')).toBe('const b = 2;\n');
+    expect(await host.fileContent(repo, 'main', 'src/app.ts')).toBe('const b = 2;\n');
+    expect(await host.fileContent(repo, HEAD, 'src/lib/util.ts')).toBe('export const ü = "ünïcode";\n');
+    expect(github.requests).toEqual(expect.arrayContaining([`GET /repos/acme/widgets/contents/src/app.ts?ref=${HEAD}`]));
+  });
+});
+
+describe('a file that does not exist there is null: GitHub’s 404 for a missing path or an unknown ref', () => {
+  test('a missing path, a path only at the head read at the base, an unknown ref, a repository the installation does not reach', async () => {
+    expect(await host.fileContent(repo, HEAD, 'missing.ts')).toBeNull();
+    expect(await host.fileContent(repo, BASE, 'src/lib/util.ts')).toBeNull();
+    expect(await host.fileContent(repo, 'no-such-branch', 'src/app.ts')).toBeNull();
+    expect(await host.fileContent({ installation: repo.installation, fullName: 'other/repo' }, HEAD, 'src/app.ts')).toBeNull();
+  });
+});
+
+describe('a directory is not a regular file: null (GitHub answers an array of entries)', () => {
+  test('src and src/lib', async () => {
+    expect(await host.fileContent(repo, HEAD, 'src')).toBeNull();
+    expect(await host.fileContent(repo, HEAD, 'src/lib')).toBeNull();
+  });
+});
+
+describe('a file of at most 1,000,000 bytes is read; a larger file is null', () => {
+  test('1,000,000 bytes → its text; 1,000,001 bytes → null; 2 MB (content empty, encoding none) → null', async () => {
+    expect(await host.fileContent(repo, HEAD, 'million.txt')).toBe(MILLION);
+    expect(await host.fileContent(repo, HEAD, 'over.txt')).toBeNull();
+    expect(await host.fileContent(repo, HEAD, 'huge.txt')).toBeNull();
+  });
+});
+
+describe('a path with a .. segment, a . or empty segment, or a NUL is refused: null, without a request', () => {
+  test('src/../src/app.ts, .., ./src/app.ts, /src/app.ts, src//app.ts and a NUL', async () => {
+    const before = github.requests.length;
+    for (const path of ['src/../src/app.ts', '..', './src/app.ts', '/src/app.ts', 'src//app.ts', 'src/app.ts\0']) {
+      expect(await host.fileContent(repo, HEAD, path)).toBeNull();
+    }
+    expect(github.requests.slice(before).filter((r) => r.includes('/contents'))).toEqual([]);
+  });
+});
+
+describe('reading a file, GitHub’s other refusals arrive as the SourceHostError of their kind', () => {
+  test('403 → forbidden, 503 → unavailable', async () => {
+    github.failNext({ method: 'GET', path: '/repos/acme/widgets/contents/src/app.ts', status: 403 });
+    await expect(host.fileContent(repo, HEAD, 'src/app.ts')).rejects.toMatchObject({ name: 'SourceHostError', kind: 'forbidden', status: 403 });
+    github.failNext({ method: 'GET', path: '/repos/acme/widgets/contents/src/app.ts', status: 503 });
+    await expect(host.fileContent(repo, HEAD, 'src/app.ts')).rejects.toMatchObject({ name: 'SourceHostError', kind: 'unavailable', status: 503 });
+  });
+});

@@ -62,6 +62,14 @@ interface GitHubPullRequestFile {
   deletions: number;
   patch?: string;
 }
+/** `GET …/contents/{path}` for a file (a directory answers an array of entries instead). */
+interface GitHubContent {
+  type: 'file' | 'dir' | 'symlink' | 'submodule';
+  size: number;
+  /** Base64 with line breaks when `encoding` is `base64`; empty (`encoding: none`) for a file over 1 MB. */
+  content?: string;
+  encoding?: string;
+}
 interface GitHubCheckRun {
   id: number;
   name: string;
@@ -81,6 +89,8 @@ interface GitHubReviewComment {
 }
 
 const PAGE_SIZE = 100;
+/** The largest file `fileContent` answers, in bytes. */
+const MAX_FILE_BYTES = 1_000_000;
 
 /**
  * The GitHub App adapter. The App authenticates as itself with an RS256 JWT (`iss` = the App id),
@@ -179,6 +189,29 @@ export class GitHubAppSourceHost implements SourceHost {
       pull_number: number,
       headers: { accept: 'application/vnd.github.diff' },
     });
+  }
+
+  /**
+   * `GET /repos/{owner}/{repo}/contents/{path}?ref=` in GitHub's JSON form: the base64 `content` of
+   * a `file`; null for a directory (an array), a symlink or submodule, a file over 1,000,000 bytes,
+   * or a 404 (no such path or ref). The path's segments are sent encoded, its slashes as they are.
+   */
+  async fileContent(repo: RepositoryRef, ref: string, path: string): Promise<string | null> {
+    const segments = path.split('/');
+    if (path.includes('\0') || segments.some((s) => s === '' || s === '.' || s === '..')) return null;
+    const client = await this.asInstallation(repo.installation);
+    let answer: GitHubContent | GitHubContent[];
+    try {
+      answer = await client.get<GitHubContent | GitHubContent[]>(`GET /repos/{owner}/{repo}/contents/${segments.map(encodeURIComponent).join('/')}`, {
+        ...ownerRepo(repo),
+        ref,
+      });
+    } catch (error) {
+      if (error instanceof SourceHostError && error.kind === 'not_found') return null;
+      throw error;
+    }
+    if (Array.isArray(answer) || answer.type !== 'file' || answer.size > MAX_FILE_BYTES || answer.encoding !== 'base64') return null;
+    return Buffer.from(answer.content ?? '', 'base64').toString('utf8');
   }
 
   async createCheckRun(repo: RepositoryRef, input: NewCheckRun): Promise<CheckRun> {

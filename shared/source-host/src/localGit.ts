@@ -31,6 +31,36 @@ export async function resolveCommit(repoPath: string, ref: string): Promise<stri
   }
 }
 
+/** The largest file `fileContent` answers, in bytes. */
+export const MAX_FILE_BYTES = 1_000_000;
+
+/**
+ * A regular file's text at a commit, or null when the path names nothing there, a directory, a
+ * symlink or a submodule, or a file over `MAX_FILE_BYTES`. The path is `/`-separated from the
+ * repository's root; a `.` or `..` segment, an empty segment or a NUL answers null. The entry is
+ * found by its exact name in its parent tree (`git ls-tree`, no pathspec matching).
+ */
+export async function fileAt(repoPath: string, commit: string, path: string): Promise<string | null> {
+  const segments = path.split('/');
+  if (path.includes('\0') || segments.some((s) => s === '' || s === '.' || s === '..')) return null;
+  const name = segments.pop() ?? '';
+  let listing: string;
+  try {
+    listing = await git(['ls-tree', '-z', '--long', `${commit}:${segments.join('/')}`], repoPath);
+  } catch {
+    return null; // the parent directory is missing (or is a file)
+  }
+  // `<mode> SP <type> SP <object> SP+ <size> TAB <name>` per entry, NUL-terminated.
+  for (const entry of listing.split('\0')) {
+    const tab = entry.indexOf('\t');
+    if (tab === -1 || entry.slice(tab + 1) !== name) continue;
+    const [mode = '', type = '', object = '', size = ''] = entry.slice(0, tab).split(/ +/);
+    if (type !== 'blob' || (mode !== '100644' && mode !== '100755') || Number(size) > MAX_FILE_BYTES) return null;
+    return git(['cat-file', 'blob', object], repoPath);
+  }
+  return null;
+}
+
 /** Writes a commit on `branch` straight into a bare repository with git's plumbing (no worktree). */
 export async function commitFiles(repoPath: string, branch: string, files: Record<string, string>, message: string): Promise<string> {
   const entries: string[] = [];

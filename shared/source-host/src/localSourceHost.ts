@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { branchNameProblem } from '@ars/git-refs';
 import { capCheckRunText } from './checkRunLimits.js';
 import { commentableLines } from './diffLines.js';
-import { commitFiles, diffFiles, diffText, git, resolveCommit } from './localGit.js';
+import { commitFiles, diffFiles, diffText, fileAt, git, resolveCommit } from './localGit.js';
 import { RepositoryStateFile, type StoredCheckRun, type StoredPullRequest, type StoredReviewComment } from './localState.js';
 import { SourceHostError } from './sourceHostError.js';
 import type {
@@ -174,6 +174,13 @@ export class LocalSourceHost implements SourceHost {
   async pullRequestDiff(ref: RepositoryRef, number: number): Promise<string> {
     const { repo, shas } = await this.pullRequestShas(ref, number);
     return diffText(repo.path, shas.baseSha, shas.headSha);
+  }
+
+  /** The file at the commit a ref or SHA names (`git ls-tree` of its parent, `git cat-file blob`); null for a ref or path that names no regular file. */
+  async fileContent(ref: RepositoryRef, commitish: string, path: string): Promise<string | null> {
+    const repo = await this.repository(ref.fullName, ref.installation);
+    const commit = await resolveCommit(repo.path, commitish);
+    return commit === null ? null : fileAt(repo.path, commit, path);
   }
 
   async createCheckRun(ref: RepositoryRef, input: NewCheckRun): Promise<CheckRun> {

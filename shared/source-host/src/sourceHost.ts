@@ -149,6 +149,8 @@ export interface SourceHost {
   listPullRequestFiles(repo: RepositoryRef, number: number): Promise<PullRequestFile[]>;
   /** The pull request's unified diff (base...head), as a review prompt includes it. */
   pullRequestDiff(repo: RepositoryRef, number: number): Promise<string>;
+  /** A file's text at a commit (or ref), or null when the file does not exist there (or is not a regular file). At most 1,000,000 bytes: a larger file is null too. */
+  fileContent(repo: RepositoryRef, ref: string, path: string): Promise<string | null>;
 
   createCheckRun(repo: RepositoryRef, checkRun: NewCheckRun): Promise<CheckRun>;
   updateCheckRun(repo: RepositoryRef, id: number, update: CheckRunUpdate): Promise<CheckRun>;

@@ -1,4 +1,4 @@
-import { createHmac, generateKeyPairSync, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, generateKeyPairSync, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { checkAppJwt } from './appJwt.js';
 import { startGitHubStandIn, type GitHubStandIn } from './standIn.js';
@@ -201,5 +201,38 @@ describe('webhooks are signed as GitHub signs them: X-Hub-Signature-256 is sha25
       },
       installation: { id: 5 },
     });
+  });
+});
+
+describe('contents are served as GitHub serves them: a file as base64 at the ref, a directory as an array of entries, 404 Not Found for a missing path or ref', () => {
+  test('a file at the head and at the base (by SHA or branch), a directory, a missing path, an unknown ref', async () => {
+    const headSha = github.pullRequest('acme/widgets', pr)?.head.sha ?? HEAD; // the feature branch's commit now (an earlier test pushed)
+    github.setCommitFiles('acme/widgets', headSha, { 'src/a.ts': 'head\n', 'src/lib/b.ts': 'b\n', 'README.md': '# r\n' });
+    github.setCommitFiles('acme/widgets', BASE, { 'src/a.ts': 'base\n' });
+    const file = async (path: string, ref: string) => {
+      const res = await api('GET', `/repos/acme/widgets/contents/${path}?ref=${ref}`);
+      expect(res.status).toBe(200);
+      return (await res.json()) as { type: string; encoding: string; size: number; path: string; sha: string; content: string };
+    };
+    const gitBlobSha = createHash('sha1').update('blob 5\0head\n').digest('hex'); // what `git hash-object` answers
+    const head = await file('src/a.ts', headSha);
+    expect(head).toMatchObject({ type: 'file', encoding: 'base64', size: 5, name: 'a.ts', path: 'src/a.ts', sha: gitBlobSha });
+    expect(head.content).toBe(`${Buffer.from('head\n').toString('base64')}\n`);
+    expect(Buffer.from((await file('src/a.ts', 'feature')).content, 'base64').toString()).toBe('head\n');
+    expect(Buffer.from((await file('src/a.ts', 'main')).content, 'base64').toString()).toBe('base\n');
+
+    const dir = await api('GET', `/repos/acme/widgets/contents/src?ref=${headSha}`);
+    expect(dir.status).toBe(200);
+    expect(((await dir.json()) as { type: string; name: string; content?: string }[]).map((e) => [e.type, e.name, e.content])).toEqual([
+      ['file', 'a.ts', undefined],
+      ['dir', 'lib', undefined],
+    ]);
+
+    const missing = await api('GET', `/repos/acme/widgets/contents/src/lib/b.ts?ref=${BASE}`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ message: 'Not Found' });
+    const noRef = await api('GET', `/repos/acme/widgets/contents/src/a.ts?ref=nope`);
+    expect(noRef.status).toBe(404);
+    expect(await noRef.json()).toMatchObject({ message: 'No commit found for the ref nope' });
   });
 });

@@ -1,6 +1,6 @@
 // A stateful stand-in for the GitHub REST API paths the GitHub App source host calls, answering with
 // GitHub's field names and refusals, checking App JWTs like GitHub, with a control plane for tests.
-import { randomBytes, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { checkAppJwt, type AppJwtCheck } from './appJwt.js';
 import { rightSideLines } from './diffLines.js';
@@ -135,6 +135,11 @@ export interface GitHubStandIn {
   /** A push to the head branch: a new head SHA and, when given, the files the diff now shows. Answers the SHA before. */
   pushHead(fullName: string, number: number, head: { sha: string; files?: StandInPullRequestFile[] }): string;
   closePullRequest(fullName: string, number: number, options?: { merged?: boolean }): void;
+  /**
+   * The whole tree of a commit, file text by `/`-separated path (directories are implied by the
+   * paths), served by `GET …/contents/{path}?ref=`; the commit becomes one the repository knows.
+   */
+  setCommitFiles(fullName: string, sha: string, files: Record<string, string>): void;
   pullRequest(fullName: string, number: number): StandInPullRequest | undefined;
   checkRuns(fullName: string): StandInCheckRun[];
   reviews(fullName: string, number: number): StandInReview[];
@@ -157,6 +162,8 @@ interface HostedRepository {
   comments: StandInReviewComment[];
   /** Every head and base SHA its pull requests have had: the commits it knows (an old head stays known after a push). */
   commits: Set<string>;
+  /** The files of the commits given them (`setCommitFiles`), by SHA, then by path. */
+  trees: Map<string, Map<string, string>>;
 }
 
 class HttpAnswer extends Error {
@@ -172,6 +179,8 @@ class HttpAnswer extends Error {
 const DOCS = 'https://docs.github.com/rest';
 const MAX_ANNOTATIONS = 50;
 const MAX_TEXT = 65_535;
+/** GitHub's contents JSON carries a file's content up to 1 MB; past that `content` is empty and `encoding` is `none`. */
+const MAX_CONTENT_JSON = 1024 * 1024;
 const notFound = () => new HttpAnswer(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
 const invalid = (message: string, errors: unknown[] = []) => new HttpAnswer(422, { message, errors, documentation_url: DOCS, status: '422' });
 const iso = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -209,6 +218,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
         reviews: [],
         comments: [],
         commits: new Set(),
+        trees: new Map(),
       });
     }
     installations.set(installationId, hosted);
@@ -357,6 +367,42 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
         return `diff --git a/${f.filename} b/${f.filename}\n${body}\n`;
       })
       .join('');
+
+  /** The commit a ref names: a SHA given files, a pull request's head branch (the newest such), its base branch, or a known SHA; else null. */
+  const commitOfRef = (hosted: HostedRepository, ref: string): string | null => {
+    if (hosted.trees.has(ref)) return ref;
+    const newestFirst = [...hosted.pulls].sort((a, b) => b.number - a.number);
+    const branch = newestFirst.find((p) => p.head.ref === ref)?.head.sha ?? newestFirst.find((p) => p.base.ref === ref)?.base.sha;
+    return branch ?? (hosted.commits.has(ref) ? ref : null);
+  };
+  /** A `contents` entry as GitHub answers it: a file asked for alone carries its base64 content; a directory's array lists entries without it. */
+  const contentJson = (hosted: HostedRepository, ref: string, path: string, type: 'file' | 'dir', text: string | undefined, alone: boolean) => {
+    const fullName = fullNameOf(hosted);
+    const bytes = Buffer.from(text ?? '', 'utf8');
+    const sha =
+      type === 'file'
+        ? createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+        : createHash('sha1').update(`tree ${ref}:${path}`).digest('hex');
+    const self = `${baseUrl}/repos/${fullName}/contents/${path}?ref=${encodeURIComponent(ref)}`;
+    const git = `${baseUrl}/repos/${fullName}/git/${type === 'file' ? 'blobs' : 'trees'}/${sha}`;
+    const html = `https://github.com/${fullName}/${type === 'file' ? 'blob' : 'tree'}/${ref}/${path}`;
+    const entry = {
+      type,
+      size: type === 'file' ? bytes.length : 0,
+      name: path.slice(path.lastIndexOf('/') + 1),
+      path,
+      sha,
+      url: self,
+      git_url: git,
+      html_url: html,
+      download_url: type === 'file' ? `https://raw.githubusercontent.com/${fullName}/${ref}/${path}` : null,
+      _links: { self, git, html },
+    };
+    if (!alone || type !== 'file') return entry;
+    // GitHub wraps the base64 at 60 characters, each line ending in a newline.
+    const content = bytes.length > MAX_CONTENT_JSON ? '' : (bytes.toString('base64').match(/.{1,60}/g) ?? []).map((line) => `${line}\n`).join('');
+    return { ...entry, content, encoding: bytes.length > MAX_CONTENT_JSON ? 'none' : 'base64' };
+  };
 
   // ---- requests -------------------------------------------------------------------------------
   const readBody = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
@@ -520,6 +566,35 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
             ...(f.patch === null ? {} : { patch: f.patch }),
           })),
           headers,
+        };
+      },
+    ],
+    [
+      'GET',
+      /^\/repos\/([^/]+)\/([^/]+)\/contents(?:\/(.*))?$/,
+      async (m, { url, installationId }) => {
+        const hosted = reachable(installationId(), m[1] ?? '', m[2] ?? '');
+        const ref = url.searchParams.get('ref') ?? hosted.repo.defaultBranch;
+        const sha = commitOfRef(hosted, ref);
+        if (sha === null) throw new HttpAnswer(404, { message: `No commit found for the ref ${ref}`, documentation_url: DOCS, status: '404' });
+        const tree = hosted.trees.get(sha) ?? new Map<string, string>();
+        const path = (m[3] ?? '').replace(/\/+$/, '');
+        const text = tree.get(path);
+        if (text !== undefined) return { status: 200, body: contentJson(hosted, ref, path, 'file', text, true) };
+        const prefix = path === '' ? '' : `${path}/`;
+        const children = new Map<string, 'file' | 'dir'>();
+        for (const filePath of tree.keys()) {
+          if (!filePath.startsWith(prefix)) continue;
+          const [name = '', ...deeper] = filePath.slice(prefix.length).split('/');
+          children.set(name, deeper.length > 0 ? 'dir' : 'file');
+        }
+        if (children.size === 0 && path !== '') throw notFound();
+        const entries = [...children].sort(([a], [b]) => (a < b ? -1 : 1));
+        return {
+          status: 200,
+          body: entries.map(([name, type]) =>
+            contentJson(hosted, ref, `${prefix}${name}`, type, type === 'file' ? tree.get(`${prefix}${name}`) : undefined, false),
+          ),
         };
       },
     ],
@@ -809,6 +884,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       const { pr } = pullOf(fullName, number);
       pr.state = 'closed';
       pr.merged = closeOptions.merged ?? false;
+    },
+    setCommitFiles: (fullName, sha, files) => {
+      const hosted = hostedRepository(fullName);
+      hosted.commits.add(sha);
+      hosted.trees.set(sha, new Map(Object.entries(files)));
     },
     pullRequest: (fullName, number) => hostedRepository(fullName).pulls.find((p) => p.number === number),
     checkRuns: (fullName) => hostedRepository(fullName).checkRuns,

@@ -35,7 +35,9 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Sys
     redisUrl: infra.redisUrl,
     logLevel: 'warn',
     output: () => undefined,
-    env: { INTERNAL_TOKEN: internalToken, SOURCE_HOST_DIR: sourceHostDir, ARS_ENV: 'development', ...env },
+    // The option, not an env value: the stack sets SOURCE_HOST_DIR itself (to a directory of its own when not given).
+    sourceHostDir,
+    env: { INTERNAL_TOKEN: internalToken, ARS_ENV: 'development', ...env },
   });
   return {
     stack,

@@ -1,9 +1,4 @@
-// The pr-review service: owns PR review attempts and findings.
-import { runService } from '@ars/service';
+// The pr-review service: owns PR review attempts and findings; everything said to the source host about pull requests.
+import { startPrReview } from './prReview.js';
 
-await runService({
-  name: 'pr-review',
-  port: 8085,
-  requireMongo: true,
-  requireBus: true,
-});
+await startPrReview();

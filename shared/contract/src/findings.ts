@@ -100,3 +100,19 @@ export const REVIEW_FINDINGS_BODY_SCHEMA = {
     },
   },
 } as const;
+
+/** CONTRACT.md, PR review rerun result (`RerunPrReviewData`); each field's meaning is in the pr-review README. */
+export interface RerunPrReviewData {
+  queued: boolean;
+  jobRunId: string | null;
+  prNumber: number;
+  repoId: string;
+  started: boolean;
+  deferred: boolean;
+  reason: string | null;
+  status: string | null;
+  runtimeProvider: string | null;
+  runtimeRunId: string | null;
+  workflowRunId: string | null;
+  versionFallbackUsed: boolean;
+}

@@ -37,5 +37,6 @@ export {
   type FindingSeverity,
   type FindingState,
   type ReportedFinding,
+  type RerunPrReviewData,
   type ReviewFinding,
 } from './findings.js';

@@ -1,13 +1,17 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { PullRequestFile, PullRequestFileStatus } from './sourceHost.js';
 
 const run = promisify(execFile);
 
-/** The git CLI with the service's identity, by argument vector (never a shell string). */
-export async function git(args: string[], cwd?: string, input?: string): Promise<string> {
+/** The git CLI with the service's identity, by argument vector (never a shell string); `extraEnv` e.g. a temporary GIT_INDEX_FILE. */
+export async function git(args: string[], cwd?: string, input?: string, extraEnv: Record<string, string> = {}): Promise<string> {
   const env = {
     ...process.env,
+    ...extraEnv,
     GIT_AUTHOR_NAME: 'Agent Run Service',
     GIT_AUTHOR_EMAIL: 'dev@agent-run.local',
     GIT_COMMITTER_NAME: 'Agent Run Service',
@@ -115,4 +119,29 @@ export async function diffFiles(repoPath: string, baseSha: string, headSha: stri
     });
   }
   return files;
+}
+
+/**
+ * Writes a commit on `branch` whose parent is the tip of `from` (a branch or SHA), with `files`
+ * (paths may be nested) changed on top of its tree, straight into a bare repository: a temporary
+ * index, no worktree. The branch is created or moved to it. Returns the new commit.
+ */
+export async function commitOnto(repoPath: string, branch: string, from: string, files: Record<string, string>, message: string): Promise<string> {
+  const parent = await resolveCommit(repoPath, from);
+  if (parent === null) throw new Error(`${from} names no commit`);
+  const scratch = await mkdtemp(join(tmpdir(), 'ars-local-index-'));
+  const index = { GIT_INDEX_FILE: join(scratch, 'index') };
+  try {
+    await git(['read-tree', parent], repoPath, undefined, index);
+    for (const [filePath, content] of Object.entries(files)) {
+      const blob = (await git(['hash-object', '-w', '--stdin'], repoPath, content)).trim();
+      await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${filePath}`], repoPath, undefined, index);
+    }
+    const tree = (await git(['write-tree'], repoPath, undefined, index)).trim();
+    const commit = (await git(['commit-tree', tree, '-p', parent, '-m', message], repoPath)).trim();
+    await git(['update-ref', `refs/heads/${branch}`, commit], repoPath);
+    return commit;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }

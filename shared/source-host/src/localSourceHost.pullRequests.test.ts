@@ -232,3 +232,23 @@ describe('a repository is reached only through its owner’s installation', () =
     await expect(host.getPullRequest({ installation: repo.installation, fullName: 'acme/missing' }, 1)).rejects.toMatchObject({ kind: 'not_found' });
   });
 });
+
+describe('pushCommit writes a commit on a branch on top of another, as a push would (a sample pull request’s head)', () => {
+  test('nested files change on top of the base’s tree; the branch is created, then moved by the next commit; a bad path is refused', async () => {
+    const first = await host.pushCommit('acme/widgets', {
+      branch: 'sample',
+      from: 'main',
+      files: { 'docs/a/b.md': 'b\n', 'app.ts': 'changed\n' },
+      message: 'Sample',
+    });
+    expect(await host.fileContent(repo, first, 'docs/a/b.md')).toBe('b\n');
+    expect(await host.fileContent(repo, first, 'app.ts')).toBe('changed\n');
+    expect(await host.fileContent(repo, first, 'old.ts')).toBe(lines(3, 'old'));
+    const second = await host.pushCommit('acme/widgets', { branch: 'sample', from: 'sample', files: { 'new.md': 'n\n' }, message: 'More' });
+    expect(await host.fileContent(repo, 'sample', 'new.md')).toBe('n\n');
+    expect(await host.fileContent(repo, second, 'docs/a/b.md')).toBe('b\n');
+    await expect(host.pushCommit('acme/widgets', { branch: 'sample', from: 'main', files: { '../x': 'x' }, message: 'Bad' })).rejects.toMatchObject({
+      kind: 'unprocessable',
+    });
+  });
+});

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { branchNameProblem } from '@ars/git-refs';
 import { capCheckRunText } from './checkRunLimits.js';
 import { commentableLines } from './diffLines.js';
-import { commitFiles, diffFiles, diffText, fileAt, git, resolveCommit } from './localGit.js';
+import { commitFiles, commitOnto, diffFiles, diffText, fileAt, git, resolveCommit } from './localGit.js';
 import { RepositoryStateFile, type StoredCheckRun, type StoredPullRequest, type StoredReviewComment } from './localState.js';
 import { SourceHostError } from './sourceHostError.js';
 import type {
@@ -111,6 +111,20 @@ export class LocalSourceHost implements SourceHost {
     const files = input.files ?? { 'README.md': `# ${input.owner}/${input.name}\n` };
     await commitFiles(path, defaultBranch, files, 'Initial commit');
     return { fullName: `${input.owner}/${input.name}`, defaultBranch, cloneUrl: `file://${path}`, path };
+  }
+
+  /**
+   * A commit on `branch` (created or moved) on top of `from`'s tip with `files` changed, as a push
+   * would make it (development and tests: a sample pull request's head). Returns the commit.
+   */
+  async pushCommit(fullName: string, input: { branch: string; from: string; files: Record<string, string>; message: string }): Promise<string> {
+    const repo = await this.repository(fullName);
+    const problem = branchNameProblem(input.branch);
+    if (problem !== null) throw unprocessable(`branch ${problem}`);
+    for (const path of Object.keys(input.files)) {
+      if (path.split('/').some((part) => part === '' || part === '.' || part === '..') || path.includes('\0')) throw unprocessable(`invalid path ${path}`);
+    }
+    return commitOnto(repo.path, input.branch, input.from, input.files, input.message);
   }
 
   /** Opens a pull request from `head` into `base` (both existing branches), numbered 1, 2, … per repository. */

@@ -145,6 +145,7 @@ describe('POST repos/:repoId/access hands out what reaching the repository takes
     const answer = await catalog.call<{ access: unknown }>('POST', `/internal/users/${user}/repos/${repo?.id ?? ''}/access`, {});
     expect(answer.data.access).toEqual({
       provider: 'local',
+      installationId: dev.installation.id,
       fullName: repo?.full_name,
       installation: { account: expect.any(String), externalId: null },
       token: null,

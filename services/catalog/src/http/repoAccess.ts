@@ -6,6 +6,8 @@ import { sourceHostFor, type CatalogDeps } from './deps.js';
 /** How another service reaches a repository on its source host (pr-review: pull requests, check runs, reviews). */
 export interface RepoAccess {
   provider: SourceHostProvider;
+  /** The catalog's installation the repository belongs to. */
+  installationId: number;
   /** `owner/name` on the source host. */
   fullName: string;
   installation: { account: string; externalId: number | null };
@@ -31,6 +33,7 @@ export function repoAccess(router: Router, deps: CatalogDeps): void {
     });
     const access: RepoAccess = {
       provider: installation.provider,
+      installationId: installation._id,
       fullName: repo.full_name,
       installation: ref,
       token: granted?.token ?? null,

@@ -3,21 +3,38 @@ import type { Gateway } from './deps.js';
 import { requestBody } from './requestBody.js';
 import { startSession } from './sessionAuth.js';
 
-const parseDevAccount = validateBody<{ repoCount?: number }>({
+const parseDevAccount = validateBody<{ repoCount?: number; pullRequest?: boolean }>({
   type: 'object',
-  properties: { repoCount: { type: 'integer', minimum: 2, maximum: 20 } },
+  properties: { repoCount: { type: 'integer', minimum: 2, maximum: 20 }, pullRequest: { type: 'boolean' } },
 });
+
+/** The sample pull request of a development account, with its first review's check run linked (pr-review's answer). */
+interface DevPullRequest {
+  pullRequest: { repoId: string; number: number; url: string; headRef: string; headSha: string };
+  attempt: { id: string; checkRunId: number | null; automationId: string; automationRunId: string | null };
+}
 
 /**
  * POST /api/dev/accounts (only outside production): a new user, a session for it, and a new
  * installation with real repositories on the local source host (the catalog's
  * `POST /internal/dev/installations`). 201 `{userId, sessionCookie, installationId, repos}`.
+ * With `pullRequest: true` (what `npm run admin -- dev-account` asks for) also `pullRequest`: an open
+ * pull request on the first repository whose first review's check run exists and is linked to its
+ * attempt (pr-review's `POST /internal/dev/users/:userId/pr-reviews/sample`), so
+ * `POST /pr-reviews/rerun` works at once. Off by default: that review is a real agent run.
  */
 export function createDevAccount(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const body = parseDevAccount(requestBody(ctx));
     const user = await gateway.users.create('dev');
     const created = await gateway.catalog.createDevInstallation({ userId: user._id, repoCount: body.repoCount ?? 2 });
+    const firstRepo = created.repos[0];
+    const sample =
+      body.pullRequest === true && firstRepo
+        ? await gateway.peers['pr-review'].post<DevPullRequest>(`/internal/dev/users/${encodeURIComponent(user._id)}/pr-reviews/sample`, {
+            repoId: firstRepo.id,
+          })
+        : null;
     const sessionCookie = await startSession(gateway, ctx, user._id);
     ok(
       ctx,
@@ -26,6 +43,17 @@ export function createDevAccount(gateway: Gateway): RouterMiddleware {
         sessionCookie,
         installationId: created.installation.id,
         repos: created.repos.map((repo) => ({ id: repo.id, full_name: repo.full_name, default_branch: repo.default_branch })),
+        ...(sample
+          ? {
+              pullRequest: {
+                ...sample.pullRequest,
+                checkRunId: sample.attempt.checkRunId,
+                attemptId: sample.attempt.id,
+                automationId: sample.attempt.automationId,
+                automationRunId: sample.attempt.automationRunId,
+              },
+            }
+          : {}),
       },
       201,
     );

@@ -1,7 +1,10 @@
 // `POST /pr-reviews/rerun`: which refusal, in the contract's order, or how the new attempt is queued;
 // and the answer (`RerunPrReviewData`), every field with its meaning. The route gathers the facts
 // (catalog, source host, attempts) and asks; nothing here does I/O.
+import type { RerunPrReviewData } from '@ars/contract';
 import { AppError } from '@ars/errors';
+
+export type { RerunPrReviewData };
 
 /** The name of our check run on a pull request's head (what `latestCheckRun` looks for). */
 export const REVIEW_CHECK_NAME = 'ARS review';
@@ -47,22 +50,6 @@ export function decideRerun(facts: RerunFacts): RerunDecision {
   if (facts.pullRequest.state === 'closed') throw AppError.conflict(`Pull request #${facts.prNumber} is closed`);
   const blocking = facts.liveAttemptOnHead && LIVE.has(facts.liveAttemptOnHead.status) ? facts.liveAttemptOnHead : null;
   return { queue: true, deferred: blocking !== null, previousAttemptId: facts.linkedAttempt.id, blockingAttemptId: blocking?.id ?? null };
-}
-
-/** CONTRACT.md, PR review rerun result. */
-export interface RerunPrReviewData {
-  queued: boolean;
-  jobRunId: string | null;
-  prNumber: number;
-  repoId: string;
-  started: boolean;
-  deferred: boolean;
-  reason: string | null;
-  status: string | null;
-  runtimeProvider: string | null;
-  runtimeRunId: string | null;
-  workflowRunId: string | null;
-  versionFallbackUsed: boolean;
 }
 
 /** The queued attempt, as the answer describes it. */

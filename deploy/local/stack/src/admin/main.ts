@@ -26,6 +26,18 @@ export interface DevAccount {
   sessionCookie: string;
   installationId: number;
   repos: { id: string; full_name: string; default_branch: string | null }[];
+  /** An open pull request on the first repository with its first review's check run linked: `POST /pr-reviews/rerun` works at once. */
+  pullRequest?: {
+    repoId: string;
+    number: number;
+    url: string;
+    headRef: string;
+    headSha: string;
+    checkRunId: number | null;
+    attemptId: string;
+    automationId: string;
+    automationRunId: string | null;
+  };
 }
 
 class CommandError extends Error {}
@@ -36,8 +48,8 @@ export async function createDevAccount(baseUrl: string): Promise<DevAccount> {
     response = await fetch(`${baseUrl}/api/dev/accounts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: '{}',
-      signal: AbortSignal.timeout(60_000),
+      body: JSON.stringify({ pullRequest: true }),
+      signal: AbortSignal.timeout(120_000),
     });
   } catch (error) {
     const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
@@ -57,8 +69,8 @@ export async function createDevAccount(baseUrl: string): Promise<DevAccount> {
     const detail = envelope.error ? `${envelope.error.code}: ${envelope.error.message}` : `HTTP ${response.status}`;
     throw new CommandError(`the gateway at ${baseUrl} refused the development account (${detail})`);
   }
-  const { userId, sessionCookie, installationId, repos } = envelope.data;
-  return { baseUrl, userId, sessionCookie, installationId, repos };
+  const { userId, sessionCookie, installationId, repos, pullRequest } = envelope.data;
+  return { baseUrl, userId, sessionCookie, installationId, repos, ...(pullRequest ? { pullRequest } : {}) };
 }
 
 /** `KAFKA_BROKERS` when set, else the running stack's `.stack/stack.json`; undefined when neither says. */

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { LocalSourceHost } from '@ars/source-host';
 import { repoRoot } from '@ars/stack';
 import { startGatewayUnderTest, type GatewayUnderTest } from '@ars/gateway/testing';
 import { startSystem, type System } from '../support/system.js';
@@ -35,12 +36,12 @@ afterAll(async () => {
 }, 60_000);
 
 describe('npm run --silent admin -- dev-account --json prints exactly one JSON object for a brand-new account', () => {
-  test('{baseUrl, userId, sessionCookie, installationId, repos} on one line; the cookie authenticates the API key routes', async () => {
+  test('{baseUrl, userId, sessionCookie, installationId, repos, pullRequest} on one line; the cookie authenticates the API key routes', async () => {
     const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     const account = JSON.parse(result.stdout) as Account & { baseUrl: string };
-    expect(Object.keys(account)).toEqual(['baseUrl', 'userId', 'sessionCookie', 'installationId', 'repos']);
+    expect(Object.keys(account)).toEqual(['baseUrl', 'userId', 'sessionCookie', 'installationId', 'repos', 'pullRequest']);
     expect(account.baseUrl).toBe(gateway.baseUrl);
     expect(account.sessionCookie).toMatch(/^ars_session=[A-Za-z0-9_-]{43}$/);
     expect(Number.isInteger(account.installationId)).toBe(true);
@@ -50,6 +51,44 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
     const token = await createToken(gateway.baseUrl, account);
     const repos = dataOf(await call<{ repos: { id: string }[] }>(`${gateway.baseUrl}/api/v1/svc/repos`, { headers: bearer(token.token) })).repos;
     expect(repos.map((r) => r.id).sort()).toEqual(account.repos.map((r) => r.id).sort());
+  });
+
+  test('its first repository has an open pull request whose review check run exists and is linked: POST /pr-reviews/rerun works at once', async () => {
+    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
+    const account = JSON.parse(result.stdout) as Account & {
+      pullRequest: { repoId: string; number: number; headSha: string; checkRunId: number; attemptId: string };
+    };
+    const { pullRequest } = account;
+    expect(pullRequest).toEqual({
+      repoId: account.repos[0]?.id,
+      number: 1,
+      url: expect.any(String),
+      headRef: 'ars/sample-review',
+      headSha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      checkRunId: expect.any(Number),
+      attemptId: expect.any(String),
+      automationId: expect.any(String),
+      automationRunId: expect.any(String),
+    });
+    const host = new LocalSourceHost(system.sourceHostDir);
+    const fullName = account.repos[0]?.full_name ?? '';
+    expect(await host.readCheckRun(fullName, pullRequest.checkRunId)).toMatchObject({
+      name: 'ARS review',
+      headSha: pullRequest.headSha,
+      externalId: pullRequest.attemptId,
+    });
+    expect(await host.getPullRequest({ installation: { account: fullName.split('/')[0] ?? '', externalId: null }, fullName }, 1)).toMatchObject({
+      state: 'open',
+    });
+
+    const token = await createToken(gateway.baseUrl, account);
+    const rerun = await call<{ queued: boolean; workflowRunId: string }>(`${gateway.baseUrl}/api/v1/svc/pr-reviews/rerun`, {
+      method: 'POST',
+      headers: bearer(token.token),
+      json: { repoId: pullRequest.repoId, prNumber: pullRequest.number },
+    });
+    expect(rerun.status).toBe(200);
+    expect(dataOf(rerun)).toMatchObject({ queued: true, prNumber: 1, repoId: pullRequest.repoId });
   });
 
   test('each repository is a real git repository on the local source host with its default branch', async () => {

@@ -2,9 +2,10 @@
 // typed with @ars/contract's shapes. Imports no catalog runtime, so a caller pulls in nothing else.
 import type { Agent, CatalogRepo, DevInstallation, Model, Repo } from '@ars/contract';
 import type { HttpClient } from '@ars/http-client';
+import type { HostRepo } from './http/findHostRepo.js';
 import type { RepoAccess } from './http/repoAccess.js';
 
-export type { RepoAccess };
+export type { HostRepo, RepoAccess };
 
 /** Per call: aborts it (with the client's deadline) and overrides that deadline. */
 export interface CallOptions {
@@ -30,6 +31,8 @@ export interface CatalogClient {
    * when the host refuses a token, SERVICE_UNAVAILABLE when it cannot issue one now.
    */
   repoAccess(userId: string, repoId: string): Promise<RepoAccess>;
+  /** `GET /internal/source-hosts/github/installations/:externalId/repos/:owner/:name`: whose repository a GitHub delivery names; NOT_FOUND when none of ours. */
+  githubRepo(externalInstallationId: number, fullName: string): Promise<HostRepo>;
   /** `GET /internal/users/:userId/installations/:installationId`: NOT_FOUND unless the user's. */
   installation(userId: string, installationId: number): Promise<CatalogInstallation>;
   /** `GET /internal/users/:userId/agents`: the user's own agents, then the presets. */
@@ -54,6 +57,11 @@ export function createCatalogClient(http: HttpClient): CatalogClient {
     },
     async repoAccess(userId, repoId) {
       return (await http.post<{ access: RepoAccess }>(`${user(userId)}/repos/${encodeURIComponent(repoId)}/access`, {})).access;
+    },
+    async githubRepo(externalInstallationId, fullName) {
+      const [owner = '', name = ''] = fullName.split('/');
+      const path = `/internal/source-hosts/github/installations/${externalInstallationId}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+      return (await http.get<{ repo: HostRepo }>(path)).repo;
     },
     async installation(userId, installationId) {
       return (await http.get<{ installation: CatalogInstallation }>(`${user(userId)}/installations/${installationId}`)).installation;

@@ -5,6 +5,7 @@ import { runService, type RunningService, type ServiceContext, type ServiceDefin
 import { gatewayConfigSchema, gatewayDevelopmentDefaults, type GatewayConfigSchema } from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
 import type { Gateway } from './http/deps.js';
+import { GITHUB_WEBHOOK_PATH, githubWebhookRoutes } from './http/githubWebhooks.js';
 import { publicRoutes } from './http/publicRoutes.js';
 import { sessionRoutes } from './http/sessionRoutes.js';
 import { createPeerClients, peerReadinessChecks } from './peers.js';
@@ -49,10 +50,11 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
     indexes: [userIndexes, sessionIndexes, tokenIndexes],
     // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
     // its own (malformed JSON there is a JSON-RPC -32700, not a REST 400).
-    skipBodyParsing: (ctx) => ctx.path === PUBLIC_PREFIX || ctx.path.startsWith(`${PUBLIC_PREFIX}/`),
+    // GitHub deliveries are handed on as the raw bytes their signature covers.
+    skipBodyParsing: (ctx) => ctx.path === PUBLIC_PREFIX || ctx.path.startsWith(`${PUBLIC_PREFIX}/`) || ctx.path === GITHUB_WEBHOOK_PATH,
     compose: composeGateway,
     readiness: (_ctx, gateway) => ({ redis: () => gateway.limiter.ping(), ...peerReadinessChecks(gateway.peers) }),
-    routes: (_ctx, gateway) => [publicRoutes(gateway), sessionRoutes(gateway)],
+    routes: (_ctx, gateway) => [publicRoutes(gateway), sessionRoutes(gateway), githubWebhookRoutes(gateway)],
     ...(runtime ? { runtime } : {}),
   });
 }

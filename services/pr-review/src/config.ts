@@ -14,6 +14,8 @@ export const prReviewConfigSchema = {
   SOURCE_HOST_DIR: env.string({ optional: true }),
   /** The GitHub REST API the GitHub App's installations are reached at. */
   GITHUB_API_URL: env.url({ protocols: ['http', 'https'], default: 'https://api.github.com' }),
+  /** The GitHub App's webhook secret: deliveries are verified with it (X-Hub-Signature-256); unset, GitHub deliveries are refused (503). */
+  GITHUB_WEBHOOK_SECRET: env.string({ optional: true, secret: true, minLength: 16, describe: 'a string of at least 16 characters' }),
   /** The login the source host shows our reviews and comments under: only its comments' markers count. */
   PR_REVIEW_APP_LOGIN: env.string({ default: 'agent-run-service[bot]', pattern: '^[A-Za-z0-9][A-Za-z0-9._\\[\\]-]{0,99}$', describe: 'a login' }),
   /** How often attempts whose report is due (a source-host failure waiting out its Retry-After) are looked for. */

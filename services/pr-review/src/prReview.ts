@@ -16,6 +16,7 @@ import { startReportLoop } from './review/reportLoop.js';
 import { localSourceHost, sourceHosts } from './review/sourceHosts.js';
 import { AttemptStore } from './store/attempts.js';
 import { COLLECTIONS, PR_REVIEW_INDEXES } from './store/collections.js';
+import { DeliveryStore } from './store/deliveries.js';
 import { ReviewAutomationStore } from './store/reviewAutomations.js';
 
 export { PR_REVIEW_PORT };
@@ -61,6 +62,8 @@ export async function startPrReview(runtime: PrReviewRuntime = {}): Promise<Runn
       const deps: PrReviewDeps = {
         attempts: new AttemptStore(db),
         reviewAutomations: new ReviewAutomationStore(db),
+        deliveries: new DeliveryStore(db),
+        webhookSecret: config.GITHUB_WEBHOOK_SECRET ?? null,
         catalog: createCatalogClient(catalogHttp),
         automations: createAutomationsClient(automationsHttp),
         hosts: sourceHosts({ local: localHost, githubApiUrl: config.GITHUB_API_URL }),

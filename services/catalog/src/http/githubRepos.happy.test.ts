@@ -153,3 +153,19 @@ describe('POST repos/:repoId/access hands out what reaching the repository takes
     });
   });
 });
+
+describe('GET /internal/source-hosts/github/installations/:externalId/repos/:owner/:name names whose repository a GitHub delivery is about', () => {
+  test('the user, repository and installation of that GitHub installation id and full name; 404 for another id or name', async () => {
+    const { user, repoId } = await repoOfNewInstallation('Hook-Org', 52);
+    const found = await catalog.call<{ repo: unknown }>('GET', '/internal/source-hosts/github/installations/52/repos/Hook-Org/app');
+    expect(found.status).toBe(200);
+    expect(found.data.repo).toEqual({ userId: user, repoId, installationId: expect.any(Number) });
+    for (const path of [
+      '/internal/source-hosts/github/installations/53/repos/Hook-Org/app',
+      '/internal/source-hosts/github/installations/52/repos/Hook-Org/other',
+    ]) {
+      const missing = await catalog.call('GET', path);
+      expect([missing.status, missing.body]).toEqual([404, { ok: false, error: { code: 'NOT_FOUND', message: 'Repository not found' } }]);
+    }
+  });
+});

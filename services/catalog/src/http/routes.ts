@@ -2,6 +2,7 @@ import { Router, requireInternalCaller } from '@ars/http-app';
 import { createAgent } from './createAgent.js';
 import { createDevInstallation } from './createDevInstallation.js';
 import type { CatalogDeps } from './deps.js';
+import { findHostRepo } from './findHostRepo.js';
 import { getAgent } from './getAgent.js';
 import { getInstallation } from './getInstallation.js';
 import { getRepo } from './getRepo.js';
@@ -18,6 +19,7 @@ export function catalogRoutes(deps: CatalogDeps, internalToken: string): Router 
   listRepos(router, deps);
   getRepo(router, deps);
   repoAccess(router, deps);
+  findHostRepo(router, deps);
   getInstallation(router, deps);
   listAgents(router, deps);
   getAgent(router, deps);

@@ -41,4 +41,9 @@ export class RepoStore {
   async findOwned(userId: string, id: string): Promise<RepoDoc | null> {
     return this.repos.findOne({ _id: id, userId });
   }
+
+  /** The repository of an installation by its full name on the source host (a webhook names it so). */
+  async findInInstallation(installationId: number, fullName: string): Promise<RepoDoc | null> {
+    return this.repos.findOne({ installationId, full_name: fullName });
+  }
 }

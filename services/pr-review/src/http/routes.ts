@@ -1,6 +1,7 @@
 import { Router, requireInternalCaller } from '@ars/http-app';
 import type { PrReviewDeps } from '../review/deps.js';
 import { devSample } from './devSample.js';
+import { githubWebhook } from './githubWebhook.js';
 import { rerunReview } from './rerunReview.js';
 import { startReview } from './startReview.js';
 
@@ -11,5 +12,6 @@ export function prReviewRoutes(deps: PrReviewDeps, internalToken: string): Route
   rerunReview(router, deps);
   startReview(router, deps);
   devSample(router, deps);
+  githubWebhook(router, deps);
   return router;
 }

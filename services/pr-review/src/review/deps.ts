@@ -4,6 +4,7 @@ import type { Logger } from '@ars/logger';
 import type { LocalSourceHost } from '@ars/source-host';
 import type { KnownSecrets } from '@ars/sanitize';
 import type { AttemptStore } from '../store/attempts.js';
+import type { DeliveryStore } from '../store/deliveries.js';
 import type { ReviewAutomationStore } from '../store/reviewAutomations.js';
 import type { SourceHosts } from './sourceHosts.js';
 
@@ -11,7 +12,10 @@ import type { SourceHosts } from './sourceHosts.js';
 export interface PrReviewDeps {
   attempts: AttemptStore;
   reviewAutomations: ReviewAutomationStore;
-  catalog: Pick<CatalogClient, 'repoAccess' | 'repo' | 'listAgents'>;
+  deliveries: DeliveryStore;
+  /** GITHUB_WEBHOOK_SECRET, or null when GitHub deliveries are not configured. */
+  webhookSecret: string | null;
+  catalog: Pick<CatalogClient, 'repoAccess' | 'repo' | 'listAgents' | 'githubRepo'>;
   automations: AutomationsClient;
   hosts: SourceHosts;
   /** The local source host (development): the one `hosts` answers for local repositories. */

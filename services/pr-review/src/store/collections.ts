@@ -6,8 +6,21 @@ import type { StoredFinding } from '../domain/classifyFindings.js';
 export const COLLECTIONS = {
   attempts: 'review_attempts',
   reviewAutomations: 'review_automations',
+  deliveries: 'webhook_deliveries',
   processed: 'bus_processed_messages',
 } as const;
+
+/** What became of a GitHub delivery (kept so a redelivery of the same id is answered the same, and queues nothing twice). */
+export type DeliveryOutcome = { kind: 'ignored'; why: string } | { kind: 'queued'; attemptId: string };
+
+export interface DeliveryDoc {
+  /** GitHub's `X-GitHub-Delivery`. */
+  _id: string;
+  event: string;
+  /** Null while it is being handled. */
+  outcome: DeliveryOutcome | null;
+  receivedAt: Date;
+}
 
 /**
  * `queued`: the attempt exists, its automation run is held (deferred behind another attempt on the
@@ -85,4 +98,6 @@ export const PR_REVIEW_INDEXES: readonly CollectionIndexes[] = [
       { key: { status: 1, deferred: 1, released: 1 }, name: 'by_held' },
     ],
   },
+  // Deliveries are kept 30 days: GitHub redelivers on request for about as long.
+  { collection: COLLECTIONS.deliveries, indexes: [{ key: { receivedAt: 1 }, name: 'expire', expireAfterSeconds: 30 * 24 * 3600 }] },
 ];

@@ -141,6 +141,26 @@ describe('POST /pr-reviews/rerun answers every field of RerunPrReviewData, and a
   });
 });
 
+describe('versionFallbackUsed: the review being re-run was made by a version of the review automation that is no longer published', () => {
+  test('after a new version is published the first rerun says so and runs the new one; the next one does not', async () => {
+    const published = await call<{ automation: { publishedVersion: { id: string; versionNumber: number } } }>(
+      `${c.api}/automations/${first.automationId}/publish`,
+      { method: 'POST', headers: c.auth },
+    );
+    expect(dataOf(published).automation.publishedVersion.versionNumber).toBe(2);
+    const fallback = dataOf(await rerun({ repoId: c.repoId, prNumber: pr.number }));
+    expect([fallback.deferred, fallback.versionFallbackUsed]).toEqual([false, true]);
+    const detail = dataOf(
+      await call<{ run: { versionNumber: number } }>(`${c.api}/automations/${first.automationId}/runs/${fallback.jobRunId ?? ''}`, { headers: c.auth }),
+    );
+    expect(detail.run.versionNumber).toBe(2);
+    await untilAttemptEnded(system(), c, fallback.workflowRunId ?? '');
+    const next = dataOf(await rerun({ repoId: c.repoId, prNumber: pr.number }));
+    expect(next.versionFallbackUsed).toBe(false);
+    expect((await untilAttemptEnded(system(), c, next.workflowRunId ?? '')).status).toBe('completed');
+  });
+});
+
 describe('a push that shifts lines: persisting findings keep their comment, a removed problem is replied "fixed"', () => {
   test('the review of the new head: danger() persisting on its new line, legacy() fixed with a reply in its thread', async () => {
     const head = repo.commitAndPush({ 'app.js': APP_JS_SHIFTED }, 'Shift app.js down, drop legacy()');

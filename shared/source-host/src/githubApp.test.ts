@@ -54,6 +54,29 @@ describe('the clone URL carries a fresh installation access token as GitHub docu
   });
 });
 
+describe('only an http: or https: clone URL carries the token; any other (a stand-in’s file:// URL of a local bare repository) is answered unchanged and mints none', () => {
+  test('the file:// clone_url GitHub answers is handed back as is, as are ssh:// and scp-like (no URL) ones, without an installation id too; http:// gets the token', async () => {
+    const fileUrl = 'file:///srv/ars/source-host/octo/mirrored.git';
+    github.addInstallation(9, [{ owner: 'octo', name: 'mirrored', defaultBranch: 'main', cloneUrl: fileUrl }]);
+    const app = host();
+    const installation = { account: 'octo', externalId: 9 };
+    expect(await app.authenticatedCloneUrl(installation, { cloneUrl: fileUrl })).toBe(fileUrl);
+    expect(await app.authenticatedCloneUrl(installation, { cloneUrl: 'git@github.com:octo/mirrored.git' })).toBe('git@github.com:octo/mirrored.git');
+    expect(await app.authenticatedCloneUrl(installation, { cloneUrl: 'ssh://git@github.com/octo/mirrored.git' })).toBe(
+      'ssh://git@github.com/octo/mirrored.git',
+    );
+    expect(await app.authenticatedCloneUrl({ account: 'octo', externalId: null }, { cloneUrl: fileUrl })).toBe(fileUrl);
+    expect(github.minted.filter((m) => m.installationId === 9)).toHaveLength(0);
+    const [listed] = await app.listRepositories(installation);
+    expect(listed).toEqual({ fullName: 'octo/mirrored', defaultBranch: 'main', cloneUrl: fileUrl });
+    expect(await app.authenticatedCloneUrl(installation, { cloneUrl: listed?.cloneUrl ?? '' })).toBe(fileUrl);
+
+    const url = await app.authenticatedCloneUrl(installation, { cloneUrl: 'http://git.internal:8080/octo/mirrored.git' });
+    const token = github.minted.filter((m) => m.installationId === 9).at(-1)?.token ?? '';
+    expect(url).toBe(`http://x-access-token:${token}@git.internal:8080/octo/mirrored.git`);
+  });
+});
+
 describe('GitHub refuses what it would refuse', () => {
   test('an App key that is not the App’s: the JWT fails the signature check and nothing is listed', async () => {
     const otherPem = keyPair().privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();

@@ -142,10 +142,16 @@ export class GitHubAppSourceHost implements SourceHost {
     }
   }
 
-  /** `https://x-access-token:<token>@host/owner/repo.git`: how GitHub documents cloning with an installation token. */
+  /**
+   * `https://x-access-token:<token>@host/owner/repo.git`: how GitHub documents cloning with an
+   * installation token. Only an `http:`/`https:` URL carries it: any other clone URL (the `file://`
+   * one of a local bare repository a stand-in answers, or one that is no URL) is answered unchanged,
+   * and no token is minted for it.
+   */
   async authenticatedCloneUrl(installation: InstallationRef, repository: { cloneUrl: string }): Promise<string> {
+    const url = httpUrl(repository.cloneUrl);
+    if (url === null) return repository.cloneUrl;
     const { token } = await this.installationToken(requireExternalId(installation));
-    const url = new URL(repository.cloneUrl);
     url.username = 'x-access-token';
     url.password = token;
     return url.toString();
@@ -339,6 +345,17 @@ interface InstallationClient {
   send<T>(route: string, parameters: Record<string, unknown>): Promise<T>;
   /** Every page of a list answered as a JSON array (`per_page` 100, until a short page). */
   allPages<T>(route: string, parameters: Record<string, unknown>): Promise<T[]>;
+}
+
+/** The clone URL parsed when it is `http:` or `https:` (the only ones credentials go into), else null. */
+function httpUrl(cloneUrl: string): URL | null {
+  let url: URL;
+  try {
+    url = new URL(cloneUrl);
+  } catch {
+    return null;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
 }
 
 function requireExternalId(installation: InstallationRef): number {

@@ -236,3 +236,32 @@ describe('contents are served as GitHub serves them: a file as base64 at the ref
     expect(await noRef.json()).toMatchObject({ message: 'No commit found for the ref nope' });
   });
 });
+
+describe('a repository given a cloneUrl answers it as its clone_url everywhere (a local bare repository a sandbox can clone); without one, GitHub’s https URL', () => {
+  test('GET /installation/repositories, GET /repos/{o}/{r} and a pull request’s head and base repo; another installation’s repository is 404', async () => {
+    const cloneUrl = 'file:///tmp/stand-in/acme/mirrored.git';
+    github.addInstallation(5, [{ owner: 'acme', name: 'mirrored', defaultBranch: 'main', cloneUrl }]);
+    const number = github.openPullRequest('acme/mirrored', {
+      title: 'Mirrored',
+      head: { ref: 'feature', sha: HEAD },
+      base: { ref: 'main', sha: BASE },
+      files: [],
+    });
+
+    const listed = (await (await api('GET', '/installation/repositories')).json()) as { repositories: { full_name: string; clone_url: string }[] };
+    expect(listed.repositories.map((r) => [r.full_name, r.clone_url])).toEqual([
+      ['acme/widgets', 'https://github.com/acme/widgets.git'],
+      ['acme/mirrored', cloneUrl],
+    ]);
+    const repository = await api('GET', '/repos/acme/mirrored');
+    expect(repository.status).toBe(200);
+    expect(await repository.json()).toMatchObject({ full_name: 'acme/mirrored', default_branch: 'main', clone_url: cloneUrl });
+    expect(await (await api('GET', '/repos/acme/widgets')).json()).toMatchObject({ clone_url: 'https://github.com/acme/widgets.git' });
+    const pull = (await (await api('GET', `/repos/acme/mirrored/pulls/${number}`)).json()) as {
+      head: { repo: { clone_url: string } };
+      base: { repo: { clone_url: string } };
+    };
+    expect([pull.head.repo.clone_url, pull.base.repo.clone_url]).toEqual([cloneUrl, cloneUrl]);
+    expect((await api('GET', '/repos/other/secret')).status).toBe(404);
+  });
+});

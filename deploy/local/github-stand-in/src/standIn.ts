@@ -10,6 +10,11 @@ export interface StandInRepository {
   owner: string;
   name: string;
   defaultBranch: string;
+  /**
+   * The repository's `clone_url` wherever it is answered (e.g. the `file://` URL of a local bare
+   * repository, so a sandbox can really clone it); default `https://github.com/<owner>/<name>.git`.
+   */
+  cloneUrl?: string;
 }
 
 /** A changed file of a pull request, GitHub's names; additions and deletions are counted from the patch when left out. */
@@ -249,7 +254,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     site_admin: false,
   });
   const repositoryJson = (hosted: HostedRepository) => {
-    const { owner, name, defaultBranch } = hosted.repo;
+    const { owner, name, defaultBranch, cloneUrl } = hosted.repo;
     return {
       id: hosted.id,
       node_id: Buffer.from(`R_${hosted.id}`).toString('base64'),
@@ -263,7 +268,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       url: `${baseUrl}/repos/${owner}/${name}`,
       git_url: `git://github.com/${owner}/${name}.git`,
       ssh_url: `git@github.com:${owner}/${name}.git`,
-      clone_url: `https://github.com/${owner}/${name}.git`,
+      clone_url: cloneUrl ?? `https://github.com/${owner}/${name}.git`,
       default_branch: defaultBranch,
       visibility: 'private',
       archived: false,
@@ -534,6 +539,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
         const { items, headers } = page(url, all);
         return { status: 200, body: { total_count: all.length, repository_selection: 'selected', repositories: items.map(repositoryJson) }, headers };
       },
+    ],
+    [
+      'GET',
+      /^\/repos\/([^/]+)\/([^/]+)$/,
+      async (m, { installationId }) => ({ status: 200, body: repositoryJson(reachable(installationId(), m[1] ?? '', m[2] ?? '')) }),
     ],
     [
       'GET',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack, type Stack } from '@ars/stack';
@@ -33,8 +33,9 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Sys
   const stack = await startStack({
     gatewayPort: 0,
     redisUrl: infra.redisUrl,
-    logLevel: 'warn',
-    output: () => undefined,
+    logLevel: process.env.ARS_TEST_STACK_LOG ? 'info' : 'warn',
+    // ARS_TEST_STACK_LOG=<file>: every service's output appended there (debugging a whole-stack test).
+    output: process.env.ARS_TEST_STACK_LOG ? (line) => appendFileSync(process.env.ARS_TEST_STACK_LOG ?? '', `${line}\n`) : () => undefined,
     // The option, not an env value: the stack sets SOURCE_HOST_DIR itself (to a directory of its own when not given).
     sourceHostDir,
     env: { INTERNAL_TOKEN: internalToken, ARS_ENV: 'development', ...env },

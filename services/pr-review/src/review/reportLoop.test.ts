@@ -14,12 +14,12 @@ describe('a failed report is tried again: after Retry-After when rate limited, w
     expect(retryDelayMs(down, 300)).toBeNull();
   });
 
-  test('a refusal (403, 404, 422) is tried 3 times, then the attempt fails', () => {
+  test('a refusal (403, 404, 422) is tried 5 times, then the attempt fails', () => {
     for (const kind of ['forbidden', 'not_found', 'unprocessable'] as const) {
       const refused = new SourceHostError(kind, 403, 'no');
-      expect([retryDelayMs(refused, 1), retryDelayMs(refused, 2), retryDelayMs(refused, 3)]).toEqual([2_000, 4_000, null]);
+      expect([1, 2, 3, 4, 5].map((tries) => retryDelayMs(refused, tries))).toEqual([2_000, 4_000, 8_000, 16_000, null]);
     }
-    expect(retryDelayMs(AppError.notFound('Repository not found'), 3)).toBeNull();
+    expect(retryDelayMs(AppError.notFound('Repository not found'), 5)).toBeNull();
   });
 
   test('a peer that is down (503) or anything unexpected is retried like a host that is down', () => {

@@ -12,8 +12,8 @@ import { reportAttempt } from './reportAttempt.js';
 
 /** How long one report may take before another pass takes it over. */
 const REPORT_LEASE_MS = 120_000;
-/** A refusal that retrying may not cure (403, 404, 422) is tried this often before the attempt fails. */
-const REFUSED_TRIES = 3;
+/** A refusal that retrying may not cure (403, 404, 422) is tried this often (all the report's tries count) before the attempt fails. */
+const REFUSED_TRIES = 5;
 /** A host or peer that is down is tried until this many tries (with backoff to 5 minutes: about a day). */
 const UNAVAILABLE_TRIES = 300;
 const BATCH = 20;

@@ -128,6 +128,70 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
   });
 });
 
+describe('npm run --silent admin -- open-pull-request opens a pull request from a branch on the local source host and queues its first review', () => {
+  test('a pushed branch of the second repository: one JSON object with the pull request and its attempt; the rerun works at once', async () => {
+    const account = JSON.parse((await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' })).stdout) as Account;
+    const second = account.repos[1];
+    const host = new LocalSourceHost(system.sourceHostDir);
+    const [owner = ''] = (second?.full_name ?? '').split('/');
+    const cloneUrl = (await host.listRepositories({ account: owner, externalId: null })).find((r) => r.fullName === second?.full_name)?.cloneUrl ?? '';
+    const work = mkdtempSync(join(tmpdir(), 'ars-open-pr-'));
+    try {
+      const git = (...args: string[]) => run('git', ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.test', ...args], { cwd: work });
+      await git('clone', '--quiet', cloneUrl, '.');
+      await git('checkout', '--quiet', '-b', 'feature/greeting');
+      writeFileSync(join(work, 'greeting.txt'), 'hello\n');
+      await git('add', '-A');
+      await git('commit', '--quiet', '-m', 'Add a greeting');
+      await git('push', '--quiet', 'origin', 'HEAD');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    const args = ['open-pull-request', '--repo', second?.id ?? '', '--head', 'feature/greeting', '--title', 'Add a greeting', '--json'];
+    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, args);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    const opened = JSON.parse(result.stdout) as { pullRequest: { number: number; headRef: string }; attempt: { id: string; checkRunId: number } };
+    expect(opened.pullRequest).toMatchObject({ repoId: second?.id, number: 1, headRef: 'feature/greeting' });
+    expect(await host.readCheckRun(second?.full_name ?? '', opened.attempt.checkRunId)).toMatchObject({ name: 'ARS review', externalId: opened.attempt.id });
+
+    const token = await createToken(gateway.baseUrl, account);
+    const rerun = await call(`${gateway.baseUrl}/api/v1/svc/pr-reviews/rerun`, {
+      method: 'POST',
+      headers: bearer(token.token),
+      json: { repoId: second?.id, prNumber: 1 },
+    });
+    expect(rerun.status).toBe(200);
+
+    // The same again: one pull request per head and base, said in one line.
+    const again = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, args);
+    expect([again.code, again.stdout]).toEqual([1, '']);
+    expect(again.stderr).toContain('CONFLICT: The pull request could not be opened');
+  });
+
+  test('a branch that does not exist, or no session cookie: exit 1 with one line saying why', async () => {
+    const account = JSON.parse((await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' })).stdout) as Account;
+    const missing = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, [
+      'open-pull-request',
+      '--repo',
+      account.repos[1]?.id ?? '',
+      '--head',
+      'no-such-branch',
+    ]);
+    expect([missing.code, missing.stdout]).toEqual([1, '']);
+    expect(missing.stderr).toContain('head branch no-such-branch does not exist');
+    const noCookie = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: '' }, [
+      'open-pull-request',
+      '--repo',
+      'r',
+      '--head',
+      'h',
+    ]);
+    expect(noCookie.code).toBe(1);
+    expect(noCookie.stderr).toContain('a session cookie is required');
+  });
+});
+
 describe('it is a development tool: it refuses production', () => {
   test('ARS_ENV=production: exit 1, one line on stderr, nothing on stdout', async () => {
     const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'production' });

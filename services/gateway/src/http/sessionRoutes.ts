@@ -5,6 +5,7 @@ import { createDevAccount } from './createDevAccount.js';
 import { currentSession } from './currentSession.js';
 import { listApiKeys } from './listApiKeys.js';
 import { logout } from './logout.js';
+import { openDevPullRequest } from './openDevPullRequest.js';
 import { revokeApiKey } from './revokeApiKey.js';
 import { checkOrigin, requireSession } from './sessionAuth.js';
 import './state.js';
@@ -22,6 +23,9 @@ export function sessionRoutes(gateway: Gateway): Router {
   router.get('/settings/api-keys', session, listApiKeys(gateway));
   router.post('/settings/api-keys', session, origin, createApiKey(gateway));
   router.delete('/settings/api-keys/:id', session, origin, revokeApiKey(gateway));
-  if (!gateway.production) router.post('/dev/accounts', origin, createDevAccount(gateway));
+  if (!gateway.production) {
+    router.post('/dev/accounts', origin, createDevAccount(gateway));
+    router.post('/dev/pull-requests', session, origin, openDevPullRequest(gateway));
+  }
   return router;
 }

@@ -1,6 +1,6 @@
 import { Router, requireInternalCaller } from '@ars/http-app';
 import type { PrReviewDeps } from '../review/deps.js';
-import { devSample } from './devSample.js';
+import { devPullRequests } from './devPullRequests.js';
 import { githubWebhook } from './githubWebhook.js';
 import { rerunReview } from './rerunReview.js';
 import { startReview } from './startReview.js';
@@ -11,7 +11,7 @@ export function prReviewRoutes(deps: PrReviewDeps, internalToken: string): Route
   router.use(requireInternalCaller(internalToken));
   rerunReview(router, deps);
   startReview(router, deps);
-  devSample(router, deps);
+  devPullRequests(router, deps);
   githubWebhook(router, deps);
   return router;
 }

@@ -1,6 +1,7 @@
 // The admin command of the local stack (a development tool: it reads the running stack's
 // .stack/stack.json, so it lives with the stack, not in the gateway it calls).
 // `npm run --silent admin -- dev-account --json` (from the repository root, with the stack running).
+// `npm run --silent admin -- open-pull-request --repo <repoId> --head <branch> [--base <branch>] [--title <text>] [--cookie <ars_session=…>] [--json]`.
 // `npm run --silent admin -- redrive-dlq <topic> [--group <consumer group>] [--dry-run] [--limit N] [--json]`.
 import { resolve } from 'node:path';
 import { isTopicName, redriveDeadLetters, type BaseTopicName, type RedriveLine, type RedriveSummary } from '@ars/bus';
@@ -10,6 +11,7 @@ import { readStackFile } from '../stackFile.js';
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 const USAGE = [
   'usage: npm run --silent admin -- dev-account [--json]',
+  '       npm run --silent admin -- open-pull-request --repo <repoId> --head <branch> [--base <branch>] [--title <text>] [--cookie <ars_session=…>] [--json]',
   '       npm run --silent admin -- redrive-dlq <topic> [--group <consumer group>] [--dry-run] [--limit N] [--json]',
 ].join('\n');
 
@@ -71,6 +73,84 @@ export async function createDevAccount(baseUrl: string): Promise<DevAccount> {
   }
   const { userId, sessionCookie, installationId, repos, pullRequest } = envelope.data;
   return { baseUrl, userId, sessionCookie, installationId, repos, ...(pullRequest ? { pullRequest } : {}) };
+}
+
+export interface OpenPullRequestArguments {
+  repoId: string;
+  head: string;
+  base?: string;
+  title?: string;
+  /** The development account's `sessionCookie` (`ars_session=…`); default `ARS_SESSION_COOKIE`. */
+  cookie: string;
+  json: boolean;
+}
+
+/** The arguments of `open-pull-request`, or why they are wrong. */
+export function parseOpenPullRequestArguments(args: readonly string[], env: NodeJS.ProcessEnv): OpenPullRequestArguments | string {
+  const values: Record<string, string> = {};
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--json') {
+      json = true;
+      continue;
+    }
+    const name = /^--(repo|head|base|title|cookie)$/.exec(arg)?.[1];
+    const value = args[i + 1];
+    if (!name) return `unknown argument ${arg}`;
+    if (value === undefined || value.startsWith('--')) return `${arg} needs a value`;
+    values[name] = value;
+    i++;
+  }
+  const cookie = values.cookie ?? env.ARS_SESSION_COOKIE ?? '';
+  if (!values.repo || !values.head) return '--repo and --head are required';
+  if (!cookie) return 'a session cookie is required: --cookie <ars_session=…> or ARS_SESSION_COOKIE (the sessionCookie of dev-account)';
+  return {
+    repoId: values.repo,
+    head: values.head,
+    ...(values.base ? { base: values.base } : {}),
+    ...(values.title ? { title: values.title } : {}),
+    cookie,
+    json,
+  };
+}
+
+/** POST /api/dev/pull-requests with the session: the pull request opened and its first review queued. */
+export async function openPullRequest(baseUrl: string, args: OpenPullRequestArguments): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/api/dev/pull-requests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', cookie: args.cookie },
+      body: JSON.stringify({ repoId: args.repoId, head: args.head, ...(args.base ? { base: args.base } : {}), ...(args.title ? { title: args.title } : {}) }),
+      signal: AbortSignal.timeout(60_000),
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new CommandError(`no stack answers at ${baseUrl} (${reason}); start it with npm start`);
+  }
+  const envelope = (await response.json().catch(() => ({}))) as { ok?: boolean; data?: unknown; error?: { code: string; message: string } };
+  if (!response.ok || envelope.ok !== true) {
+    const detail = envelope.error ? `${envelope.error.code}: ${envelope.error.message}` : `HTTP ${response.status}`;
+    throw new CommandError(`the gateway at ${baseUrl} did not open the pull request (${detail})`);
+  }
+  return envelope.data;
+}
+
+async function openPullRequestCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const parsed = parseOpenPullRequestArguments(args, env);
+  if (typeof parsed === 'string') {
+    process.stderr.write(`open-pull-request: ${parsed}\n${USAGE}\n`);
+    return 1;
+  }
+  try {
+    const opened = await openPullRequest(findBaseUrl(env), parsed);
+    process.stdout.write(parsed.json ? `${JSON.stringify(opened)}\n` : `${JSON.stringify(opened, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`open-pull-request failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
 }
 
 /** `KAFKA_BROKERS` when set, else the running stack's `.stack/stack.json`; undefined when neither says. */
@@ -162,6 +242,7 @@ async function redriveCommand(args: readonly string[], env: NodeJS.ProcessEnv): 
 export async function main(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...flags] = args;
   if (command === 'redrive-dlq') return redriveCommand(flags, env);
+  if (command === 'open-pull-request') return openPullRequestCommand(flags, env);
   if (command !== 'dev-account' || flags.some((flag) => flag !== '--json')) {
     process.stderr.write(`${USAGE}\n`);
     return 1;

@@ -180,6 +180,22 @@ describe('a push that shifts lines: persisting findings keep their comment, a re
   });
 });
 
+describe('an answer without a readable findings block concludes nothing: no finding new or fixed, the check run neutral, the attempt failed', () => {
+  test('a pull request whose review instructions name no finding: the stand-in answers without a block', async () => {
+    repo.git('checkout', '--quiet', '-b', 'feature/quiet', 'origin/main');
+    repo.commitAndPush({ 'notes.md': 'Nothing to see.\n' }, 'Add notes');
+    const quiet = await repo.openPullRequest('feature/quiet', 'Add notes');
+    const review = await firstReview(system(), c, quiet.number);
+    const ended = await untilAttemptEnded(system(), c, review.id);
+    expect(ended.status).toBe('failed');
+    expect(ended.error).toBe("The review's answer held no readable findings: the message has no ```ars-findings block");
+    const checkRun = await repo.host.readCheckRun(repo.fullName, ended.checkRunId ?? 0);
+    expect(checkRun).toMatchObject({ status: 'completed', conclusion: 'neutral', output: { title: "The review's findings could not be read" } });
+    expect(await repo.host.listReviewComments(repo.ref, quiet.number)).toEqual([]);
+    expect(await findingsOf(ended)).toEqual([]);
+  });
+});
+
 describe('POST /pr-reviews/rerun refuses in the contract’s order: 400, then 404, then 409', () => {
   test.each([
     ['a body that is not JSON', undefined, '{"repoId": '],

@@ -8,6 +8,7 @@ describe('the agent answers with one ```ars-findings block holding a JSON array;
   test('a block inside prose is read; endLine defaults to line', () => {
     const message = `I looked at the diff.\n\n${block(JSON.stringify([one, { ...one, line: 7, endLine: 9, severity: 'info', title: ' T ', ruleId: 'r1', anchor: 'x()' }]))}\n\nThat is all.`;
     expect(parseFindings(message)).toEqual({
+      readable: true,
       findings: [
         { path: 'src/a.ts', line: 3, endLine: 3, severity: 'high', message: 'A problem.' },
         { path: 'src/a.ts', line: 7, endLine: 9, severity: 'info', message: 'A problem.', title: 'T', ruleId: 'r1', anchor: 'x()' },
@@ -17,9 +18,9 @@ describe('the agent answers with one ```ars-findings block holding a JSON array;
   });
 
   test('an empty array is no finding and no problem; ~~~ fences and indented fences are read too', () => {
-    expect(parseFindings(block('[]'))).toEqual({ findings: [], problems: [] });
+    expect(parseFindings(block('[]'))).toEqual({ readable: true, findings: [], problems: [] });
     expect(parseFindings(block(JSON.stringify([one]), '~~~~')).findings).toHaveLength(1);
-    expect(parseFindings(`  \`\`\`${FINDINGS_FENCE}\n[]\n  \`\`\``)).toEqual({ findings: [], problems: [] });
+    expect(parseFindings(`  \`\`\`${FINDINGS_FENCE}\n[]\n  \`\`\``)).toEqual({ readable: true, findings: [], problems: [] });
   });
 
   test('only the last block is read, and the earlier ones are listed as a problem', () => {
@@ -42,7 +43,7 @@ describe('the agent answers with one ```ars-findings block holding a JSON array;
   });
 });
 
-describe('a malformed block is a problem listed, never a crash', () => {
+describe('a malformed block is a problem listed, never a crash, and the answer is unreadable (nothing may be concluded from it)', () => {
   test.each([
     ['no message at all', null, `the message has no \`\`\`${FINDINGS_FENCE} block`],
     ['no block', 'Looks good to me.', `the message has no \`\`\`${FINDINGS_FENCE} block`],
@@ -50,6 +51,7 @@ describe('a malformed block is a problem listed, never a crash', () => {
     ['not an array', block('{"findings": []}'), 'the ars-findings block must hold a JSON array'],
   ])('%s', (_name, message, problem) => {
     const parsed = parseFindings(message);
+    expect(parsed.readable).toBe(false);
     expect(parsed.findings).toEqual([]);
     expect(parsed.problems).toHaveLength(1);
     expect(parsed.problems[0]).toEqual(typeof problem === 'string' ? problem : expect.stringMatching(problem));
@@ -57,6 +59,7 @@ describe('a malformed block is a problem listed, never a crash', () => {
 
   test('an unclosed block is read to the end of the message, and said so', () => {
     expect(parseFindings(`\`\`\`${FINDINGS_FENCE}\n${JSON.stringify([one])}`)).toEqual({
+      readable: true,
       findings: [expect.objectContaining({ path: 'src/a.ts' })],
       problems: ['the ars-findings block is not closed: read to the end of the message'],
     });
@@ -131,9 +134,10 @@ describe('what the stand-in harnesses say for @finding is read back as the findi
 
   test('one finding, no problem; none, no problem', () => {
     expect(parseFindings(standInMessage)).toEqual({
+      readable: true,
       findings: [{ path: 'app.js', line: 2, endLine: 2, severity: 'high', message: 'Unchecked input.', anchor: 'run(req.body.id);' }],
       problems: [],
     });
-    expect(parseFindings(none)).toEqual({ findings: [], problems: [] });
+    expect(parseFindings(none)).toEqual({ readable: true, findings: [], problems: [] });
   });
 });

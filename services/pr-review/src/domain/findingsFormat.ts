@@ -26,6 +26,12 @@ export interface Finding {
 }
 
 export interface ParsedFindings {
+  /**
+   * The block was there and read (its findings may still be refused one by one). False when there is
+   * no block, or it is too long, not JSON or not an array: the answer says nothing about the code, so
+   * nothing may be concluded from it (above all, no earlier finding is fixed by it).
+   */
+  readable: boolean;
   findings: Finding[];
   /** One sentence per thing that was wrong (a block missing or malformed, a finding refused). */
   problems: string[];
@@ -129,21 +135,21 @@ export function parseFindings(lastMessage: string | null | undefined): ParsedFin
   const problems: string[] = [];
   const blocks = findBlocks(lastMessage ?? '');
   const block = blocks.at(-1);
-  if (block === undefined) return { findings: [], problems: [`the message has no \`\`\`${FINDINGS_FENCE} block`] };
+  if (block === undefined) return { readable: false, findings: [], problems: [`the message has no \`\`\`${FINDINGS_FENCE} block`] };
   if (blocks.length > 1) problems.push(`${blocks.length - 1} earlier ${FINDINGS_FENCE} block(s) ignored: only the last one is read`);
   if (block.unclosed) problems.push(`the ${FINDINGS_FENCE} block is not closed: read to the end of the message`);
   const body = block.body;
   if (body.length > MAX_FINDINGS_BLOCK_LENGTH) {
-    return { findings: [], problems: [...problems, `the ${FINDINGS_FENCE} block is longer than ${MAX_FINDINGS_BLOCK_LENGTH} characters`] };
+    return { readable: false, findings: [], problems: [...problems, `the ${FINDINGS_FENCE} block is longer than ${MAX_FINDINGS_BLOCK_LENGTH} characters`] };
   }
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { findings: [], problems: [...problems, `the ${FINDINGS_FENCE} block is not JSON: ${reason}`] };
+    return { readable: false, findings: [], problems: [...problems, `the ${FINDINGS_FENCE} block is not JSON: ${reason}`] };
   }
-  if (!Array.isArray(value)) return { findings: [], problems: [...problems, `the ${FINDINGS_FENCE} block must hold a JSON array`] };
+  if (!Array.isArray(value)) return { readable: false, findings: [], problems: [...problems, `the ${FINDINGS_FENCE} block must hold a JSON array`] };
   if (value.length > MAX_FINDINGS) problems.push(`${value.length - MAX_FINDINGS} finding(s) beyond the first ${MAX_FINDINGS} ignored`);
   const findings: Finding[] = [];
   value.slice(0, MAX_FINDINGS).forEach((item: unknown, index) => {
@@ -151,5 +157,5 @@ export function parseFindings(lastMessage: string | null | undefined): ParsedFin
     if (Array.isArray(read)) problems.push(...read);
     else findings.push(read);
   });
-  return { findings, problems };
+  return { readable: true, findings, problems };
 }

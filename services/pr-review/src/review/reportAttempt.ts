@@ -31,6 +31,10 @@ export async function reportAttempt(deps: PrReviewDeps, attempt: AttemptDoc): Pr
   }
   const detail = await deps.automations.getRun(attempt.userId, attempt.automationId, attempt.automationRunId);
   const parsed = parseFindings(reviewMessage(detail));
+  if (!parsed.readable) {
+    await reportUnreadable(deps, onHostRepo, attempt, parsed.problems);
+    return;
+  }
   const previous = (await deps.attempts.lastReported(attempt.repoId, attempt.prNumber, attempt._id))?.findings ?? [];
   const fileLines = await readFiles(onHostRepo, attempt.headSha, new Set(parsed.findings.map((finding) => finding.path)));
   const classification = classifyFindings(
@@ -161,6 +165,31 @@ export function reviewFindings(classification: Classification): ReviewFinding[] 
     title: finding.title ?? null,
     message: finding.message,
   }));
+}
+
+/**
+ * The review ended but its answer held no readable findings block: nothing is concluded from it — no
+ * finding is new or fixed, nothing is commented — the check run is completed `neutral` saying why,
+ * and the attempt fails (the pull request's findings stay as the last report left them).
+ */
+async function reportUnreadable(deps: PrReviewDeps, { host, ref }: RepoOnHost, attempt: AttemptDoc, problems: string[]): Promise<void> {
+  const why = sanitizeText(problems.join('; '), { cap: 2_000, knownSecrets: deps.secrets });
+  if (attempt.checkRunId !== null) {
+    await host.updateCheckRun(ref, attempt.checkRunId, {
+      status: 'completed',
+      conclusion: 'neutral',
+      output: {
+        title: "The review's findings could not be read",
+        summary: `The review agent finished, but its answer held no readable \`\`\`ars-findings block (${why}). No finding was reported, fixed or commented; rerun the review.`,
+      },
+    });
+  }
+  await deps.attempts.update(attempt._id, {
+    status: 'failed',
+    error: `The review's answer held no readable findings: ${why}`,
+    reportDueAt: null,
+    endedAt: new Date(),
+  });
 }
 
 /** The review run failed or was cancelled: the check run says so; the pull request's findings stay as the last report left them. */

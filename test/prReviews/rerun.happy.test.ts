@@ -180,6 +180,21 @@ describe('a push that shifts lines: persisting findings keep their comment, a re
   });
 });
 
+describe('an answer longer than an event’s 2,000 characters is read whole: every finding it names is reported', () => {
+  test('15 findings with long messages: all 15 in the run detail, 15 comments', async () => {
+    const calls = Array.from({ length: 15 }, (_, i) => `step_${i + 1}();`);
+    const directives = calls.map((call, i) => `@finding many.js "${call}" low Step ${i + 1} ${'is slow and should be batched with the others; '.repeat(4)}`);
+    repo.git('checkout', '--quiet', '-b', 'feature/many', 'origin/main');
+    repo.commitAndPush({ 'many.js': `${calls.join('\n')}\n`, '.ars/review.md': `${directives.join('\n')}\n` }, 'Add many steps');
+    const many = await repo.openPullRequest('feature/many', 'Add many steps');
+    const ended = await untilAttemptEnded(system(), c, (await firstReview(system(), c, many.number)).id);
+    expect([ended.status, ended.error]).toEqual(['completed', null]);
+    const findings = await findingsOf(ended);
+    expect(findings.map((finding) => finding.line).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(calls.map((_, i) => i + 1));
+    expect(await repo.host.listReviewComments(repo.ref, many.number)).toHaveLength(15);
+  });
+});
+
 describe('an answer without a readable findings block concludes nothing: no finding new or fixed, the check run neutral, the attempt failed', () => {
   test('a pull request whose review instructions name no finding: the stand-in answers without a block', async () => {
     repo.git('checkout', '--quiet', '-b', 'feature/quiet', 'origin/main');

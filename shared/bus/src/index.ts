@@ -12,6 +12,7 @@ export { memoryProcessedStore, mongoProcessedStore } from './processed.js';
 export type { MongoProcessedMessageStore, MongoProcessedStoreOptions, ProcessedInfo, ProcessedMessageDocument, ProcessedMessageStore } from './processed.js';
 export {
   TOPICS,
+  AGENT_MESSAGE_FULL_TEXT_CAP,
   DLQ_SUFFIX,
   DEAD_LETTER_TYPE,
   DEAD_LETTER_PARTITIONS,

@@ -122,6 +122,7 @@ const runsAgentEvents: TopicSpec = {
       eventType: str,
       toolName: nullableStr,
       message: nullableStr,
+      fullText: str,
       /** Unsanitized: runs sanitizes before storage. */
       payload: { type: 'object' },
       emittedAt: str,
@@ -305,10 +306,19 @@ export interface RunAgentEventData {
   eventType: string;
   toolName: string | null;
   message: string | null;
+  /**
+   * An agent message longer than an event's 2,000 characters, whole (sanitized, at most
+   * AGENT_MESSAGE_FULL_TEXT_CAP): not part of the public event; runs keeps it as the run's last
+   * message, which is what an automation's agent node (a review's findings) reads.
+   */
+  fullText?: string;
   payload: Record<string, unknown>;
   emittedAt: string;
   [field: string]: unknown;
 }
+
+/** The most of one agent message kept whole (a review's findings block with a hundred findings fits). */
+export const AGENT_MESSAGE_FULL_TEXT_CAP = 100_000;
 
 export type RunFailureKind = 'agent' | 'harness_crash' | 'harness_timeout' | 'sandbox_allocation' | 'sandbox_lost' | 'push';
 

@@ -1,4 +1,4 @@
-import type { RunAgentEventData } from '@ars/bus';
+import { AGENT_MESSAGE_FULL_TEXT_CAP, type RunAgentEventData } from '@ars/bus';
 import { sanitizePayload, sanitizeText, type KnownSecrets } from '@ars/sanitize';
 import { isTerminal, nextStatus } from '../domain/runStatus.js';
 import { runEventId } from '../domain/runView.js';
@@ -43,6 +43,7 @@ export async function storeAgentEvent(deps: ConsumerDeps, data: RunAgentEventDat
     type: data.eventType ? sanitizeText(data.eventType, known) : 'unknown',
     toolName: nullableText(data.toolName, known),
     message: nullableText(data.message, known),
+    ...(typeof data.fullText === 'string' ? { fullText: sanitizeText(data.fullText, { ...known, cap: AGENT_MESSAGE_FULL_TEXT_CAP }) } : {}),
     payload: sanitizePayload(data.payload, known),
     createdAt: Number.isNaN(emitted.getTime()) ? new Date() : emitted,
     storedAt: new Date(),

@@ -98,6 +98,23 @@ describe('the internal view names the run’s last agent message (what an automa
     expect(run.lastMessage).not.toContain('ghp_0123456789abcdefghij');
   });
 
+  test('a message longer than an event may be: the event shows its first 2,000 characters, the last message is whole (fullText), sanitized', async () => {
+    const { userId, runId } = await newRun();
+    const long = `${'finding '.repeat(600)}token ghp_0123456789abcdefghijABCDEFGHIJ0123456789 end`;
+    await h.event(runId, 0, { eventType: 'assistant_message', toolName: null, message: long.slice(0, 2_000), fullText: long });
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1 });
+    const run = await h.waitFor('success', async () => {
+      const current = await h.internalRun(userId, runId);
+      return current.status === 'success' ? current : undefined;
+    });
+    expect(run.lastMessage?.length).toBeGreaterThan(4_000);
+    expect(run.lastMessage).toMatch(/token \S+ end$/);
+    expect(run.lastMessage).not.toContain('ghp_0123456789abcdefghij');
+    const [event] = (await h.events(userId, runId)).events;
+    expect(Object.keys(event ?? {}).sort()).toEqual(['createdAt', 'id', 'message', 'payload', 'toolName', 'type']);
+    expect(event?.message?.length).toBeLessThanOrEqual(2_000);
+  });
+
   test('a run without an agent message has lastMessage null', async () => {
     const { userId, runId } = await newRun();
     await h.event(runId, 0);

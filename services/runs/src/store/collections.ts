@@ -99,6 +99,8 @@ export interface RunEventDoc {
   type: string;
   toolName: string | null;
   message: string | null;
+  /** An agent message longer than `message` may be, whole (never shown as an event; the run's last message reads it). */
+  fullText?: string;
   payload: Record<string, unknown>;
   /** When the harness emitted it. */
   createdAt: Date;

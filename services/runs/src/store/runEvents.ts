@@ -27,7 +27,7 @@ export class RunEventStore {
   /** The message of the run's last event of `type` (highest seq), or null without one. */
   async lastMessage(runId: string, type: string): Promise<string | null> {
     const [last] = await this.events.find({ runId, type }).sort({ seq: -1 }).limit(1).toArray();
-    return last?.message ?? null;
+    return last?.fullText ?? last?.message ?? null;
   }
 
   async count(runId: string): Promise<number> {

@@ -26,6 +26,8 @@ export interface EventInput {
   eventType?: string;
   toolName?: string | null;
   message?: string | null;
+  /** An agent message over the event's limit, whole (as the sandboxes service sends it). */
+  fullText?: string;
   payload?: Record<string, unknown>;
   emittedAt?: string;
 }
@@ -152,6 +154,7 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
           eventType: input.eventType ?? (seq === 0 ? 'stream_started' : 'tool_call'),
           toolName: input.toolName === undefined ? (seq === 0 ? null : 'shell') : input.toolName,
           message: input.message === undefined ? `event ${seq}` : input.message,
+          ...(input.fullText === undefined ? {} : { fullText: input.fullText }),
           payload: input.payload ?? {},
           emittedAt: input.emittedAt ?? new Date().toISOString(),
         },

@@ -43,6 +43,16 @@ describe("events are sanitized before they are published: known secret values, r
     expect(String(event.payload.output)).toMatch(/^y+…\[truncated \d+ chars\]$/);
     expect(Buffer.byteLength(JSON.stringify(event.payload))).toBeLessThanOrEqual(20 * 1024);
   });
+  test('an agent message over 2,000 characters: the event’s message is cut, fullText keeps it whole (sanitized, at most 100,000); a short one has no fullText', () => {
+    const long = `${'finding '.repeat(1_000)}provider-key-0123456789 end`;
+    const event = sanitizedEvent({ type: 'assistant_message', toolName: null, message: long, payload: {} }, secrets);
+    expect(event.message?.length).toBeLessThanOrEqual(2_000);
+    expect(event.fullText).toBe(`${'finding '.repeat(1_000)}[REDACTED] end`);
+    const huge = sanitizedEvent({ type: 'assistant_message', toolName: null, message: 'x'.repeat(300_000), payload: {} }, secrets);
+    expect(huge.fullText?.length).toBe(100_000);
+    expect(sanitizedEvent({ type: 'assistant_message', toolName: null, message: 'short', payload: {} }, secrets)).not.toHaveProperty('fullText');
+    expect(sanitizedEvent({ type: 'tool_call', toolName: 'shell', message: 'y'.repeat(5_000), payload: {} }, secrets)).not.toHaveProperty('fullText');
+  });
   test('an ordinary event passes unchanged', () => {
     const event = { type: 'tool_call' as const, toolName: 'shell', message: null, payload: { input: { command: 'ls -la' } } };
     expect(sanitizedEvent(event, secrets)).toEqual({ eventType: 'tool_call', toolName: 'shell', message: null, payload: { input: { command: 'ls -la' } } });

@@ -7,6 +7,8 @@
 import { call, dataOf } from '../support/accounts.js';
 import { automationClient, type AutomationClient } from '../support/automations.js';
 import { firstReview, attemptOf, reviewedRepo, untilAttemptEnded, type AttemptView, type ReviewedRepo } from '../support/prReviews.js';
+import { createLogger } from '@ars/logger';
+import { connectMongo } from '@ars/mongo';
 import { systemForSuite } from '../support/system.js';
 import type { RerunPrReviewData } from '@ars/contract';
 import type { PullRequest } from '@ars/source-host';
@@ -208,6 +210,31 @@ describe('an answer without a readable findings block concludes nothing: no find
     expect(checkRun).toMatchObject({ status: 'completed', conclusion: 'neutral', output: { title: "The review's findings could not be read" } });
     expect(await repo.host.listReviewComments(repo.ref, quiet.number)).toEqual([]);
     expect(await findingsOf(ended)).toEqual([]);
+  });
+});
+
+describe('an attempt whose queueing was cut short (a crash between the attempt and its automation run) ends failed and frees its head', () => {
+  test('a queued attempt without an automation run, older than five minutes, is failed by the report loop', async () => {
+    const mongo = await connectMongo({
+      url: system().mongoUrl,
+      dbName: 'ars_pr-review',
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      appName: 'test',
+    });
+    const id = `interrupted-${Date.now()}`;
+    try {
+      const long = new Date(Date.now() - 10 * 60_000);
+      await mongo.db.collection('review_attempts').insertOne({
+        ...{ _id: id as never, userId: c.userId, repoId: c.repoId, installationId: c.installationId, provider: 'local', repoFullName: repo.fullName },
+        ...{ hostInstallation: repo.ref.installation, prNumber: pr.number, headSha: 'f'.repeat(40), headRef: 'gone', trigger: 'rerun', status: 'queued' },
+        ...{ deferred: false, released: true, automationId: first.automationId, automationRunId: null, versionId: null, checkRunId: null, runEnded: null },
+        ...{ reportDueAt: null, reportTries: 0, error: null, findings: [], refused: [], createdAt: long, updatedAt: long, endedAt: null },
+      });
+    } finally {
+      await mongo.close();
+    }
+    const ended = await untilAttemptEnded(system(), c, id, 30_000);
+    expect([ended.status, ended.error]).toEqual(['failed', 'The review was never started: its queueing was interrupted; rerun it']);
   });
 });
 

@@ -20,6 +20,8 @@ const BATCH = 20;
 /** A running attempt nothing changed for this long has its automation run asked after (a lost or early ending message). */
 const CHECK_AFTER_MS = 30_000;
 const TERMINAL = new Set(['success', 'failed', 'cancelled']);
+/** Queueing takes seconds; an attempt still without its automation run after this was cut short (a crash, a restart). */
+const QUEUEING_LIMIT_MS = 5 * 60_000;
 
 export interface ReportLoop {
   kick(): void;
@@ -29,6 +31,7 @@ export interface ReportLoop {
 export function startReportLoop(deps: PrReviewDeps, pollMs: number): ReportLoop {
   const pass: PeriodicPass = startPeriodicPass(
     async () => {
+      await abandonInterrupted(deps);
       await noticeEndedRuns(deps);
       await makeDueReports(deps);
       await releaseFreeHeads(deps);
@@ -112,6 +115,29 @@ async function noticeEndedRuns(deps: PrReviewDeps): Promise<void> {
       }
     } catch (error) {
       deps.logger.warn({ attempt_id: attempt._id, err: error }, 'could not ask after a review automation run');
+    }
+  }
+}
+
+/**
+ * Attempts whose queueing was cut short (the process died between the attempt and its automation
+ * run) would hold their head forever: they fail, and their check run is completed `cancelled`.
+ */
+async function abandonInterrupted(deps: PrReviewDeps): Promise<void> {
+  for (const attempt of await deps.attempts.stuckQueued(new Date(Date.now() - QUEUEING_LIMIT_MS), BATCH)) {
+    const error = 'The review was never started: its queueing was interrupted; rerun it';
+    await deps.attempts.update(attempt._id, { status: 'failed', error, endedAt: new Date() });
+    deps.logger.warn({ attempt_id: attempt._id }, 'interrupted review attempt failed');
+    if (attempt.checkRunId === null) continue;
+    try {
+      const { host, ref } = deps.hosts(await deps.catalog.repoAccess(attempt.userId, attempt.repoId));
+      await host.updateCheckRun(ref, attempt.checkRunId, {
+        status: 'completed',
+        conclusion: 'cancelled',
+        output: { title: 'The review was never started', summary: error },
+      });
+    } catch (hostError) {
+      deps.logger.warn({ attempt_id: attempt._id, err: hostError }, 'the interrupted attempt’s check run could not be completed');
     }
   }
 }

@@ -81,6 +81,14 @@ export class AttemptStore {
       .toArray();
   }
 
+  /** Attempts whose queueing was cut short (no automation run) and that are older than `before`. */
+  async stuckQueued(before: Date, limit: number): Promise<AttemptDoc[]> {
+    return this.attempts
+      .find({ status: 'queued', automationRunId: null, createdAt: { $lt: before } })
+      .limit(limit)
+      .toArray();
+  }
+
   /** Attempts whose report is due at `now`, the earliest first. */
   async reportsDue(now: Date, limit: number): Promise<AttemptDoc[]> {
     return this.attempts

@@ -4,12 +4,11 @@
 // git CLI, and the stand-in's pull requests are kept in step with the bare repository (head and base
 // SHAs, files with patches, every file of the head and base commits for `GET …/contents`).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { GitHubStandIn, StandInPullRequestFile } from '@ars/github-stand-in';
 import { LocalSourceHost, type RepositoryRef } from '@ars/source-host';
+import { workingClone } from './workingClone.js';
 
-const IDENTITY = ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.test'];
 const DEFAULT_BRANCH = 'main';
 
 export interface MirroredRepo {
@@ -56,12 +55,7 @@ export async function mirroredRepo(
 
   // `.clones` cannot be an account of the local host (names start with a letter or digit).
   const work = join(dir, '.clones', owner, name);
-  mkdirSync(dirname(work), { recursive: true });
-  execFileSync('git', ['clone', '--quiet', cloneUrl, work], { stdio: 'pipe' });
-  const git = (...args: string[]): string =>
-    execFileSync('git', [...IDENTITY, ...args], { cwd: work, stdio: 'pipe' })
-      .toString()
-      .trim();
+  const clone = workingClone(cloneUrl, work);
   /** git in the bare repository, its output untouched (file contents keep their last newline). */
   const bareGit = (...args: string[]): string => execFileSync('git', args, { cwd: bare, stdio: 'pipe', maxBuffer: 64 * 1024 * 1024 }).toString('utf8');
   const commitOf = (branch: string): string => bareGit('rev-parse', '--verify', `refs/heads/${branch}^{commit}`).trim();
@@ -89,17 +83,7 @@ export async function mirroredRepo(
   return {
     fullName,
     cloneUrl,
-    git,
-    commitAndPush(files, message) {
-      for (const [path, content] of Object.entries(files)) {
-        mkdirSync(dirname(join(work, path)), { recursive: true });
-        writeFileSync(join(work, path), content);
-      }
-      git('add', '-A');
-      git('commit', '--quiet', '-m', message);
-      git('push', '--quiet', 'origin', 'HEAD');
-      return git('rev-parse', 'HEAD');
-    },
+    ...clone,
     async openPullRequest(head, title) {
       const localPr = await local.openPullRequest(fullName, { head, base: DEFAULT_BRANCH, title });
       const headSha = commitOf(head);

@@ -1,16 +1,14 @@
 // PR reviews on the whole stack: a user's repository on the local source host with a working clone
 // (commits pushed with the git CLI), pull requests opened on the host, first reviews asked of
 // pr-review as a pull request event would, and waiting on an attempt.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { LocalSourceHost, type PullRequest, type RepositoryRef } from '@ars/source-host';
+import { workingClone } from './workingClone.js';
 import { fetchAnswer, waitFor } from '@ars/testenv';
 import type { AutomationClient } from './automations.js';
 import type { System } from './system.js';
-
-const IDENTITY = ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.test'];
 
 export interface ReviewedRepo {
   host: LocalSourceHost;
@@ -30,27 +28,12 @@ export async function reviewedRepo(system: System, fullName: string): Promise<Re
   const ref: RepositoryRef = { installation: { account: account ?? '', externalId: null }, fullName };
   const repository = (await host.listRepositories(ref.installation)).find((candidate) => candidate.fullName === fullName);
   if (!repository) throw new Error(`${fullName} is not on the local source host`);
-  const work = join(mkdtempSync(join(tmpdir(), 'ars-review-work-')), 'clone');
-  execFileSync('git', ['clone', '--quiet', repository.cloneUrl, work]);
-  const git = (...args: string[]): string =>
-    execFileSync('git', [...IDENTITY, ...args], { cwd: work })
-      .toString()
-      .trim();
+  const clone = workingClone(repository.cloneUrl, join(mkdtempSync(join(tmpdir(), 'ars-review-work-')), 'clone'));
   return {
     host,
     ref,
     fullName,
-    git,
-    commitAndPush(files, message) {
-      for (const [path, content] of Object.entries(files)) {
-        mkdirSync(dirname(join(work, path)), { recursive: true });
-        writeFileSync(join(work, path), content);
-      }
-      git('add', '-A');
-      git('commit', '--quiet', '-m', message);
-      git('push', '--quiet', 'origin', 'HEAD');
-      return git('rev-parse', 'HEAD');
-    },
+    ...clone,
     openPullRequest: (head, title) => host.openPullRequest(fullName, { head, base: repository.defaultBranch ?? 'main', title }),
   };
 }

@@ -1,5 +1,6 @@
 // The automations engine's internal API as its callers use it (pr-review today): one method per
-// route. Its types are the engine's own (type imports only), so a caller pulls in no engine runtime.
+// route. Its types are the engine's own (type imports only), so a caller pulls in no engine runtime,
+// but for the public bodies' JSON Schemas (plain objects with the engine's limits).
 import { IDEMPOTENCY_KEY_HEADER, type ReviewFinding } from '@ars/contract';
 import type { HttpClient } from '@ars/http-client';
 import type { AutomationRunDetail } from './domain/automationRunView.js';
@@ -9,6 +10,14 @@ import type { JsonValue } from './domain/expressions.js';
 import type { TriggerResult } from './http/triggerAutomation.js';
 
 export type { Automation, AutomationRunDetail, FlowGraph, TriggerResult };
+/** The public bodies' JSON Schemas (the gateway's MCP tools take their input schemas from them). */
+export {
+  CREATE_AUTOMATION_BODY_SCHEMA,
+  SET_NODE_MODEL_BODY_SCHEMA,
+  TRIGGER_BODY_SCHEMA,
+  UPDATE_AUTOMATION_BODY_SCHEMA,
+  VALIDATE_GRAPH_BODY_SCHEMA,
+} from './http/bodies.js';
 
 export interface NewAutomation {
   installationId: number;

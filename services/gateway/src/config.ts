@@ -12,6 +12,13 @@ export const gatewayConfigSchema = {
   PUBLIC_BASE_URL: env.url({ optional: true, protocols: ['http', 'https'] }),
   /** Browser session lifetime (default 7 days). */
   SESSION_TTL_SECONDS: env.integer({ min: 1, max: 31_536_000, default: DEFAULT_SESSION_TTL_SECONDS }),
+  /** Browser origins besides PUBLIC_BASE_URL's that may call `POST /mcp` (others: 403, JSON-RPC -32003); clients that send no Origin are not browsers. */
+  MCP_ALLOWED_ORIGINS: env.list({
+    default: [],
+    minItems: 0,
+    pattern: '^https?://[^/]+$',
+    describe: 'a comma-separated list of origins (scheme://host[:port])',
+  }),
   /** Behind a TLS-terminating proxy: `X-Forwarded-Proto: https` makes the session cookie `Secure`. */
   TRUST_PROXY: env.boolean({ default: false }),
 };

@@ -3,6 +3,9 @@
 import type { SandboxCancelAnswer } from '@ars/contract';
 import type { HttpClient } from '@ars/http-client';
 
+/** The public body's JSON Schema (the gateway's MCP tools take their input schemas from it). */
+export { CREATE_SANDBOX_BODY_SCHEMA } from './http/bodies.js';
+
 export interface SandboxesClient {
   /**
    * `POST /internal/runs/:runId/cancel` `{userId}`: stops the run's harness, or records the cancel

@@ -1,13 +1,12 @@
 import { IDEMPOTENCY_KEY_HEADER } from '@ars/contract';
 import { AppError, isAppError } from '@ars/errors';
-import { clampLimit, ok, type RouterContext, type RouterMiddleware } from '@ars/http-app';
+import { clampLimit } from '@ars/http-app';
 import type { RequestOptions } from '@ars/http-client';
 import { idempotencyKeyProblem } from '@ars/idempotency';
 import type { PublicRoute } from '../domain/routeTable.js';
 import type { Gateway } from './deps.js';
-import { requestBody } from './requestBody.js';
 import type { Peer } from '../peers.js';
-import { principalOf } from './authenticateToken.js';
+import type { RouteHandler } from './routeCall.js';
 
 /**
  * `/runs/:runId` with the request's params → `/internal/users/<userId>/runs/<runId>`: the owner's
@@ -31,11 +30,10 @@ export function forwardedQuery(route: PublicRoute, query: Record<string, string 
 }
 
 /** `Idempotency-Key` where the contract requires it: 400 when missing or over 200 characters. */
-export function requireIdempotencyKey(ctx: RouterContext): string {
-  const key = ctx.get(IDEMPOTENCY_KEY_HEADER);
+export function requireIdempotencyKey(key: string | undefined): string {
   const problem = idempotencyKeyProblem(key || undefined);
   if (problem) throw AppError.badRequest(problem);
-  return key;
+  return key as string;
 }
 
 /**
@@ -49,22 +47,20 @@ export function publicError(route: PublicRoute, error: unknown): unknown {
   return error;
 }
 
-/** Forwards the request to the owner's internal API and answers with the contract's success status. */
-export function forwardToOwner(gateway: Gateway, route: PublicRoute & { owner: Peer }): RouterMiddleware {
-  return async (ctx) => {
-    const { userId } = principalOf(ctx.state);
+/** Forwards the call to the owner's internal API, scoped to the caller; its data is the answer's. */
+export function forwardToOwner(gateway: Gateway, route: PublicRoute & { owner: Peer }): RouteHandler {
+  return async (call) => {
     const headers: Record<string, string> = {};
-    if (route.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = requireIdempotencyKey(ctx);
-    const query = forwardedQuery(route, ctx.query);
-    const path = internalPath(route, userId, ctx.params);
-    const body = route.method === 'POST' || route.method === 'PUT' ? (requestBody(ctx) ?? {}) : undefined;
+    if (route.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = requireIdempotencyKey(call.idempotencyKey);
+    const query = forwardedQuery(route, call.query);
+    const path = internalPath(route, call.principal.userId, call.params);
+    const body = route.method === 'POST' || route.method === 'PUT' ? (call.body ?? {}) : undefined;
     try {
-      const data = await gateway.peers[route.owner].request<unknown>(route.method === 'OPTIONS' ? 'GET' : route.method, path, {
+      return await gateway.peers[route.owner].request<unknown>(route.method === 'OPTIONS' ? 'GET' : route.method, path, {
         query,
         headers,
         ...(body === undefined ? {} : { body }),
       });
-      ok(ctx, data, route.successStatus);
     } catch (error) {
       throw publicError(route, error);
     }

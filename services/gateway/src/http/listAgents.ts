@@ -1,7 +1,6 @@
 import type { Agent } from '@ars/contract';
-import { ok, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from './deps.js';
-import { principalOf } from './authenticateToken.js';
+import type { RouteHandler } from './routeCall.js';
 
 /** CONTRACT.md, Agent: exactly these fields, whatever else the catalog adds. */
 export function toAgent(agent: Agent): Agent {
@@ -17,10 +16,9 @@ export function toAgent(agent: Agent): Agent {
 }
 
 /** GET /agents: the caller's own agents, then the presets (from the catalog). */
-export function listAgents(gateway: Gateway): RouterMiddleware {
-  return async (ctx) => {
-    const { userId } = principalOf(ctx.state);
-    const agents = await gateway.catalog.listAgents(userId);
-    ok(ctx, { agents: agents.map(toAgent) });
+export function listAgents(gateway: Gateway): RouteHandler {
+  return async ({ principal }) => {
+    const agents = await gateway.catalog.listAgents(principal.userId);
+    return { agents: agents.map(toAgent) };
   };
 }

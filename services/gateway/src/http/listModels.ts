@@ -1,7 +1,6 @@
 import type { Model } from '@ars/contract';
-import { ok, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from './deps.js';
-import { principalOf } from './authenticateToken.js';
+import type { RouteHandler } from './routeCall.js';
 
 /** CONTRACT.md, Model: exactly these fields, whatever else the catalog adds. */
 export function toModel(model: Model): Model {
@@ -16,10 +15,9 @@ export function toModel(model: Model): Model {
 }
 
 /** GET /models: the models enabled and reachable for the caller (the catalog decides). */
-export function listModels(gateway: Gateway): RouterMiddleware {
-  return async (ctx) => {
-    const { userId } = principalOf(ctx.state);
-    const models = await gateway.catalog.listModels(userId);
-    ok(ctx, { models: models.map(toModel) });
+export function listModels(gateway: Gateway): RouteHandler {
+  return async ({ principal }) => {
+    const models = await gateway.catalog.listModels(principal.userId);
+    return { models: models.map(toModel) };
   };
 }

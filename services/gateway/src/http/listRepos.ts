@@ -1,7 +1,7 @@
 import type { Repo } from '@ars/contract';
-import { clampLimit, ok, parseQuery, type RouterMiddleware } from '@ars/http-app';
+import { clampLimit, parseQuery } from '@ars/http-app';
 import type { Gateway } from './deps.js';
-import { principalOf } from './authenticateToken.js';
+import type { RouteHandler } from './routeCall.js';
 
 const parseReposQuery = parseQuery<{ q?: string; limit?: unknown }>({
   type: 'object',
@@ -20,12 +20,11 @@ export function toRepo(repo: Repo): Repo {
 }
 
 /** GET /repos: the catalog's repositories of the caller (`q` substring of owner/repo, `limit` 1–200 default 100). */
-export function listRepos(gateway: Gateway): RouterMiddleware {
-  return async (ctx) => {
-    const query = parseReposQuery(ctx.query);
+export function listRepos(gateway: Gateway): RouteHandler {
+  return async ({ principal, query: raw }) => {
+    const query = parseReposQuery(raw);
     const limit = clampLimit(query.limit, { min: 1, max: 200, default: 100 });
-    const { userId } = principalOf(ctx.state);
-    const repos = await gateway.catalog.listRepos(userId, { limit, ...(query.q === undefined ? {} : { q: query.q }) });
-    ok(ctx, { repos: repos.map(toRepo) });
+    const repos = await gateway.catalog.listRepos(principal.userId, { limit, ...(query.q === undefined ? {} : { q: query.q }) });
+    return { repos: repos.map(toRepo) };
   };
 }

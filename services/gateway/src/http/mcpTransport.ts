@@ -1,14 +1,17 @@
 import { isAppError } from '@ars/errors';
 import { readRawBody, type RouterContext, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from './deps.js';
-import { resolveBearer } from './authenticateToken.js';
 import { limitPerToken } from './rateLimits.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { mcpServerFor } from '../mcp/mcpServer.js';
+import { principalOf, resolveBearer } from './authenticateToken.js';
 
 /**
- * The JSON-RPC tool transport's HTTP edge (CONTRACT.md, External tool transport). What exists now:
- * PAT authentication and the per-PAT limit in the JSON-RPC envelope (-32001, -32002), parse and
- * request errors (-32700, -32600), notifications (202), CORS preflight and `GET` → 405. The tools
- * themselves arrive with the MCP issue: until then every method answers -32601.
+ * The JSON-RPC tool transport's HTTP edge (CONTRACT.md, External tool transport): authentication
+ * before anything else (-32001 401), the per-PAT limit (-32002 429), a browser Origin not allowed
+ * (-32003 403), parse and request errors (-32700, -32600 400), then the official SDK's stateless
+ * streamable HTTP transport with JSON answers and a Server bound to the caller (mcp/mcpServer.ts):
+ * initialize, ping, tools/list, tools/call, notifications (202). CORS preflight; `GET` → 405.
  */
 function rpcError(ctx: RouterContext, status: number, id: unknown, code: number, message: string): void {
   ctx.status = status;
@@ -46,6 +49,8 @@ export function mcpPost(gateway: Gateway): RouterMiddleware {
       if (error.code === 'RATE_LIMITED') return rpcError(ctx, 429, null, -32002, error.message);
       return rpcError(ctx, error.status, null, -32603, error.message);
     }
+    const origin = ctx.get('Origin') || undefined;
+    if (!originAllowed(gateway, origin)) return rpcError(ctx, 403, null, -32003, `Forbidden origin: ${origin ?? ''}`);
     let message: unknown;
     try {
       message = JSON.parse(await readRawBody(ctx));
@@ -60,10 +65,30 @@ export function mcpPost(gateway: Gateway): RouterMiddleware {
     if (request.jsonrpc !== '2.0' || typeof request.method !== 'string') {
       return rpcError(ctx, 400, request.id, -32600, 'Invalid Request: jsonrpc must be "2.0" and method a string');
     }
-    if (!('id' in request)) {
-      ctx.status = 202;
-      return;
-    }
-    rpcError(ctx, 200, request.id, -32601, `Method not found: ${request.method} (the tool transport is not available yet)`);
+    await handOverToSdk(gateway, ctx, message);
   };
+}
+
+/** A browser's Origin must be the gateway's own or one of MCP_ALLOWED_ORIGINS (DNS rebinding, cross-site pages); other clients send none. */
+export function originAllowed(gateway: Gateway, origin: string | undefined): boolean {
+  if (!origin) return true;
+  return origin === gateway.publicOrigin || gateway.config.MCP_ALLOWED_ORIGINS.includes(origin);
+}
+
+/** One request, one Server and one transport (stateless, JSON answers); both closed when the answer is sent. */
+async function handOverToSdk(gateway: Gateway, ctx: RouterContext, message: unknown): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const server = mcpServerFor(gateway, principalOf(ctx.state));
+  await server.connect(transport);
+  ctx.res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  // Every answer here is JSON (stateless, enableJsonResponse): a client that accepts anything, or only
+  // JSON, is served like one sending the contract's `application/json, text/event-stream`, not refused 406.
+  ctx.req.headers.accept = 'application/json, text/event-stream';
+  // The SDK writes the answer itself; Koa's logging still sees the status it set.
+  ctx.respond = false;
+  await transport.handleRequest(ctx.req, ctx.res, message);
+  ctx.status = ctx.res.statusCode;
 }

@@ -10,11 +10,16 @@ import { listModels } from './listModels.js';
 import { listRepos } from './listRepos.js';
 import { mcpGet, mcpPost, mcpPreflight } from './mcpTransport.js';
 import { limitPerToken } from './rateLimits.js';
+import { restRoute, type RouteHandler } from './routeCall.js';
 import { startRun } from './startRun.js';
 import './state.js';
 
-/** The gateway's own answer for a route, where it does more than forward to the owner. */
-function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
+/**
+ * The work of a route of the contract's API (not the MCP transport's own): the gateway's own for
+ * the routes where it does more than forward, else forwarding to the owner. REST and the MCP tools
+ * both run it (routeCall.ts).
+ */
+export function routeHandler(gateway: Gateway, route: PublicRoute): RouteHandler {
   const key = `${route.method} ${route.path}`;
   switch (key) {
     case 'GET /repos':
@@ -25,6 +30,14 @@ function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
       return listModels(gateway);
     case 'POST /runs':
       return startRun(gateway, route);
+    default:
+      if (route.owner === 'gateway') throw new Error(`no handler for the gateway's own route ${key}`);
+      return forwardToOwner(gateway, route as PublicRoute & { owner: Peer });
+  }
+}
+
+function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
+  switch (`${route.method} ${route.path}`) {
     case 'POST /mcp':
       return mcpPost(gateway);
     case 'OPTIONS /mcp':
@@ -32,8 +45,7 @@ function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
     case 'GET /mcp':
       return mcpGet();
     default:
-      if (route.owner === 'gateway') throw new Error(`no handler for the gateway's own route ${key}`);
-      return forwardToOwner(gateway, route as PublicRoute & { owner: Peer });
+      return restRoute(route, routeHandler(gateway, route));
   }
 }
 

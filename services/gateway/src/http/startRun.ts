@@ -1,14 +1,13 @@
 import { MAX_PROMPT_LENGTH, START_RUN_BODY_SCHEMA, type StartRunAnswer, type StartRunBody } from '@ars/contract';
 import { AppError, isAppError } from '@ars/errors';
-import { ok, tooManyCharacters, validateBody, type RouterMiddleware } from '@ars/http-app';
+import { tooManyCharacters, validateBody } from '@ars/http-app';
 import { requestHash } from '@ars/idempotency';
 import type { StartRunIdentity } from '@ars/runs/client';
 import type { PublicRoute } from '../domain/routeTable.js';
 import type { Gateway } from './deps.js';
-import { requestBody } from './requestBody.js';
-import { principalOf } from './authenticateToken.js';
 import { publicError, requireIdempotencyKey } from './forwardToOwner.js';
 import { reserveRunStart, type RunStartReservation } from './rateLimits.js';
+import type { RouteHandler } from './routeCall.js';
 
 /** CONTRACT.md, POST /runs, Body (branch-name rules are checked by runs; the prompt's length below). */
 const parseStartRunBody = validateBody<StartRunBody>(START_RUN_BODY_SCHEMA);
@@ -28,11 +27,11 @@ function parseStartRun(raw: unknown): StartRunBody {
  * A full budget refuses only new runs: runs is then asked for the replay of the key, and a key that
  * already made its run gets it (202, `replayed: true`), whenever it was first used.
  */
-export function startRun(gateway: Gateway, route: PublicRoute): RouterMiddleware {
-  return async (ctx) => {
-    const { userId } = principalOf(ctx.state);
-    const key = requireIdempotencyKey(ctx);
-    const body = parseStartRun(requestBody(ctx));
+export function startRun(gateway: Gateway, route: PublicRoute): RouteHandler {
+  return async (call) => {
+    const { userId } = call.principal;
+    const key = requireIdempotencyKey(call.idempotencyKey);
+    const body = parseStartRun(call.body);
     const identity: StartRunIdentity = { idempotencyKey: key, requestHash: requestHash(body) };
     const callRuns = async <T>(call: () => Promise<T>): Promise<T> => {
       try {
@@ -47,7 +46,7 @@ export function startRun(gateway: Gateway, route: PublicRoute): RouterMiddleware
     } catch (error) {
       const replay = isAppError(error) && error.code === 'RATE_LIMITED' ? await callRuns(() => gateway.runs.replayRun(userId, body, identity)) : undefined;
       if (replay === undefined) throw error;
-      return ok(ctx, replay, 202);
+      return replay;
     }
     let data: StartRunAnswer;
     try {
@@ -57,6 +56,6 @@ export function startRun(gateway: Gateway, route: PublicRoute): RouterMiddleware
       throw error;
     }
     if (data.replayed) await reservation.refund();
-    ok(ctx, data, 202);
+    return data;
   };
 }

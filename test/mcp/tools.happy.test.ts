@@ -56,6 +56,7 @@ describe('initialize negotiates 2025-11-25 and names the server; tools/list show
     const reader = await connect(readOnly.token);
     try {
       const names = (await reader.listTools()).tools.map((tool) => tool.name);
+      expect(names).toHaveLength(13);
       expect(names).toContain('svc_list_repos');
       expect(names).toContain('svc_wait_for_run');
       expect(names).not.toContain('svc_start_run');

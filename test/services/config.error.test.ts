@@ -119,8 +119,8 @@ describe('ARS_ENV=production refuses every development default at start-up with 
 
   test('NODE_ENV=production without ARS_ENV is production too; ARS_ENV=development overrides it', () => {
     const { ARS_ENV: _env, INTERNAL_TOKEN: _token, ...nodeEnvOnly } = productionEnv;
-    expect(refusalLine('pr-review', { ...nodeEnvOnly, NODE_ENV: 'production' })).toContain('INTERNAL_TOKEN is required in production');
-    const development = startWith('pr-review', { ...nodeEnvOnly, NODE_ENV: 'production', ARS_ENV: 'development', PORT: 'abc' });
+    expect(refusalLine('gateway', { ...nodeEnvOnly, NODE_ENV: 'production' })).toContain('INTERNAL_TOKEN is required in production');
+    const development = startWith('gateway', { ...nodeEnvOnly, NODE_ENV: 'production', ARS_ENV: 'development', PORT: 'abc' });
     expect(development.stderr).not.toContain('INTERNAL_TOKEN');
     expect(development.stderr).toContain('PORT');
   });

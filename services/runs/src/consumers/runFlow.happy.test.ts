@@ -211,7 +211,8 @@ describe('GET events: the contract’s RunEvent fields, oldest first, each answe
         data: { runId, seq, eventType: 'tool_call', toolName: 'shell', message: `event ${seq}`, payload: {}, emittedAt: new Date().toISOString() },
       })),
     );
-    await h.waitFor('205 events', async () => (await h.db.collection('run_events').countDocuments({ runId })) === 205, 30_000);
+    // A wait, not a speed check: 205 events through the consumer take seconds, many more on a loaded machine.
+    await h.waitFor('205 events', async () => (await h.db.collection('run_events').countDocuments({ runId })) === 205, 100_000);
     const ids = (events: { id: string }[]) => events.map((e) => e.id);
     const expected = (n: number) => Array.from({ length: n }, (_, seq) => `${runId}:event:${seq}`);
     expect(ids((await h.events(userId, runId)).events)).toEqual(expected(100));
@@ -220,7 +221,7 @@ describe('GET events: the contract’s RunEvent fields, oldest first, each answe
     expect(ids((await h.events(userId, runId, -3)).events)).toEqual(expected(1));
     expect(ids((await h.events(userId, runId, 200)).events)).toEqual(expected(200));
     expect(ids((await h.events(userId, runId, 5000)).events)).toEqual(expected(200));
-  });
+  }, 150_000);
 
   test('a limit that is not an integer: 400 BAD_REQUEST', async () => {
     const { userId, runId } = await newRun();

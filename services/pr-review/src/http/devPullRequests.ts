@@ -65,7 +65,7 @@ type Opened = { pullRequest: { repoId: string; number: number; url: string; head
 async function openReviewedPullRequest(
   deps: PrReviewDeps,
   userId: string,
-  input: { repoId: string; head: string; base?: string; title?: string; prepare?: (base: string) => Promise<unknown> },
+  input: { repoId: string; head: string; base?: string; title?: string; prepare?: (base: string, fullName: string) => Promise<unknown> },
 ): Promise<Opened> {
   const reach = await reachRepo(deps, userId, input.repoId);
   if (reach.kind === 'no-token' || reach.access.provider !== 'local') throw AppError.conflict('Pull requests are opened here on the local source host only');
@@ -74,7 +74,7 @@ async function openReviewedPullRequest(
   const repository = (await host.listRepositories(installation)).find((candidate) => candidate.fullName === fullName);
   const base = input.base ?? repository?.defaultBranch ?? 'main';
   const pullRequest = await (async () => {
-    await input.prepare?.(base);
+    await input.prepare?.(base, fullName);
     return host.openPullRequest(fullName, { head: input.head, base, title: input.title ?? input.head });
   })().catch((error: unknown) => {
     if (error instanceof SourceHostError && error.kind === 'unprocessable') throw AppError.conflict(`The pull request could not be opened: ${error.message}`);
@@ -112,8 +112,7 @@ export function devPullRequests(router: Router, deps: PrReviewDeps): void {
       repoId: body.repoId,
       head: SAMPLE_BRANCH,
       title: SAMPLE_TITLE,
-      prepare: async (base) => {
-        const { fullName } = await deps.catalog.repoAccess(userId, body.repoId);
+      prepare: async (base, fullName) => {
         await deps.localHost.pushCommit(fullName, { branch: SAMPLE_BRANCH, from: base, files: SAMPLE_FILES, message: 'Add a sample change to review' });
       },
     });

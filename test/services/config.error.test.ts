@@ -58,6 +58,7 @@ describe('ARS_ENV=production refuses every development default at start-up with 
     INTERNAL_TOKEN: token,
     REDIS_URL: 'redis://127.0.0.1:1',
     PUBLIC_BASE_URL: 'https://ars.example.test',
+    OAUTH_COOKIE_KEYS: 'a-production-oauth-cookie-key-0123456789',
     CATALOG_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
     GITHUB_APP_ID: '1',
     GITHUB_APP_PRIVATE_KEY: 'not-a-key',
@@ -114,6 +115,13 @@ describe('ARS_ENV=production refuses every development default at start-up with 
     expect(refusalLine('gateway', development)).toBe(
       'Invalid configuration: INTERNAL_TOKEN is required in production (a string of at least 16 characters); ' +
         'PUBLIC_BASE_URL is required in production (the origin browsers see; the default is the loopback address)',
+    );
+  });
+
+  test('gateway: no OAUTH_COOKIE_KEYS (the public development key would sign OAuth cookies) is refused, named', () => {
+    const { OAUTH_COOKIE_KEYS: _keys, ...development } = productionEnv;
+    expect(refusalLine('gateway', development)).toBe(
+      'Invalid configuration: OAUTH_COOKIE_KEYS is required in production (the development key signing OAuth cookies is public)',
     );
   });
 

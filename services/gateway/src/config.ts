@@ -21,6 +21,20 @@ export const gatewayConfigSchema = {
   }),
   /** Behind a TLS-terminating proxy: `X-Forwarded-Proto: https` makes the session cookie `Secure`. */
   TRUST_PROXY: env.boolean({ default: false }),
+  /**
+   * Keys signing the OAuth authorization server's cookies (its interaction and session cookies),
+   * newest first so a key can rotate. Required in production; development uses a fixed key.
+   */
+  OAUTH_COOKIE_KEYS: env.list({ optional: true, pattern: '^.{32,}$', describe: 'a comma-separated list of secrets of at least 32 characters' }),
+  /** Lifetime of an OAuth access token for `/mcp` (default 1 hour); a refresh token renews it. */
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: env.integer({ min: 60, max: 86_400, default: 3_600 }),
+  /** Lifetime of an OAuth refresh token (default 30 days; each use rotates it). */
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: env.integer({ min: 3_600, max: 31_536_000, default: 2_592_000 }),
+  /**
+   * Hosts whose client ID metadata documents (`client_id` an https URL) the authorization server
+   * fetches. Empty (the default): any public https host; loopback and private addresses never.
+   */
+  OAUTH_CLIENT_METADATA_HOSTS: env.list({ default: [], minItems: 0, pattern: '^[A-Za-z0-9.-]+(:[0-9]+)?$', describe: 'a comma-separated list of host names' }),
 };
 export type GatewayConfigSchema = typeof gatewayConfigSchema;
 
@@ -29,8 +43,9 @@ export type GatewayConfigSchema = typeof gatewayConfigSchema;
  * service): the public origin left at the loopback default, which the session routes' `Origin`
  * check would compare against. (The development account route is not mounted in production.)
  */
-export function gatewayDevelopmentDefaults(config: { PUBLIC_BASE_URL?: string | undefined }): DevelopmentDefault[] {
+export function gatewayDevelopmentDefaults(config: { PUBLIC_BASE_URL?: string | undefined; OAUTH_COOKIE_KEYS?: string[] | undefined }): DevelopmentDefault[] {
   return [
     { inUse: !config.PUBLIC_BASE_URL, problem: 'PUBLIC_BASE_URL is required in production (the origin browsers see; the default is the loopback address)' },
+    { inUse: !config.OAUTH_COOKIE_KEYS, problem: 'OAUTH_COOKIE_KEYS is required in production (the development key signing OAuth cookies is public)' },
   ];
 }

@@ -13,6 +13,10 @@ import { sessionIndexes, sessionStore } from './store/sessions.js';
 import { tokenIndexes, tokenStore } from './store/personalAccessTokens.js';
 import { userIndexes, userStore } from './store/users.js';
 import { createRedisRateLimiter } from './store/rateLimiter.js';
+import { oauthRecordIndexes } from './store/oauthRecords.js';
+import { createAuthorizationServer } from './oauth/authorizationServer.js';
+import { isOAuthPath, oauthRoutes } from './oauth/oauthRoutes.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** The composition step: stores, the rate limiter and one client per peer, each closed on shutdown. */
 function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
@@ -21,6 +25,9 @@ function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
   const limiter = createRedisRateLimiter(config.REDIS_URL);
   ctx.onShutdown(() => limiter.close(), 'redis');
   const peers = createPeerClients(ctx);
+  const publicOrigin = new URL(config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).origin;
+  const oauth = createAuthorizationServer({ config, publicOrigin, db: ctx.mongo.db });
+  const oauthCallback = oauth.provider.callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   return {
     config,
     logger: ctx.logger,
@@ -31,8 +38,10 @@ function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
     users: userStore(ctx.mongo.db),
     sessions: sessionStore(ctx.mongo.db),
     tokens: tokenStore(ctx.mongo.db),
-    publicOrigin: new URL(config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).origin,
+    publicOrigin,
     production: environmentOf(config) === 'production',
+    oauth,
+    oauthCallback,
   };
 }
 
@@ -47,14 +56,16 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
     requireBus: true,
     configSchema: gatewayConfigSchema,
     developmentDefaults: gatewayDevelopmentDefaults,
-    indexes: [userIndexes, sessionIndexes, tokenIndexes],
+    indexes: [userIndexes, sessionIndexes, tokenIndexes, oauthRecordIndexes],
     // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
     // its own (malformed JSON there is a JSON-RPC -32700, not a REST 400).
-    // GitHub deliveries are handed on as the raw bytes their signature covers.
-    skipBodyParsing: (ctx) => ctx.path === PUBLIC_PREFIX || ctx.path.startsWith(`${PUBLIC_PREFIX}/`) || ctx.path === GITHUB_WEBHOOK_PATH,
+    // GitHub deliveries are handed on as the raw bytes their signature covers. The authorization
+    // server (oidc-provider, and the consent form) reads its own bodies.
+    skipBodyParsing: (ctx) =>
+      ctx.path === PUBLIC_PREFIX || ctx.path.startsWith(`${PUBLIC_PREFIX}/`) || ctx.path === GITHUB_WEBHOOK_PATH || isOAuthPath(ctx.path),
     compose: composeGateway,
     readiness: (_ctx, gateway) => ({ redis: () => gateway.limiter.ping(), ...peerReadinessChecks(gateway.peers) }),
-    routes: (_ctx, gateway) => [publicRoutes(gateway), sessionRoutes(gateway), githubWebhookRoutes(gateway)],
+    routes: (_ctx, gateway) => [publicRoutes(gateway), sessionRoutes(gateway), githubWebhookRoutes(gateway), oauthRoutes(gateway)],
     ...(runtime ? { runtime } : {}),
   });
 }

@@ -9,6 +9,8 @@ import type { RateLimiter } from '../store/rateLimiter.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TokenStore } from '../store/personalAccessTokens.js';
 import type { UserStore } from '../store/users.js';
+import type { AuthorizationServer } from '../oauth/authorizationServer.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Everything a route needs, built once per process (the composition root, `gateway.ts`, builds it). */
 export interface Gateway {
@@ -26,4 +28,8 @@ export interface Gateway {
   /** `PUBLIC_BASE_URL`'s origin, e.g. `http://127.0.0.1:8080`. */
   publicOrigin: string;
   production: boolean;
+  /** The OAuth 2.1 authorization server of `/mcp` (oauth/authorizationServer.ts). */
+  oauth: AuthorizationServer;
+  /** Its Koa app's request handler, made once. */
+  oauthCallback: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }

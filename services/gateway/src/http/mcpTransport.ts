@@ -4,7 +4,9 @@ import type { Gateway } from './deps.js';
 import { limitPerToken } from './rateLimits.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { mcpServerFor } from '../mcp/mcpServer.js';
-import { principalOf, resolveBearer } from './authenticateToken.js';
+import { principalOf } from './authenticateToken.js';
+import { resolveMcpBearer } from '../oauth/mcpBearer.js';
+import { mcpBearerChallenge } from '../domain/oauthClients.js';
 
 /**
  * The JSON-RPC tool transport's HTTP edge (CONTRACT.md, External tool transport): authentication
@@ -23,6 +25,7 @@ export function mcpPreflight(gateway: Gateway): RouterMiddleware {
     ctx.set('Access-Control-Allow-Origin', gateway.publicOrigin);
     ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS');
     ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Accept, Mcp-Protocol-Version');
+    ctx.set('Access-Control-Expose-Headers', 'WWW-Authenticate, X-Request-Id');
     ctx.set('Access-Control-Max-Age', '600');
     ctx.set('Vary', 'Origin');
     ctx.status = 204;
@@ -40,12 +43,16 @@ export function mcpPost(gateway: Gateway): RouterMiddleware {
   const perToken = limitPerToken(gateway);
   return async (ctx) => {
     try {
-      ctx.state.principal = await resolveBearer(gateway, ctx.get('Authorization') || undefined);
+      ctx.state.principal = await resolveMcpBearer(gateway, ctx.get('Authorization') || undefined);
       await perToken(ctx, async () => undefined);
     } catch (error) {
       if (!isAppError(error)) throw error;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      if (error.code === 'UNAUTHORIZED') return rpcError(ctx, 401, null, -32001, error.message);
+      if (error.code === 'UNAUTHORIZED') {
+        // RFC 9728: the client learns from the challenge where to get a token.
+        ctx.set('WWW-Authenticate', mcpBearerChallenge(gateway.publicOrigin));
+        return rpcError(ctx, 401, null, -32001, error.message);
+      }
       if (error.code === 'RATE_LIMITED') return rpcError(ctx, 429, null, -32002, error.message);
       return rpcError(ctx, error.status, null, -32603, error.message);
     }

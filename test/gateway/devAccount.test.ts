@@ -28,7 +28,10 @@ let production: GatewayUnderTest;
 beforeAll(async () => {
   system = await startSystem();
   gateway = system.gateway;
-  production = await startGatewayUnderTest({ system, env: { ARS_ENV: 'production', PUBLIC_BASE_URL: 'https://ars.example.test' } });
+  production = await startGatewayUnderTest({
+    system,
+    env: { ARS_ENV: 'production', PUBLIC_BASE_URL: 'https://ars.example.test', OAUTH_COOKIE_KEYS: 'a-production-oauth-cookie-key-0123456789' },
+  });
 }, 120_000);
 afterAll(async () => {
   await production?.stop();

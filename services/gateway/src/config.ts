@@ -19,6 +19,8 @@ export const gatewayConfigSchema = {
     pattern: '^https?://[^/]+$',
     describe: 'a comma-separated list of origins (scheme://host[:port])',
   }),
+  /** Requests to `/mcp` with a token that is refused, per client address and minute, before they answer 429 (-32002) instead of 401. */
+  MCP_FAILED_AUTH_PER_MINUTE: env.integer({ min: 1, max: 100_000, default: 30 }),
   /** Behind a TLS-terminating proxy: `X-Forwarded-Proto: https` makes the session cookie `Secure`. */
   TRUST_PROXY: env.boolean({ default: false }),
   /**

@@ -72,3 +72,8 @@ export function registrationProblem(body: unknown): string | undefined {
 
 /** Registrations per client address: 20 per hour (RESEARCH.md: registration is rate limited). */
 export const REGISTRATION_LIMIT = { limit: 20, windowMs: 3_600_000 } as const;
+
+/** The window of refused `/mcp` tokens from one client address (one minute, `MCP_FAILED_AUTH_PER_MINUTE`). */
+export function failedAuthenticationWindow(address: string, perMinute: number): { key: string; limit: number; windowMs: number } {
+  return { key: `rl:mcp-auth-failed:${address}`, limit: perMinute, windowMs: 60_000 };
+}

@@ -6,7 +6,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { mcpServerFor } from '../mcp/mcpServer.js';
 import { principalOf } from './authenticateToken.js';
 import { resolveMcpBearer } from '../oauth/mcpBearer.js';
-import { mcpBearerChallenge } from '../domain/oauthClients.js';
+import { failedAuthenticationWindow, mcpBearerChallenge } from '../domain/oauthClients.js';
+import { RETRY_AFTER_SECONDS } from '../domain/limits.js';
 
 /**
  * The JSON-RPC tool transport's HTTP edge (CONTRACT.md, External tool transport): authentication
@@ -48,6 +49,10 @@ export function mcpPost(gateway: Gateway): RouterMiddleware {
     } catch (error) {
       if (!isAppError(error)) throw error;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      if (error.code === 'UNAUTHORIZED' && ctx.get('Authorization') && (await failedAuthenticationsExceeded(gateway, ctx.ip))) {
+        ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+        return rpcError(ctx, 429, null, -32002, `Too many refused tokens from this address; retry after ${RETRY_AFTER_SECONDS} seconds`);
+      }
       if (error.code === 'UNAUTHORIZED') {
         // RFC 9728: the client learns from the challenge where to get a token.
         ctx.set('WWW-Authenticate', mcpBearerChallenge(gateway.publicOrigin));
@@ -74,6 +79,20 @@ export function mcpPost(gateway: Gateway): RouterMiddleware {
     }
     await handOverToSdk(gateway, ctx, message);
   };
+}
+
+/**
+ * Counts a refused token from this address (a request with no token is a client discovering how to
+ * authenticate, and is not counted); past `MCP_FAILED_AUTH_PER_MINUTE` the answer is 429 -32002.
+ * The limiter down: counted as not exceeded, the 401 stands (the token was refused either way).
+ */
+async function failedAuthenticationsExceeded(gateway: Gateway, address: string): Promise<boolean> {
+  try {
+    return !(await gateway.limiter.consume([failedAuthenticationWindow(address, gateway.config.MCP_FAILED_AUTH_PER_MINUTE)])).allowed;
+  } catch (error) {
+    gateway.logger.warn({ err: error }, 'rate-limit backend unavailable');
+    return false;
+  }
 }
 
 /** A browser's Origin must be the gateway's own or one of MCP_ALLOWED_ORIGINS (DNS rebinding, cross-site pages); other clients send none. */

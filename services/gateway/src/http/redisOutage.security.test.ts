@@ -1,34 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { freePort, waitFor } from '@ars/testenv';
 import { startSystem, type System } from '@ars/system-tests/support';
-import { bearer, call, errorOf, startGatewayUnderTest, tenant, type GatewayUnderTest } from '../testing/index.js';
-
-/** A private redis-server this test stops and starts again on the same port. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server not ready: ${seen}`)), 15_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited ${String(code)}: ${seen}`)));
-  });
-  return child;
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
+import { bearer, call, errorOf, startGatewayUnderTest, startRedis, stopRedis, tenant, type GatewayUnderTest } from '../testing/index.js';
 
 // Redis reconnects with backoff: the gateway's answers are polled, as the local helper did (every 200 ms, 20 s).
 const REDIS_BACK = { timeoutMs: 20_000, intervalMs: 200 };

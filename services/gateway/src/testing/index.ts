@@ -9,3 +9,4 @@ export { startEmptyPeer, startRunsStandIn } from './peerStandIns.js';
 export type { EmptyPeer, RunsStandIn } from './peerStandIns.js';
 export { letRunStartMinutePass } from './runStartWindow.js';
 export { startRunAt } from './runStarts.js';
+export { startRedis, stopRedis } from './privateRedis.js';

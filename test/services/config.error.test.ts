@@ -60,6 +60,7 @@ describe('ARS_ENV=production refuses every development default at start-up with 
     PUBLIC_BASE_URL: 'https://ars.example.test',
     OAUTH_COOKIE_KEYS: 'a-production-oauth-cookie-key-0123456789',
     CATALOG_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+    MCP_REGISTRY_SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
     GITHUB_APP_ID: '1',
     GITHUB_APP_PRIVATE_KEY: 'not-a-key',
     CODEX_PATH: 'bundled',
@@ -107,6 +108,13 @@ describe('ARS_ENV=production refuses every development default at start-up with 
     expect(refusalLine('catalog', development)).toBe(
       'Invalid configuration: CATALOG_SECRETS_KEY is required in production (base64 of 32 bytes; unset uses the fixed development key); ' +
         'GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are required in production (the local source host is for development)',
+    );
+  });
+
+  test('mcp-registry: the fixed development secrets key is refused', () => {
+    const { MCP_REGISTRY_SECRETS_KEY: _key, ...development } = productionEnv;
+    expect(refusalLine('mcp-registry', development)).toBe(
+      'Invalid configuration: MCP_REGISTRY_SECRETS_KEY is required in production (base64 of 32 bytes; unset uses the fixed development key)',
     );
   });
 

@@ -34,6 +34,8 @@ function registryOn(port: number, log: string[] = []): ServiceProcess {
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       LOG_LEVEL: 'warn',
       ARS_ENV: 'development',
+      // Its routes are internal: it refuses to start without the shared token.
+      INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
     },
     readyTimeoutMs: 90_000,
     output: () => undefined,

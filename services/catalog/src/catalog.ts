@@ -1,5 +1,6 @@
 import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
 import type { Logger } from '@ars/logger';
+import { SecretBox } from '@ars/secret-box';
 import { runService, type RunningService } from '@ars/service';
 import { GitHubAppSourceHost, LocalSourceHost } from '@ars/source-host';
 import { catalogConfigSchema, resolveCatalogSettings } from './config.js';
@@ -10,7 +11,6 @@ import { CATALOG_INDEXES } from './store/collections.js';
 import { InstallationStore } from './store/installations.js';
 import { ModelSettingsStore } from './store/modelSettings.js';
 import { RepoStore } from './store/repos.js';
-import { SecretBox } from './store/secretBox.js';
 
 export const CATALOG_PORT = 8081;
 
@@ -52,7 +52,7 @@ export async function startCatalog(runtime: CatalogRuntime = {}): Promise<Runnin
         installations: new InstallationStore(db),
         repos: new RepoStore(db),
         agents: new AgentStore(db),
-        modelSettings: new ModelSettingsStore(db, new SecretBox(settings.secretsKey)),
+        modelSettings: new ModelSettingsStore(db, new SecretBox(settings.keyring)),
         localHost: new LocalSourceHost(settings.sourceHostDir),
         githubHost: settings.github ? new GitHubAppSourceHost(settings.github) : undefined,
         production: settings.environment === 'production',

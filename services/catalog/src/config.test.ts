@@ -9,7 +9,7 @@ describe('development: SOURCE_HOST_DIR defaults under .stack/ and a fixed develo
     const settings = resolveCatalogSettings(base);
     expect(settings.sourceHostDir).toMatch(/\.stack\/source-host$/);
     expect(settings.developmentKey).toBe(true);
-    expect(settings.secretsKey).toHaveLength(32);
+    expect(settings.keyring.current.key).toHaveLength(32);
     expect(settings.github).toBeUndefined();
   });
 });
@@ -32,14 +32,14 @@ describe('production refuses the development defaults: the fixed secrets key, no
     const key = randomBytes(32);
     const settings = resolveCatalogSettings({ ...base, ...token, ...github, NODE_ENV: 'production', CATALOG_SECRETS_KEY: key.toString('base64') });
     expect(settings).toMatchObject({ environment: 'production', developmentKey: false, github: { appId: '123' } });
-    expect(settings.secretsKey.equals(key)).toBe(true);
+    expect(settings.keyring.current.key.equals(key)).toBe(true);
   });
 });
 
 describe('CATALOG_SECRETS_KEY must be base64 of 32 bytes; the GitHub App needs id and key together', () => {
   test('a short key is refused', () => {
     expect(() => resolveCatalogSettings({ ...base, CATALOG_SECRETS_KEY: randomBytes(16).toString('base64') })).toThrow(
-      'CATALOG_SECRETS_KEY must be base64 of exactly 32 bytes',
+      'CATALOG_SECRETS_KEY must be base64 of exactly 32 bytes, optionally after `<keyId>:`',
     );
   });
   test('GITHUB_APP_ID without a key is refused; both give the adapter settings with \\n-escaped PEM restored', () => {

@@ -1,10 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { ConfigError, env, environmentOf, productionProblems, type DevelopmentDefault, type Environment } from '@ars/config';
-import { developmentSecretsKey, parseSecretsKey } from './store/secretBox.js';
+import { resolveKeyring, type Keyring } from '@ars/secret-box';
 
 /** The repository root, from this file's place (`services/catalog/src/` or `dist/`). */
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The development key's label: unchanged, so a development database's provider keys stay readable. */
+const CATALOG_DEVELOPMENT_KEY_LABEL = 'agent-run-service catalog development secrets key';
 
 /** The catalog's own variables, beside the common ones of every service. */
 export const catalogConfigSchema = {
@@ -12,6 +15,7 @@ export const catalogConfigSchema = {
   INTERNAL_TOKEN: env.string({ secret: true, minLength: 16, describe: 'a string of at least 16 characters' }),
   SOURCE_HOST_DIR: env.string({ optional: true }),
   CATALOG_SECRETS_KEY: env.string({ optional: true, secret: true }),
+  CATALOG_SECRETS_PREVIOUS_KEYS: env.string({ optional: true, secret: true }),
   GITHUB_APP_ID: env.string({ optional: true, pattern: '^[1-9][0-9]{0,18}$', describe: 'a GitHub App id (digits)' }),
   GITHUB_APP_PRIVATE_KEY: env.string({ optional: true, secret: true }),
   GITHUB_API_URL: env.url({ protocols: ['http', 'https'], default: 'https://api.github.com' }),
@@ -20,7 +24,8 @@ export const catalogConfigSchema = {
 export interface CatalogSettings {
   environment: Environment;
   sourceHostDir: string;
-  secretsKey: Buffer;
+  /** The provider keys' keyring: `CATALOG_SECRETS_KEY` seals, `CATALOG_SECRETS_PREVIOUS_KEYS` still open. */
+  keyring: Keyring;
   /** True when no key was configured and the development key is in use (warned at start-up). */
   developmentKey: boolean;
   github: { appId: string; privateKey: string; apiUrl: string } | undefined;
@@ -32,6 +37,7 @@ interface CatalogConfigInput {
   INTERNAL_TOKEN?: string | undefined;
   SOURCE_HOST_DIR?: string | undefined;
   CATALOG_SECRETS_KEY?: string | undefined;
+  CATALOG_SECRETS_PREVIOUS_KEYS?: string | undefined;
   GITHUB_APP_ID?: string | undefined;
   GITHUB_APP_PRIVATE_KEY?: string | undefined;
   GITHUB_API_URL: string;
@@ -54,17 +60,20 @@ export function catalogDevelopmentDefaults(config: CatalogConfigInput): Developm
 
 /**
  * The rules one variable alone cannot state: in production the development defaults are refused
- * (`catalogDevelopmentDefaults`, and the internal token of every service); the key is base64 of 32
- * bytes; the GitHub App needs both its id and its key. Throws one ConfigError naming every problem.
+ * (`catalogDevelopmentDefaults`, and the internal token of every service); the keys are base64 of 32
+ * bytes (`@ars/secret-box`); the GitHub App needs both its id and its key. Throws one ConfigError naming every problem.
  */
 export function resolveCatalogSettings(config: CatalogConfigInput): CatalogSettings {
   const environment = environmentOf(config);
   const problems: string[] = productionProblems(config, catalogDevelopmentDefaults(config));
-  let secretsKey: Buffer | undefined;
-  if (config.CATALOG_SECRETS_KEY) {
-    secretsKey = parseSecretsKey(config.CATALOG_SECRETS_KEY);
-    if (!secretsKey) problems.push('CATALOG_SECRETS_KEY must be base64 of exactly 32 bytes');
-  }
+  const secrets = resolveKeyring({
+    variable: 'CATALOG_SECRETS_KEY',
+    current: config.CATALOG_SECRETS_KEY,
+    previousVariable: 'CATALOG_SECRETS_PREVIOUS_KEYS',
+    previous: config.CATALOG_SECRETS_PREVIOUS_KEYS,
+    developmentLabel: CATALOG_DEVELOPMENT_KEY_LABEL,
+  });
+  problems.push(...secrets.problems);
   if (Boolean(config.GITHUB_APP_ID) !== Boolean(config.GITHUB_APP_PRIVATE_KEY)) {
     problems.push('GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY must be set together');
   }
@@ -72,8 +81,8 @@ export function resolveCatalogSettings(config: CatalogConfigInput): CatalogSetti
   return {
     environment,
     sourceHostDir: config.SOURCE_HOST_DIR ?? join(repoRoot, '.stack', 'source-host'),
-    secretsKey: secretsKey ?? developmentSecretsKey(),
-    developmentKey: !secretsKey,
+    keyring: secrets.keyring,
+    developmentKey: secrets.developmentKey,
     github:
       config.GITHUB_APP_ID && config.GITHUB_APP_PRIVATE_KEY
         ? { appId: config.GITHUB_APP_ID, privateKey: config.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n'), apiUrl: config.GITHUB_API_URL }

@@ -1,9 +1,4 @@
-// The mcp-registry service: owns the account's external tool server configurations (secrets encrypted at rest).
-import { runService } from '@ars/service';
+// The mcp-registry service: owns each user's external tool server configurations (encrypted at rest).
+import { startMcpRegistry } from './mcpRegistry.js';
 
-await runService({
-  name: 'mcp-registry',
-  port: 8086,
-  requireMongo: true,
-  requireBus: true,
-});
+await startMcpRegistry();

@@ -1,6 +1,6 @@
 import type { CollectionIndexes } from '@ars/mongo';
 import type { SourceHostProvider } from '@ars/source-host';
-import type { SealedSecret } from './secretBox.js';
+import type { SealedSecret } from '@ars/secret-box';
 
 /** The catalog's collections (its own database only) and their documents. */
 export const COLLECTIONS = {

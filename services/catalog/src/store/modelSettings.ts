@@ -1,6 +1,6 @@
 import type { Collection, Db } from '@ars/mongo';
 import { COLLECTIONS, type ModelPolicyDoc, type ModelVisibilityDoc, type ProviderKeyDoc, type UserPlanDoc } from './collections.js';
-import type { SecretBox } from './secretBox.js';
+import type { SecretBox } from '@ars/secret-box';
 
 /** What decides which models a user may use: plan, model policy, provider keys (presence only), visibility overrides. */
 export class ModelSettingsStore {

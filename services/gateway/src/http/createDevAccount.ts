@@ -17,7 +17,8 @@ interface DevPullRequest {
 /**
  * POST /api/dev/accounts (only outside production): a new user, a session for it, and a new
  * installation with real repositories on the local source host (the catalog's
- * `POST /internal/dev/installations`). 201 `{userId, sessionCookie, installationId, repos}`.
+ * `POST /internal/dev/installations`), and two example tool servers (mcp-registry's
+ * `POST /internal/dev/users/:userId/mcp-servers/examples`). 201 `{userId, sessionCookie, installationId, repos}`.
  * With `pullRequest: true` (what `npm run admin -- dev-account` asks for) also `pullRequest`: an open
  * pull request on the first repository whose first review's check run exists and is linked to its
  * attempt (pr-review's `POST /internal/dev/users/:userId/pr-reviews/sample`), so
@@ -28,6 +29,8 @@ export function createDevAccount(gateway: Gateway): RouterMiddleware {
     const body = parseDevAccount(requestBody(ctx));
     const user = await gateway.users.create('dev');
     const created = await gateway.catalog.createDevInstallation({ userId: user._id, repoCount: body.repoCount ?? 2 });
+    // Two example tool servers (mcp-registry): a command shape with an env secret, a URL shape with an Authorization header.
+    await gateway.peers['mcp-registry'].post(`/internal/dev/users/${encodeURIComponent(user._id)}/mcp-servers/examples`, {});
     const firstRepo = created.repos[0];
     const sample =
       body.pullRequest === true && firstRepo

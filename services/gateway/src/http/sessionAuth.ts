@@ -43,11 +43,16 @@ export async function sessionOf(gateway: Gateway, ctx: Context): Promise<Session
   return session ? { userId: session.userId, idHash, expiresAt: session.expiresAt } : undefined;
 }
 
-/** Session-only routes: a bearer PAT is 403 (PATs cannot issue PATs); no live session is 401. */
-export function requireSession(gateway: Gateway): Middleware {
+const PAT_REFUSED = 'Personal access tokens cannot manage personal access tokens; sign in with a browser session';
+
+/**
+ * Session-only routes: a bearer PAT is 403 (PATs cannot issue PATs; `patRefusal` says what else they
+ * cannot do); no live session is 401.
+ */
+export function requireSession(gateway: Gateway, patRefusal = PAT_REFUSED): Middleware {
   return async (ctx, next) => {
     if (/^Bearer\b/i.test(ctx.get('Authorization'))) {
-      throw AppError.forbidden('Personal access tokens cannot manage personal access tokens; sign in with a browser session');
+      throw AppError.forbidden(patRefusal);
     }
     const session = await sessionOf(gateway, ctx);
     if (!session) throw AppError.unauthorized('No valid session; sign in again');

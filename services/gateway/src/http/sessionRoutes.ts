@@ -5,6 +5,7 @@ import { createDevAccount } from './createDevAccount.js';
 import { currentSession } from './currentSession.js';
 import { listApiKeys } from './listApiKeys.js';
 import { logout } from './logout.js';
+import { deleteMcpServer, listMcpServerSettings, putMcpServer } from './mcpServerSettings.js';
 import { openDevPullRequest } from './openDevPullRequest.js';
 import { revokeApiKey } from './revokeApiKey.js';
 import { checkOrigin, requireSession } from './sessionAuth.js';
@@ -12,7 +13,7 @@ import './state.js';
 
 /**
  * The internal, unversioned `/api/*` routes of the web app (not part of the public contract):
- * session, PAT lifecycle (session only), and outside production the development account route.
+ * session, PAT lifecycle and tool server settings (session only), and outside production the development account route.
  */
 export function sessionRoutes(gateway: Gateway): Router {
   const router = new Router({ prefix: '/api' });
@@ -23,6 +24,10 @@ export function sessionRoutes(gateway: Gateway): Router {
   router.get('/settings/api-keys', session, listApiKeys(gateway));
   router.post('/settings/api-keys', session, origin, createApiKey(gateway));
   router.delete('/settings/api-keys/:id', session, origin, revokeApiKey(gateway));
+  const toolServerSession = requireSession(gateway, 'Personal access tokens cannot manage tool server settings; sign in with a browser session');
+  router.get('/settings/mcp-servers', toolServerSession, listMcpServerSettings(gateway));
+  router.put('/settings/mcp-servers/:name', toolServerSession, origin, putMcpServer(gateway));
+  router.delete('/settings/mcp-servers/:name', toolServerSession, origin, deleteMcpServer(gateway));
   if (!gateway.production) {
     router.post('/dev/accounts', origin, createDevAccount(gateway));
     router.post('/dev/pull-requests', session, origin, openDevPullRequest(gateway));

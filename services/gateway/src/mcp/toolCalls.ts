@@ -95,7 +95,7 @@ export async function callTool(gateway: Gateway, principal: Principal, tool: Mcp
     assertScope(principal, tool.scope);
     const call = routeCallOf(tool, principal, args);
     const data = tool.route === null ? await waitForRun(gateway, call) : await routeHandler(gateway, publicRouteOf(tool.route))(call);
-    return successResult(data);
+    return successResult(tool.present ? tool.present(data) : data);
   } catch (error) {
     if (isAppError(error)) return errorResult(error);
     throw error;

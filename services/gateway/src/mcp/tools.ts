@@ -13,6 +13,7 @@ import { START_RUN_BODY_SCHEMA } from '@ars/contract';
 import { RERUN_PR_REVIEW_BODY_SCHEMA } from '@ars/pr-review/client';
 import { CREATE_SANDBOX_BODY_SCHEMA } from '@ars/sandboxes/client';
 import { PUBLIC_ROUTES, type PublicRoute } from '../domain/routeTable.js';
+import { maskMcpServerSecrets } from './maskSecrets.js';
 import type { Scope } from '../domain/scopes.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -43,6 +44,8 @@ export interface McpTool {
   inputSchema: JsonSchema;
   /** The keys a success answer always has (its `structuredContent`). */
   successKeys: readonly string[];
+  /** What the model is shown of a success (e.g. secrets masked); default the route's data as it is. */
+  present?: (data: unknown) => unknown;
 }
 
 const id = (what: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 200, description: what });
@@ -73,6 +76,7 @@ interface ToolSpec {
   body?: JsonSchema;
   idempotencyKey?: boolean;
   successKeys: string[];
+  present?: (data: unknown) => unknown;
 }
 
 /** The input schema: path parameters, query, `idempotencyKey` and the body's fields side by side; nothing else. */
@@ -310,6 +314,8 @@ const SPECS: readonly ToolSpec[] = [
     route: 'GET /mcp/servers',
     annotations: READ,
     successKeys: ['servers'],
+    // Tool output enters the model's context: env and header values masked (README, MCP).
+    present: maskMcpServerSecrets,
   },
 ];
 
@@ -336,6 +342,7 @@ function toolOf(spec: ToolSpec): McpTool {
     idempotencyKey: spec.idempotencyKey === true,
     inputSchema: inputSchemaOf(spec),
     successKeys: spec.successKeys,
+    ...(spec.present ? { present: spec.present } : {}),
   };
 }
 

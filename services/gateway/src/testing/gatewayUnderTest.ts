@@ -46,7 +46,8 @@ export async function startGatewayUnderTest(options: GatewayOptions): Promise<Ga
     sandboxes: await startEmptyPeer(),
     'automations-engine': await startEmptyPeer(),
     'pr-review': await startEmptyPeer(),
-    'mcp-registry': await startEmptyPeer(),
+    // The development account route asks mcp-registry for its example tool servers.
+    'mcp-registry': await startEmptyPeer([{ call: /^POST \/internal\/dev\/users\/[^/]+\/mcp-servers\/examples$/, status: 201, data: { servers: [] } }]),
   };
   const empty = Object.values(peers).map((p) => p.server);
   const port = await freePort();

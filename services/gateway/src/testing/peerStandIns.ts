@@ -66,12 +66,21 @@ export interface EmptyPeer {
   received: { method: string; path: string; query: Record<string, unknown>; caller: string }[];
 }
 
-/** A service with no routes yet (its internal API answers 404 in the envelope), ready on /readyz. */
-export async function startEmptyPeer(): Promise<EmptyPeer> {
+/**
+ * A service without routes (its internal API answers 404 in the envelope), ready on /readyz.
+ * `answers`: the few calls it does answer, `METHOD /path` (a regular expression over both) → data,
+ * e.g. the development account's example tool servers.
+ */
+export async function startEmptyPeer(answers: readonly { call: RegExp; status: number; data: unknown }[] = []): Promise<EmptyPeer> {
   const received: EmptyPeer['received'] = [];
   const app = createHttpApp({ service: 'empty-peer', logger });
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/internal/')) received.push({ method: ctx.method, path: ctx.path, query: { ...ctx.query }, caller: ctx.get('X-Caller-Service') });
+    const answer = answers.find((candidate) => candidate.call.test(`${ctx.method} ${ctx.path}`));
+    if (answer) {
+      ok(ctx, answer.data, answer.status);
+      return;
+    }
     await next();
   });
   return { server: await startHttpServer(app, { port: 0 }), received };

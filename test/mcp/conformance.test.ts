@@ -20,7 +20,7 @@ const BASELINE = join(repoRoot, 'test/mcp/conformance-baseline.yml');
 const SNAPSHOT = join(repoRoot, 'test/mcp/tools-list.snapshot.json');
 /** The server scenarios that apply to this server: each must pass, none may be in the baseline. */
 const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
-/** PATs the proxy takes in turn: the suite sends about a hundred requests, each PAT may make 60 a minute. */
+/** PATs the proxy takes in turn: a run of the suite sends about 120 requests, each PAT may make 60 a minute (5x margin). */
 const PROXY_TOKENS = 10;
 
 const system = systemForSuite();

@@ -3,24 +3,13 @@
 // that run the REST routes' own code (a run started, awaited and read; an automation created,
 // validated, published and triggered), and the contract's errors (-32601, -32602, isError results).
 import { randomUUID } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { bearer, createToken, tenant, type Account } from '../support/accounts.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createToken, tenant, type Account } from '../support/accounts.js';
+import { callTool, connectMcp, type ToolAnswer } from '../support/mcp.js';
 import { systemForSuite } from '../support/system.js';
 
 const system = systemForSuite();
-
-interface ToolAnswer {
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
-  content: { type: string; text?: string }[];
-}
-
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'system-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${system().baseUrl}/api/v1/svc/mcp`), { requestInit: { headers: bearer(token) } }));
-  return client;
-}
+const connect = (token: string) => connectMcp(system().baseUrl, token);
 
 let account: Account;
 let client: Client;
@@ -33,7 +22,7 @@ afterAll(async () => {
   await client?.close();
 });
 
-const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+const call = (name: string, args: Record<string, unknown> = {}) => callTool(client, name, args);
 
 describe('initialize negotiates 2025-11-25 and names the server; tools/list shows what the token’s scopes allow', () => {
   test('a read and write token sees all 23 tools, each with an input schema, an output schema and annotations', async () => {
@@ -61,7 +50,7 @@ describe('initialize negotiates 2025-11-25 and names the server; tools/list show
       expect(names).toContain('svc_wait_for_run');
       expect(names).not.toContain('svc_start_run');
       expect(names).not.toContain('svc_validate_automation');
-      const refused = (await reader.callTool({ name: 'svc_cancel_run', arguments: { runId: 'x' } })) as ToolAnswer;
+      const refused = await callTool(reader, 'svc_cancel_run', { runId: 'x' });
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent?.error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
     } finally {

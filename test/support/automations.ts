@@ -2,7 +2,7 @@
 // written as lists, publish + trigger in one call, a run's detail and waiting on it.
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@ars/testenv';
-import { bearer, call, dataOf, tenant } from './accounts.js';
+import { bearer, call, createAccount, createToken, dataOf, type Account } from './accounts.js';
 
 export interface AutomationClient {
   api: string;
@@ -31,13 +31,24 @@ export interface RunDetailView {
   vars: Record<string, unknown>;
 }
 
-/** A new user of the stack with a PAT, its first repository, its dev installation and its first agent. */
-export async function automationClient(baseUrl: string): Promise<AutomationClient> {
+/**
+ * A new user of the stack with a PAT, its first repository, its dev installation and its first agent.
+ * `accountBody` as the development account route takes it (`{pullRequest: true}`: a reviewed pull request).
+ */
+export async function automationClient(baseUrl: string, accountBody: Record<string, unknown> = {}): Promise<AutomationClient & { account: Account }> {
   const api = `${baseUrl}/api/v1/svc`;
-  const { account, token } = await tenant(baseUrl);
-  const auth = bearer(token.token);
+  const account = await createAccount(baseUrl, accountBody);
+  const auth = bearer((await createToken(baseUrl, account)).token);
   const agents = dataOf(await call<{ agents: { id: string }[] }>(`${api}/agents`, { headers: auth })).agents;
-  return { api, auth, userId: account.userId, repoId: account.repos[0]?.id ?? '', installationId: account.installationId, agentId: agents[0]?.id ?? '' };
+  return {
+    api,
+    auth,
+    userId: account.userId,
+    repoId: account.repos[0]?.id ?? '',
+    installationId: account.installationId,
+    agentId: agents[0]?.id ?? '',
+    account,
+  };
 }
 
 /** `[id, type, data]` and `[source, target, sourceHandle?]`. */

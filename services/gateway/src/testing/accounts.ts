@@ -6,6 +6,8 @@ export interface Account {
   sessionCookie: string;
   installationId: number;
   repos: { id: string; full_name: string; default_branch: string | null }[];
+  /** Asked with `{pullRequest: true}`: an open pull request on the first repository, its first review's check run linked. */
+  pullRequest?: { repoId: string; number: number; headSha: string; checkRunId: number | null; attemptId: string; automationId: string };
 }
 
 export interface CreatedToken {
@@ -30,8 +32,9 @@ export function errorOf(answer: Answer): { code: string; message: string } {
   return answer.body.error;
 }
 
-export async function createAccount(baseUrl: string): Promise<Account> {
-  return dataOf(await call<Account>(`${baseUrl}/api/dev/accounts`, { method: 'POST', json: {} }));
+/** `body` as POST /api/dev/accounts takes it (`{pullRequest: true}` for a reviewed pull request). */
+export async function createAccount(baseUrl: string, body: Record<string, unknown> = {}): Promise<Account> {
+  return dataOf(await call<Account>(`${baseUrl}/api/dev/accounts`, { method: 'POST', json: body }));
 }
 
 export async function createToken(baseUrl: string, account: Account, body: Record<string, unknown> = { name: 'test' }): Promise<CreatedToken> {

@@ -54,6 +54,12 @@ export class RunsClient {
     return call(`${this.api}/runs/${encodeURIComponent(runId)}/events${query}`, { headers: bearer(this.nextToken()) });
   }
 
+  /** `GET …/events?after=&limit=`: the page after an event (all from the first without `after`). */
+  eventsAfter(runId: string, after: string | undefined, limit = 200): Promise<Answer<{ run: Run; events: RunEvent[] }>> {
+    const query = new URLSearchParams({ limit: String(limit), ...(after === undefined ? {} : { after }) });
+    return call(`${this.api}/runs/${encodeURIComponent(runId)}/events?${query.toString()}`, { headers: bearer(this.nextToken()) });
+  }
+
   cancel(runId: string): Promise<Answer<{ run: Run; status: string; alreadyTerminal: boolean }>> {
     return call(`${this.api}/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST', headers: bearer(this.token) });
   }

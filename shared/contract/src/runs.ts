@@ -73,6 +73,14 @@ export const INTERNAL_START_RUN_BODY_SCHEMA = {
 export const RUN_STATUSES = ['pending', 'streaming', 'success', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** CONTRACT.md, Run status: the statuses a run never leaves. */
+export const TERMINAL_RUN_STATUSES = ['success', 'failed', 'cancelled'] as const;
+export type TerminalRunStatus = (typeof TERMINAL_RUN_STATUSES)[number];
+
+export function isTerminalRunStatus(status: string): status is TerminalRunStatus {
+  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
+}
+
 /** CONTRACT.md, Run (`RunDetail`): exactly these fields. */
 export interface Run {
   runId: string;

@@ -11,6 +11,7 @@ import { listRepos } from './listRepos.js';
 import { mcpGet, mcpPost, mcpPreflight } from './mcpTransport.js';
 import { limitPerToken } from './rateLimits.js';
 import { restRoute, type RouteHandler } from './routeCall.js';
+import { runEventsRoute } from './runEventStream.js';
 import { startRun } from './startRun.js';
 import './state.js';
 
@@ -44,6 +45,8 @@ function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
       return mcpPreflight(gateway);
     case 'GET /mcp':
       return mcpGet();
+    case 'GET /runs/:runId/events':
+      return runEventsRoute(gateway, route, restRoute(route, routeHandler(gateway, route)));
     default:
       return restRoute(route, routeHandler(gateway, route));
   }

@@ -3,6 +3,7 @@
 // `isError: true` and `structuredContent.error` {code, status, message, suggestion} (CONTRACT.md,
 // External tool transport), whatever its code; only a failure that is not the service's answer (a
 // defect) is a JSON-RPC error (-32603).
+import { isTerminalRunStatus } from '@ars/contract';
 import { isAppError, type AppError } from '@ars/errors';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Gateway } from '../http/deps.js';
@@ -75,15 +76,13 @@ export function routeCallOf(tool: McpTool, principal: Principal, args: Record<st
   return { principal, params, query, body, idempotencyKey };
 }
 
-const TERMINAL = new Set(['success', 'failed', 'cancelled']);
-
 /** svc_wait_for_run: GET /runs/:runId until the run ends or the time given (at most 60 s) passes. */
 async function waitForRun(gateway: Gateway, call: RouteCall): Promise<{ run: unknown; ended: boolean }> {
   const getRun = routeHandler(gateway, publicRouteOf('GET /runs/:runId'));
   const deadline = Date.now() + Number(call.query.timeoutSeconds ?? 30) * 1_000;
   for (;;) {
     const { run } = (await getRun(call)) as { run: { status: string } };
-    if (TERMINAL.has(run.status)) return { run, ended: true };
+    if (isTerminalRunStatus(run.status)) return { run, ended: true };
     if (Date.now() >= deadline) return { run, ended: false };
     await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Math.max(0, deadline - Date.now()))));
   }

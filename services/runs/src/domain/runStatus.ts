@@ -1,14 +1,12 @@
-import type { RunStatus } from '@ars/contract';
+import { isTerminalRunStatus, type RunStatus, type TerminalRunStatus } from '@ars/contract';
 
 // The statuses are the contract package's; named here beside the rules that move them.
 export type { RunStatus };
 
-export type TerminalStatus = 'success' | 'failed' | 'cancelled';
-
-const TERMINAL = new Set<RunStatus>(['success', 'failed', 'cancelled']);
+export type TerminalStatus = TerminalRunStatus;
 
 export function isTerminal(status: RunStatus): status is TerminalStatus {
-  return TERMINAL.has(status);
+  return isTerminalRunStatus(status);
 }
 
 /** What can happen to a run, from the events its sandbox reports (or their absence). */

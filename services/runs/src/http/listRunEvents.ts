@@ -1,3 +1,4 @@
+import { AppError } from '@ars/errors';
 import { clampLimit, ok, type Router } from '@ars/http-app';
 import { toRun, toRunEvent } from '../domain/runView.js';
 import type { RunsDeps } from './deps.js';
@@ -6,16 +7,27 @@ import { pathParam, runNotFound } from './params.js';
 /** CONTRACT.md, Limits: run events `limit` 1 to 200, default 100; outside values are clamped. */
 export const EVENTS_LIMIT = { min: 1, max: 200, default: 100 } as const;
 
+/** `after` names an event of this run; anything else is a 400 saying so (never an empty page that looks like the end). */
+async function afterSeqOf(deps: RunsDeps, runId: string, after: unknown): Promise<number | undefined> {
+  if (after === undefined) return undefined;
+  if (typeof after !== 'string' || after.length === 0 || after.length > 300) throw AppError.badRequest('after must be the id of an event of this run');
+  const seq = await deps.events.seqOf(runId, after);
+  if (seq === undefined) throw AppError.badRequest(`after: ${JSON.stringify(after.slice(0, 100))} is not an event of this run`);
+  return seq;
+}
+
 /**
- * `GET /internal/users/:userId/runs/:runId/events?limit=` → `{run, events}`: the sanitized events
- * oldest first (by seq), at most `limit`, with the current run. Another user's run is 404.
+ * `GET /internal/users/:userId/runs/:runId/events?limit=&after=` → `{run, events}`: the sanitized
+ * events oldest first (by seq), at most `limit`, with the current run; with `after=<eventId>` the
+ * events after that one, so a client pages through any number of them. Another user's run is 404.
  */
 export function listRunEvents(router: Router, deps: RunsDeps): void {
   router.get('/users/:userId/runs/:runId/events', async (ctx) => {
     const limit = clampLimit(ctx.query.limit, EVENTS_LIMIT);
     const run = await deps.runs.findOwned(pathParam(ctx, 'userId'), pathParam(ctx, 'runId'));
     if (!run) throw runNotFound();
-    const events = await deps.events.list(run._id, limit);
+    const afterSeq = await afterSeqOf(deps, run._id, ctx.query.after);
+    const events = await deps.events.list(run._id, limit, afterSeq);
     ok(ctx, { run: toRun(run), events: events.map(toRunEvent) });
   });
 }

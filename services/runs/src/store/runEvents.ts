@@ -19,9 +19,16 @@ export class RunEventStore {
     }
   }
 
-  /** The run's events oldest first (by seq), at most `limit`. */
-  async list(runId: string, limit: number): Promise<RunEventDoc[]> {
-    return this.events.find({ runId }).sort({ seq: 1 }).limit(limit).toArray();
+  /** The run's events oldest first (by seq), at most `limit`; with `afterSeq`, only those after it. */
+  async list(runId: string, limit: number, afterSeq?: number): Promise<RunEventDoc[]> {
+    const filter = afterSeq === undefined ? { runId } : { runId, seq: { $gt: afterSeq } };
+    return this.events.find(filter).sort({ seq: 1 }).limit(limit).toArray();
+  }
+
+  /** The seq of the run's event with that id, or undefined when the run has no such event. */
+  async seqOf(runId: string, eventId: string): Promise<number | undefined> {
+    const event = await this.events.findOne({ _id: eventId, runId }, { projection: { seq: 1 } });
+    return event?.seq;
   }
 
   /** The message of the run's last event of `type` (highest seq), or null without one. */

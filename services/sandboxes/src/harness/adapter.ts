@@ -50,6 +50,8 @@ export interface RunHarnessOptions {
   /** The provider key, passed explicitly: `CODEX_API_KEY` for codex, `ANTHROPIC_API_KEY` for claude-code. */
   apiKey?: string;
   model?: string;
+  /** `POST /runs` `mode` (runModes.ts): a read-only mode keeps the agent from changing files. */
+  mode?: string | null;
   signal: AbortSignal;
   /** The harness CLI (a stand-in from standInExecutable() or a real CLI); the SDK's bundled CLI when absent. */
   executablePath?: string;

@@ -2,6 +2,7 @@
 // `@anthropic-ai/claude-agent-sdk` and maps its stream-json messages to HarnessEvents (table in
 // README.md).
 import { query } from '@anthropic-ai/claude-agent-sdk';
+import { harnessModeOf, withMode } from './runModes.js';
 import {
   EventSink,
   SinkError,
@@ -219,7 +220,8 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
   if (options.apiKey) env.ANTHROPIC_API_KEY = options.apiKey;
 
   const mapper = new ClaudeStreamMapper(options.treeRoot ?? cwd);
-  const sink = new EventSink(options.onEvent, 'claude-code stream started');
+  const mode = harnessModeOf(options.mode);
+  const sink = new EventSink(options.onEvent, withMode('claude-code stream started', mode));
   let crash: string | null = null;
   try {
     const stream = query({
@@ -230,7 +232,7 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
         abortController,
         // Nobody is there to approve tool use: edits are accepted and the usual tools pre-approved.
         // (bypassPermissions is refused by Claude Code when it runs as root, as sandboxes may.)
-        permissionMode: 'acceptEdits',
+        permissionMode: mode.readOnly ? 'plan' : 'acceptEdits',
         allowedTools: [...ALLOWED_TOOLS],
         settingSources: [],
         ...(options.model ? { model: options.model } : {}),
@@ -242,7 +244,7 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
     });
     for await (const message of stream) {
       const events = mapper.map(message);
-      if (mapper.sessionStarted !== null && !sink.hasStarted) await sink.start(mapper.sessionStarted);
+      if (mapper.sessionStarted !== null && !sink.hasStarted) await sink.start(withMode(mapper.sessionStarted, mode));
       for (const e of events) await sink.emit(e);
     }
   } catch (error) {

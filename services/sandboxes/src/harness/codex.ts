@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { basename } from 'node:path';
 import { Codex } from '@openai/codex-sdk';
+import { harnessModeOf, withMode } from './runModes.js';
 import {
   EventSink,
   SinkError,
@@ -181,6 +182,7 @@ export async function runCodex(options: RunHarnessOptions): Promise<HarnessResul
 
 async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult> {
   const { signal, cwd } = options;
+  const mode = harnessModeOf(options.mode);
   if (signal.aborted) return { status: 'cancelled' };
   const codex = new Codex({
     ...(options.executablePath ? { codexPathOverride: options.executablePath } : {}),
@@ -190,11 +192,11 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
   const thread = codex.startThread({
     workingDirectory: cwd,
     skipGitRepoCheck: true,
-    sandboxMode: 'workspace-write',
+    sandboxMode: mode.readOnly ? 'read-only' : 'workspace-write',
     approvalPolicy: 'never',
     ...(options.model ? { model: options.model } : {}),
   });
-  const sink = new EventSink(options.onEvent, 'codex stream started');
+  const sink = new EventSink(options.onEvent, withMode('codex stream started', mode));
   const state = newTurnState();
   let crash: string | null = null;
   const unguard = guardStdin(options.executablePath ?? '');
@@ -203,7 +205,7 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
     for await (const event of events) {
       const mapped = mapCodexEvent(event, options.treeRoot ?? cwd, state);
       if (mapped === 'start') {
-        await sink.start(`codex thread ${thread.id ?? '(unnamed)'} started`);
+        await sink.start(withMode(`codex thread ${thread.id ?? '(unnamed)'} started`, mode));
         continue;
       }
       for (const e of mapped) await sink.emit(e);

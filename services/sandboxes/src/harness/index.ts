@@ -5,6 +5,7 @@ import { runCodex } from './codex.js';
 
 export * from './adapter.js';
 export { isStandIn, standInExecutable, standInFiles } from './standins/paths.js';
+export { harnessModeOf, READ_ONLY_MODES, type HarnessMode } from './runModes.js';
 
 export function runHarness(options: RunHarnessOptions): Promise<HarnessResult> {
   return options.harness === 'codex' ? runCodex(options) : runClaudeCode(options);

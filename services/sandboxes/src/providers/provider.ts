@@ -90,6 +90,11 @@ export interface HarnessLaunchRequest {
   cwd: string;
   /** Default `none` (a stand-in); a real agent needs `internet` to reach its provider's API. */
   network?: SandboxNetwork;
+  /**
+   * A read-only mode: the working tree is mounted read-only for the agent where the provider can
+   * (the local provider under bubblewrap); everywhere the harness's own read-only mode applies too.
+   */
+  readOnlyTree?: boolean;
 }
 
 /** How the harness SDK is to spawn its CLI for this sandbox. */

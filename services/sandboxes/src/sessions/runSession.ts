@@ -5,7 +5,7 @@ import { harnessEnvironment } from '../domain/environment.js';
 import { sanitizedEvent } from '../domain/eventPayload.js';
 import { failed, harnessOutcome, succeeded } from '../domain/outcome.js';
 import { addUsage, usageOfReport } from '../domain/runUsage.js';
-import { isStandIn, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
+import { harnessModeOf, isStandIn, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
 import type { SessionDeps } from './deps.js';
@@ -79,6 +79,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       cwd: sandbox.cwd,
       // A stand-in is a script: no network. A real agent calls its provider's API.
       network: isStandIn(harness, deps.settings.executables[harness]) ? 'none' : 'internet',
+      readOnlyTree: harnessModeOf(request.mode).readOnly,
     });
     try {
       harnessResult = await runHarness({
@@ -89,6 +90,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
         env: launch.env,
         ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
         ...(request.model ? { model: request.model } : {}),
+        mode: request.mode ?? null,
         signal: live.controller.signal,
         ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
         onEvent,

@@ -231,7 +231,8 @@ class Session {
       case 'write': {
         const filePath = step.path.startsWith('/') ? step.path : `${this.cwd}/${step.path}`;
         const id = await this.toolUse('Write', { file_path: filePath, content: step.text });
-        const outcome = await writeInTree(this.cwd, step.path, step.text);
+        // Plan mode, as Claude Code's: the Write tool is denied, nothing is written.
+        const outcome = await writeInTree(this.cwd, step.path, step.text, this.args.permissionMode === 'plan');
         if (!outcome.ok) {
           await this.toolResult(id, `<tool_use_error>${outcome.error ?? 'write failed'}</tool_use_error>`, true, `Error: ${outcome.error ?? ''}`);
           return null;

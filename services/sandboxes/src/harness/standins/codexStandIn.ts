@@ -22,6 +22,8 @@ interface CodexArgs {
   cd: string | null;
   model: string | null;
   resume: string | null;
+  /** `--sandbox read-only` (a read-only mode): writes are refused. */
+  readOnly: boolean;
 }
 
 /** Options of `codex exec` that take a value (the ones the SDK passes, plus common ones). */
@@ -49,7 +51,7 @@ const VALUE_OPTIONS = new Set([
 
 export function parseCodexArgs(argv: readonly string[]): CodexArgs | string {
   if (argv[0] !== 'exec') return `expected "exec" as the first argument, got ${JSON.stringify(argv[0] ?? '')}`;
-  const args: CodexArgs = { cd: null, model: null, resume: null };
+  const args: CodexArgs = { cd: null, model: null, resume: null, readOnly: false };
   let json = false;
   for (let i = 1; i < argv.length; i += 1) {
     const arg = argv[i] as string;
@@ -59,6 +61,7 @@ export function parseCodexArgs(argv: readonly string[]): CodexArgs | string {
       const value = argv[++i] ?? null;
       if (arg === '--cd' || arg === '-C') args.cd = value;
       if (arg === '--model' || arg === '-m') args.model = value;
+      if (arg === '--sandbox' || arg === '-s') args.readOnly = value === 'read-only';
     }
   }
   if (!json) return 'this stand-in speaks only the JSONL protocol (--experimental-json)';
@@ -98,7 +101,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   await emitLine({ type: 'turn.started' });
   log('codex', `model ${parsed.model ?? '(default)'}, ${steps.length} step(s) in ${cwd}`);
 
-  const context = { cwd, model: parsed.model, findings: [] as ReportedFinding[] };
+  const context = { cwd, model: parsed.model, readOnly: parsed.readOnly, findings: [] as ReportedFinding[] };
   for (const step of steps) {
     const failure = await runStep(step, runner, context, nextId);
     if (failure !== null) {
@@ -130,7 +133,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 async function runStep(
   step: Step,
   runner: StepRunner,
-  context: { cwd: string; model: string | null; findings: ReportedFinding[] },
+  context: { cwd: string; model: string | null; readOnly: boolean; findings: ReportedFinding[] },
   nextId: () => string,
 ): Promise<string | null> {
   const { cwd } = context;
@@ -176,7 +179,7 @@ async function runStep(
       return null;
     }
     case 'write': {
-      const outcome = await writeInTree(cwd, step.path, step.text);
+      const outcome = await writeInTree(cwd, step.path, step.text, context.readOnly);
       if (!outcome.ok) log('codex', `write failed: ${outcome.error ?? ''}`);
       await emitLine({
         type: 'item.completed',

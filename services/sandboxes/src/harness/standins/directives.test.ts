@@ -144,7 +144,7 @@ describe('stand-in command lines are the ones the SDKs pass', () => {
         'resume',
         't1',
       ]),
-    ).toEqual({ cd: '/w', model: 'gpt-x', resume: 't1' });
+    ).toEqual({ cd: '/w', model: 'gpt-x', resume: 't1', readOnly: false });
     expect(typeof parseCodexArgs(['exec'])).toBe('string');
     expect(typeof parseCodexArgs(['login'])).toBe('string');
   });

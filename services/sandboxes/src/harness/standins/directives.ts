@@ -138,10 +138,12 @@ export interface WriteOutcome {
   error?: string;
 }
 
-export async function writeInTree(cwd: string, path: string, text: string): Promise<WriteOutcome> {
+/** `readOnly`: the run's mode forbids changes (codex `--sandbox read-only`, Claude Code plan mode): refused, nothing written. */
+export async function writeInTree(cwd: string, path: string, text: string, readOnly = false): Promise<WriteOutcome> {
   const full = resolveInTree(cwd, path);
   if (!full) return { ok: false, fullPath: null, kind: 'add', error: `refused to write outside the working tree: ${path}` };
   const kind = existsSync(full) ? 'update' : 'add';
+  if (readOnly) return { ok: false, fullPath: full, kind, error: `refused to write ${path}: this run is read-only` };
   try {
     await mkdir(dirname(full), { recursive: true });
     await writeFile(full, text, 'utf8');

@@ -118,3 +118,15 @@ describe('a harness CLI brings exactly its own files', () => {
     expect(cliFiles('/opt/codex/bin/codex', false)).toBe('/opt/codex/bin');
   });
 });
+
+describe('a read-only run: its working tree is bound read-only over the writable sandbox directory', () => {
+  test('the tree’s read-only bind comes after the sandbox directory’s writable one (a later bind wins), the rest stays writable', () => {
+    const args = bwrapArguments({ ...spec, readOnlyWithin: [spec.cwd] });
+    expect(mounts(args, '--bind')).toEqual([`${spec.sandboxDir} ${spec.sandboxDir}`]);
+    expect(mounts(args, '--ro-bind')).toContain(`${spec.cwd} ${spec.cwd}`);
+    const writable = args.findIndex((arg, i) => arg === '--bind' && args[i + 1] === spec.sandboxDir);
+    const tree = args.findIndex((arg, i) => arg === '--ro-bind' && args[i + 1] === spec.cwd);
+    expect(tree).toBeGreaterThan(writable);
+    expect(mounts(bwrapArguments(spec), '--ro-bind')).not.toContain(`${spec.cwd} ${spec.cwd}`);
+  });
+});

@@ -33,6 +33,8 @@ export interface IsolationSpec {
   cwd: string;
   /** More host paths bound read-only at the same path (the harness CLI's files). */
   readOnly: string[];
+  /** Paths inside sandboxDir bound read-only over it: a read-only run's working tree (the rest of the sandbox, its home, stays writable). */
+  readOnlyWithin?: string[];
   network: SandboxNetwork;
   /** bwrap reports the sandbox's PID 1 (as the host sees it) on this fd. */
   infoFd?: number;
@@ -68,7 +70,9 @@ export function bwrapArguments(spec: IsolationSpec): string[] {
   for (const path of spec.readOnly) {
     if (!underSystem(layout, path)) args.push('--ro-bind', path, path);
   }
-  args.push('--bind', spec.sandboxDir, spec.sandboxDir, '--chdir', spec.cwd);
+  args.push('--bind', spec.sandboxDir, spec.sandboxDir);
+  for (const path of spec.readOnlyWithin ?? []) args.push('--ro-bind', path, path);
+  args.push('--chdir', spec.cwd);
   if (spec.infoFd !== undefined) args.push('--info-fd', String(spec.infoFd));
   if (spec.network === 'internet') {
     if (spec.infoFd === undefined || spec.blockFd === undefined) throw new Error('a sandbox with network needs the info and block file descriptors');

@@ -41,7 +41,15 @@ export async function prepareIsolation(): Promise<LocalIsolation> {
 /** The description of one command in a sandbox under this isolation. */
 export function isolatedCommand(
   isolation: LocalIsolation,
-  command: { sandboxDir: string; cwd: string; readOnly: string[]; network: SandboxNetwork; forwardPort?: number; command: string[] },
+  command: {
+    sandboxDir: string;
+    cwd: string;
+    readOnly: string[];
+    readOnlyWithin?: string[];
+    network: SandboxNetwork;
+    forwardPort?: number;
+    command: string[];
+  },
 ): SandboxedCommand {
   return { bwrap: isolation.bwrap, slirp: isolation.slirp, layout: isolation.layout, runtimeDir: isolation.runtimeDir, ...command };
 }

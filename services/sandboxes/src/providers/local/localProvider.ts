@@ -184,6 +184,8 @@ export class LocalProvider implements SandboxProvider {
       sandboxDir: this.sandboxDir(sandbox),
       cwd: request.cwd,
       readOnly: cli.files,
+      // A read-only mode: the working tree cannot be changed by any process of the agent, whatever its harness does.
+      ...(request.readOnlyTree ? { readOnlyWithin: [request.cwd] } : {}),
       network: request.network ?? 'none',
       command: cli.command,
     });

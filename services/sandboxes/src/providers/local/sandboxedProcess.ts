@@ -20,6 +20,8 @@ export interface SandboxedCommand {
   sandboxDir: string;
   cwd: string;
   readOnly: string[];
+  /** Paths inside sandboxDir bound read-only over it (the working tree of a read-only run). */
+  readOnlyWithin?: string[];
   network: SandboxNetwork;
   /** A port forwarded from the host's 127.0.0.1 (network `internet` only). */
   forwardPort?: number;
@@ -187,6 +189,7 @@ function startSandboxed(command: SandboxedCommand, options: SpawnOptions): Sandb
     sandboxDir: command.sandboxDir,
     cwd: command.cwd,
     readOnly: command.readOnly,
+    ...(command.readOnlyWithin ? { readOnlyWithin: command.readOnlyWithin } : {}),
     network: command.network,
     infoFd: INFO_FD,
     ...(withNetwork ? { blockFd: BLOCK_FD } : {}),

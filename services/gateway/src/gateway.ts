@@ -19,14 +19,14 @@ import { isOAuthPath, oauthRoutes } from './oauth/oauthRoutes.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** The composition step: stores, the rate limiter and one client per peer, each closed on shutdown. */
-function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Gateway {
+async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise<Gateway> {
   const { config } = ctx;
   if (!ctx.mongo) throw new Error('the gateway needs MongoDB');
   const limiter = createRedisRateLimiter(config.REDIS_URL);
   ctx.onShutdown(() => limiter.close(), 'redis');
   const peers = createPeerClients(ctx);
   const publicOrigin = new URL(config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).origin;
-  const oauth = createAuthorizationServer({ config, publicOrigin, db: ctx.mongo.db });
+  const oauth = await createAuthorizationServer({ config, publicOrigin, db: ctx.mongo.db, logger: ctx.logger });
   const oauthCallback = oauth.provider.callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   return {
     config,

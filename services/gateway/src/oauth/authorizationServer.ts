@@ -1,5 +1,7 @@
 import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { Logger } from '@ars/logger';
 import type { Db } from '@ars/mongo';
 import { MCP_SCOPES, mcpResourceOf, oauthIssuerOf } from '../domain/oauthClients.js';
 import { oauthAdapterClass } from '../store/oauthRecords.js';
@@ -19,6 +21,22 @@ export interface AuthorizationServerOptions {
   config: ServiceConfig<GatewayConfigSchema>;
   publicOrigin: string;
   db: Db;
+  logger: Logger;
+}
+
+/**
+ * `oidc-provider`, imported once the configuration is known to be good (a configuration error stays
+ * the one line it is), with what it prints on import (`Unsupported runtime` on Node 20, which it
+ * runs on; see the README) turned into a structured warning of the gateway's log.
+ */
+async function loadOidcProvider(logger: Logger): Promise<typeof import('oidc-provider')> {
+  const consoleWarn = console.warn;
+  console.warn = (...args: unknown[]) => logger.warn({ source: 'oidc-provider' }, args.map(String).join(' '));
+  try {
+    return await import('oidc-provider');
+  } finally {
+    console.warn = consoleWarn;
+  }
 }
 
 /** Development only: a fixed key, so cookies survive restarts. Production refuses to start without OAUTH_COOKIE_KEYS. */
@@ -42,8 +60,9 @@ function ephemeralSigningKeys(): { keys: Record<string, unknown>[] } {
  * the only resource with scopes `read` and `write`, opaque access tokens, refresh tokens rotated on
  * use, RFC 7009 revocation, consent on the gateway's browser session (`interactions.url`).
  */
-export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<AuthorizationServer> {
   const { config, publicOrigin, db } = options;
+  const { default: OidcProvider, errors } = await loadOidcProvider(options.logger);
   const issuer = oauthIssuerOf(publicOrigin);
   const mcpResource = mcpResourceOf(publicOrigin);
   const allowedMetadataHosts = new Set(config.OAUTH_CLIENT_METADATA_HOSTS.map((host) => host.toLowerCase()));
@@ -109,7 +128,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       },
     } as Configuration['features'],
   };
-  const provider = new Provider(issuer, configuration);
+  const provider = new OidcProvider(issuer, configuration);
   provider.proxy = config.TRUST_PROXY;
   return { provider, issuer, mcpResource };
 }

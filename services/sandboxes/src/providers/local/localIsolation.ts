@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareHostLayout, programPath } from './hostLayout.js';
-import type { HostLayout, SandboxNetwork } from './isolation.js';
+import type { HostLayout } from './isolation.js';
 import { runSandboxed, type SandboxedCommand } from './sandboxedProcess.js';
 
 export interface LocalIsolation {
@@ -39,18 +39,7 @@ export async function prepareIsolation(): Promise<LocalIsolation> {
 }
 
 /** The description of one command in a sandbox under this isolation. */
-export function isolatedCommand(
-  isolation: LocalIsolation,
-  command: {
-    sandboxDir: string;
-    cwd: string;
-    readOnly: string[];
-    readOnlyWithin?: string[];
-    network: SandboxNetwork;
-    forwardPort?: number;
-    command: string[];
-  },
-): SandboxedCommand {
+export function isolatedCommand(isolation: LocalIsolation, command: Omit<SandboxedCommand, 'bwrap' | 'slirp' | 'layout' | 'runtimeDir'>): SandboxedCommand {
   return { bwrap: isolation.bwrap, slirp: isolation.slirp, layout: isolation.layout, runtimeDir: isolation.runtimeDir, ...command };
 }
 

@@ -33,6 +33,13 @@ export interface HarnessResult {
   /** Set when status is `failed`: what went wrong, in words (the agent's error, or the crash). */
   error?: string;
   usage?: HarnessUsage;
+  /**
+   * The thread the turn ran in (codex `thread.started` `thread_id`, Claude Code `system`/`init`
+   * `session_id`): set whenever the stream started, whatever the status, so the caller can keep it
+   * and pass it back as `resumeThreadId`. It may differ from the `resumeThreadId` given (codex
+   * starts a new thread when it has no rollout of that id).
+   */
+  threadId?: string;
 }
 
 export interface RunHarnessOptions {
@@ -52,6 +59,12 @@ export interface RunHarnessOptions {
   model?: string;
   /** `POST /runs` `mode` (runModes.ts): a read-only mode keeps the agent from changing files. */
   mode?: string | null;
+  /**
+   * Continue this thread (a `threadId` of an earlier result) instead of starting one: codex
+   * `exec … resume <id>`, Claude Code `--resume <id>`. Its files must be under HOME
+   * (threadState.ts restores them into another sandbox).
+   */
+  resumeThreadId?: string | null;
   signal: AbortSignal;
   /** The harness CLI (a stand-in from standInExecutable() or a real CLI); the SDK's bundled CLI when absent. */
   executablePath?: string;

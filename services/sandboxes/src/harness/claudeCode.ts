@@ -48,6 +48,8 @@ export class ClaudeStreamMapper {
   readonly pending = new Map<string, PendingTool>();
   result: { status: 'success' | 'failed'; error?: string; usage: HarnessUsage } | null = null;
   sessionStarted: string | null = null;
+  /** `system`/`init` `session_id`: the session the caller can resume. */
+  sessionId: string | null = null;
 
   constructor(private readonly cwd: string) {}
 
@@ -57,6 +59,7 @@ export class ClaudeStreamMapper {
     switch (message.type) {
       case 'system':
         if (message.subtype === 'init') {
+          this.sessionId = str(message.session_id);
           this.sessionStarted = `claude-code session ${str(message.session_id) ?? ''} started (model ${str(message.model) ?? 'default'})`;
         }
         return [];
@@ -223,6 +226,7 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
   const mode = harnessModeOf(options.mode);
   const sink = new EventSink(options.onEvent, withMode('claude-code stream started', mode));
   let crash: string | null = null;
+  const ran = (outcome: HarnessResult): HarnessResult => (sink.hasStarted && mapper.sessionId ? { ...outcome, threadId: mapper.sessionId } : outcome);
   try {
     const stream = query({
       prompt: options.prompt,
@@ -236,6 +240,8 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
         allowedTools: [...ALLOWED_TOOLS],
         settingSources: [],
         ...(options.model ? { model: options.model } : {}),
+        // The SDK passes `--resume=<id>`; without forkSession Claude Code continues under that same id.
+        ...(options.resumeThreadId ? { resume: options.resumeThreadId } : {}),
         ...(options.executablePath ? { pathToClaudeCodeExecutable: options.executablePath } : {}),
         stderr: (data: string) => {
           stderrTail = (stderrTail + data).slice(-2000);
@@ -249,14 +255,14 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
     }
   } catch (error) {
     if (error instanceof SinkError) throw error;
-    if (signal.aborted) return { status: 'cancelled' };
+    if (signal.aborted) return ran({ status: 'cancelled' });
     const text = errorText(error);
     const tail = stderrTail.trim();
     crash = `claude-code harness crashed: ${text}${tail && !text.includes(tail.slice(-200)) ? ` (stderr: ${tail})` : ''}`;
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
-  if (signal.aborted) return { status: 'cancelled' };
+  if (signal.aborted) return ran({ status: 'cancelled' });
   const result = mapper.result;
   if (result === null || crash !== null) {
     const error =
@@ -265,9 +271,9 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
       for (const e of mapper.flushPending()) await sink.emit(e);
       if (result === null) await sink.emit({ type: 'error', toolName: null, message: error, payload: { fatal: true, source: 'harness' } });
     }
-    return { status: 'failed', error };
+    return ran({ status: 'failed', error });
   }
-  if (result.status === 'failed') return { status: 'failed', error: result.error ?? 'failed', usage: result.usage };
+  if (result.status === 'failed') return ran({ status: 'failed', error: result.error ?? 'failed', usage: result.usage });
   await sink.emit({ type: 'completed', toolName: null, message: 'success', payload: { status: 'success' } });
-  return { status: 'success', usage: result.usage };
+  return ran({ status: 'success', usage: result.usage });
 }

@@ -189,15 +189,20 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
     env: options.env,
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
   });
-  const thread = codex.startThread({
+  const threadOptions = {
     workingDirectory: cwd,
     skipGitRepoCheck: true,
     sandboxMode: mode.readOnly ? 'read-only' : 'workspace-write',
     approvalPolicy: 'never',
     ...(options.model ? { model: options.model } : {}),
-  });
+  } as const;
+  // resumeThread makes the SDK run `codex exec … resume <id>`.
+  const thread = options.resumeThreadId ? codex.resumeThread(options.resumeThreadId, threadOptions) : codex.startThread(threadOptions);
   const sink = new EventSink(options.onEvent, withMode('codex stream started', mode));
   const state = newTurnState();
+  // The id `thread.started` named (the SDK keeps it as thread.id): the thread the caller can resume.
+  let startedThreadId: string | null = null;
+  const ran = (result: HarnessResult): HarnessResult => (startedThreadId !== null ? { ...result, threadId: startedThreadId } : result);
   let crash: string | null = null;
   const unguard = guardStdin(options.executablePath ?? '');
   try {
@@ -205,6 +210,7 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
     for await (const event of events) {
       const mapped = mapCodexEvent(event, options.treeRoot ?? cwd, state);
       if (mapped === 'start') {
+        startedThreadId = thread.id;
         await sink.start(withMode(`codex thread ${thread.id ?? '(unnamed)'} started`, mode));
         continue;
       }
@@ -213,16 +219,16 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
     for (const e of flushCodexState(state)) await sink.emit(e);
   } catch (error) {
     if (error instanceof SinkError) throw error;
-    if (signal.aborted) return { status: 'cancelled', ...(state.usage ? { usage: state.usage } : {}) };
+    if (signal.aborted) return ran({ status: 'cancelled', ...(state.usage ? { usage: state.usage } : {}) });
     crash = describeCrash(errorText(error));
     if (state.lastError !== null) crash += ` (last error: ${state.lastError})`;
     if (sink.hasStarted) for (const e of flushCodexState(state)) await sink.emit(e);
   } finally {
     unguard();
   }
-  if (signal.aborted) return { status: 'cancelled' };
+  if (signal.aborted) return ran({ status: 'cancelled' });
   // A turn the agent failed: the CLI exits non-zero after `turn.failed`; the agent's message is the error.
-  if (state.failure !== null) return { status: 'failed', error: state.failure };
+  if (state.failure !== null) return ran({ status: 'failed', error: state.failure });
   if (crash === null && !state.completed) {
     crash = `codex harness crashed: its output ended without turn.completed${state.lastError !== null ? ` (last error: ${state.lastError})` : ''}`;
   }
@@ -231,10 +237,10 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
     if (sink.hasStarted) {
       await sink.emit({ type: 'error', toolName: null, message: crash, payload: { fatal: true, source: 'harness' } });
     }
-    return { status: 'failed', error: crash };
+    return ran({ status: 'failed', error: crash });
   }
   await sink.emit({ type: 'completed', toolName: null, message: 'success', payload: { status: 'success' } });
-  return { status: 'success', ...(state.usage ? { usage: state.usage } : {}) };
+  return ran({ status: 'success', ...(state.usage ? { usage: state.usage } : {}) });
 }
 
 function describeCrash(full: string): string {

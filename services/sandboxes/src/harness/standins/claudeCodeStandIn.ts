@@ -16,9 +16,11 @@ import {
   log,
   modelAnswer,
   parseDirectives,
+  recallAnswer,
   writeInTree,
   type Step,
 } from './directives.js';
+import { appendClaudePrompt, claudeConfigDirOf, claudeTranscriptPath, claudeTranscriptPrompts, isThreadId } from './threadFiles.js';
 
 const VERSION = '2.1.330';
 const TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write'];
@@ -29,6 +31,10 @@ interface ClaudeArgs {
   /** The `--model` given, null when none was (what `@model` answers). */
   requestedModel: string | null;
   permissionMode: string;
+  /** `--resume <sessionId>`: the session to continue; null for a new one. */
+  resume: string | null;
+  /** `--fork-session`: a resumed session continues under a new id. */
+  forkSession: boolean;
 }
 
 /** Reads `--flag=value` and `--flag value` forms; requires stream-json in and out. */
@@ -39,7 +45,8 @@ export function parseClaudeArgs(argv: readonly string[]): ClaudeArgs | string {
     if (!arg.startsWith('--')) continue;
     const eq = arg.indexOf('=');
     if (eq > 0) values.set(arg.slice(2, eq), arg.slice(eq + 1));
-    else if (['output-format', 'input-format', 'model', 'permission-mode'].includes(arg.slice(2))) {
+    else if (arg === '--fork-session') values.set('fork-session', 'true');
+    else if (['output-format', 'input-format', 'model', 'permission-mode', 'resume'].includes(arg.slice(2))) {
       values.set(arg.slice(2), argv[++i] ?? '');
     }
   }
@@ -47,7 +54,13 @@ export function parseClaudeArgs(argv: readonly string[]): ClaudeArgs | string {
     return 'this stand-in speaks only stream-json (--output-format stream-json --input-format stream-json)';
   }
   const requestedModel = values.get('model') ?? null;
-  return { model: requestedModel ?? 'claude-standin', requestedModel, permissionMode: values.get('permission-mode') ?? 'default' };
+  return {
+    model: requestedModel ?? 'claude-standin',
+    requestedModel,
+    permissionMode: values.get('permission-mode') ?? 'default',
+    resume: values.get('resume') || null,
+    forkSession: values.has('fork-session'),
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -67,8 +80,41 @@ function promptOf(message: Record<string, unknown>): string {
     .join('\n');
 }
 
+/** The session's transcript, where the real CLI keeps it, and the prompts already in it. */
+interface Transcript {
+  sessionId: string;
+  path: string;
+  prompts: string[];
+}
+
+/**
+ * The transcript of this run: `--resume <id>` continues `<id>.jsonl` of the working directory's
+ * project folder under the same id (as Claude Code does unless `--fork-session`, which copies the
+ * prompts under a new id); a session id with no transcript there is an error (null), as in the
+ * real CLI.
+ */
+async function openTranscript(args: ClaudeArgs, cwd: string): Promise<Transcript | null> {
+  const configDir = claudeConfigDirOf(process.env);
+  if (args.resume === null) {
+    const sessionId = randomUUID();
+    return { sessionId, path: claudeTranscriptPath(configDir, cwd, sessionId), prompts: [] };
+  }
+  if (!isThreadId(args.resume)) return null;
+  let prompts: string[];
+  try {
+    prompts = await claudeTranscriptPrompts(claudeTranscriptPath(configDir, cwd, args.resume));
+  } catch {
+    return null;
+  }
+  if (!args.forkSession) return { sessionId: args.resume, path: claudeTranscriptPath(configDir, cwd, args.resume), prompts };
+  const sessionId = randomUUID();
+  const path = claudeTranscriptPath(configDir, cwd, sessionId);
+  for (const prompt of prompts) await appendClaudePrompt(path, sessionId, cwd, prompt);
+  return { sessionId, path, prompts };
+}
+
 class Session {
-  readonly sessionId = randomUUID();
+  readonly sessionId: string;
   private initSent = false;
   private toolCount = 0;
   private turns = 0;
@@ -81,7 +127,9 @@ class Session {
   constructor(
     private readonly args: ClaudeArgs,
     private readonly cwd: string,
+    private readonly transcript: Transcript,
   ) {
+    this.sessionId = transcript.sessionId;
     this.runner = new StepRunner(cwd);
     exitOnSignals(this.runner);
   }
@@ -155,6 +203,8 @@ class Session {
         uuid: randomUUID(),
       });
     }
+    const earlierPrompts = [...this.transcript.prompts];
+    await this.remember(prompt);
     const steps = parseDirectives(prompt);
     log('claude-code', `model ${this.args.model}, ${steps.length} step(s) in ${this.cwd}`);
     this.lastText = '';
@@ -162,7 +212,7 @@ class Session {
     let failure: string | null = null;
     for (const step of steps) {
       if (this.runner.isStopped) return;
-      failure = await this.step(step);
+      failure = await this.step(step, earlierPrompts);
       if (failure !== null) break;
     }
     if (this.runner.isStopped) return;
@@ -194,9 +244,22 @@ class Session {
     }
   }
 
+  /** Records the prompt in the transcript; a HOME it cannot write only loses the memory, the turn still runs. */
+  private async remember(prompt: string): Promise<void> {
+    this.transcript.prompts.push(prompt);
+    try {
+      await appendClaudePrompt(this.transcript.path, this.sessionId, this.cwd, prompt);
+    } catch (error) {
+      log('claude-code', `session ${this.sessionId} not kept: ${String(error)}`);
+    }
+  }
+
   /** Runs one step; returns the failure message of a `@fail`, else null. */
-  private async step(step: Step): Promise<string | null> {
+  private async step(step: Step, earlierPrompts: readonly string[]): Promise<string | null> {
     switch (step.kind) {
+      case 'recall':
+        await this.say(recallAnswer(earlierPrompts));
+        return null;
       case 'say':
         await this.say(step.text);
         return null;
@@ -263,7 +326,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     log('claude-code', parsed);
     return 2;
   }
-  const session = new Session(parsed, process.cwd());
+  const cwd = process.cwd();
+  const transcript = await openTranscript(parsed, cwd);
+  if (transcript === null) {
+    // The real CLI's words and exit code when the session to resume is not there.
+    log('claude-code', `No conversation found with session ID: ${parsed.resume ?? ''}`);
+    return 1;
+  }
+  const session = new Session(parsed, cwd, transcript);
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   let turn: Promise<void> = Promise.resolve();
   for await (const line of lines) {

@@ -14,9 +14,11 @@ import {
   log,
   modelAnswer,
   parseDirectives,
+  recallAnswer,
   writeInTree,
   type Step,
 } from './directives.js';
+import { appendCodexPrompt, codexHomeOf, codexRolloutPath, codexRolloutPrompts, findCodexRollout, startCodexRollout } from './threadFiles.js';
 
 interface CodexArgs {
   cd: string | null;
@@ -68,6 +70,39 @@ export function parseCodexArgs(argv: readonly string[]): CodexArgs | string {
   return args;
 }
 
+interface CodexThread {
+  id: string;
+  /** The prompts of the thread's earlier turns, oldest first (what `@recall` lists). */
+  earlierPrompts: string[];
+}
+
+/**
+ * The thread of this turn, kept as the real CLI keeps it: a rollout under
+ * `$CODEX_HOME/sessions/YYYY/MM/DD/`. `resume <id>` continues that rollout; with no rollout of
+ * that id the real CLI silently starts a new thread, and so does this. The turn's prompt is
+ * recorded at once (as codex records the user message when the turn starts). A HOME it cannot
+ * write only loses the memory: the turn still runs.
+ */
+async function openThread(resume: string | null, cwd: string, prompt: string): Promise<CodexThread> {
+  const codexHome = codexHomeOf(process.env);
+  let path = resume === null ? null : await findCodexRollout(codexHome, resume);
+  if (resume !== null && path === null) log('codex', `no rollout of thread ${resume} under ${codexHome}; starting a new thread`);
+  const id = path !== null && resume !== null ? resume : randomUUID();
+  try {
+    const earlierPrompts = path === null ? [] : await codexRolloutPrompts(path);
+    if (path === null) {
+      const now = new Date();
+      path = codexRolloutPath(codexHome, id, now);
+      await startCodexRollout(path, id, cwd, now);
+    }
+    await appendCodexPrompt(path, prompt);
+    return { id, earlierPrompts };
+  } catch (error) {
+    log('codex', `thread ${id} not kept: ${String(error)}`);
+    return { id, earlierPrompts: [] };
+  }
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -97,11 +132,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   let itemCount = 0;
   const nextId = (): string => `item_${itemCount++}`;
 
-  await emitLine({ type: 'thread.started', thread_id: parsed.resume ?? randomUUID() });
+  const thread = await openThread(parsed.resume, cwd, prompt);
+  await emitLine({ type: 'thread.started', thread_id: thread.id });
   await emitLine({ type: 'turn.started' });
   log('codex', `model ${parsed.model ?? '(default)'}, ${steps.length} step(s) in ${cwd}`);
 
-  const context = { cwd, model: parsed.model, readOnly: parsed.readOnly, findings: [] as ReportedFinding[] };
+  const context: TurnContext = { cwd, model: parsed.model, readOnly: parsed.readOnly, findings: [], earlierPrompts: thread.earlierPrompts };
   for (const step of steps) {
     const failure = await runStep(step, runner, context, nextId);
     if (failure !== null) {
@@ -129,13 +165,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+interface TurnContext {
+  cwd: string;
+  model: string | null;
+  readOnly: boolean;
+  findings: ReportedFinding[];
+  earlierPrompts: readonly string[];
+}
+
 /** Runs one step and prints its items; returns the failure message of a `@fail`, else null. */
-async function runStep(
-  step: Step,
-  runner: StepRunner,
-  context: { cwd: string; model: string | null; readOnly: boolean; findings: ReportedFinding[] },
-  nextId: () => string,
-): Promise<string | null> {
+async function runStep(step: Step, runner: StepRunner, context: TurnContext, nextId: () => string): Promise<string | null> {
   const { cwd } = context;
   switch (step.kind) {
     case 'say':
@@ -143,6 +182,9 @@ async function runStep(
       return null;
     case 'model':
       await emitLine({ type: 'item.completed', item: { id: nextId(), type: 'agent_message', text: modelAnswer(context.model) } });
+      return null;
+    case 'recall':
+      await emitLine({ type: 'item.completed', item: { id: nextId(), type: 'agent_message', text: recallAnswer(context.earlierPrompts) } });
       return null;
     case 'tool': {
       const id = nextId();

@@ -16,6 +16,7 @@ export type Step =
   | { kind: 'sleep'; ms: number }
   | { kind: 'fail'; message: string }
   | { kind: 'model' }
+  | { kind: 'recall' }
   | { kind: 'finding'; path: string; text: string; severity: FindingSeverity; message: string };
 
 /** The script of a prompt without any directive: one message, one `ls`, success. */
@@ -30,7 +31,7 @@ export function unescapeText(text: string): string {
 }
 
 function parseLine(line: string): Step | null {
-  const match = /^\s*@(say|tool|shell|write|sleep|fail|model|finding)(?:\s+(.*))?$/.exec(line);
+  const match = /^\s*@(say|tool|shell|write|sleep|fail|model|recall|finding)(?:\s+(.*))?$/.exec(line);
   if (!match) return null;
   const name = match[1] as string;
   const rest = (match[2] ?? '').trim();
@@ -63,6 +64,8 @@ function parseLine(line: string): Step | null {
       return { kind: 'fail', message: rest === '' ? 'the agent failed' : rest };
     case 'model':
       return rest === '' ? { kind: 'model' } : null;
+    case 'recall':
+      return rest === '' ? { kind: 'recall' } : null;
     case 'finding':
       return parseFinding(rest);
     default:
@@ -294,6 +297,21 @@ export function emitLine(value: unknown): Promise<void> {
     if (process.stdout.write(`${JSON.stringify(value)}\n`)) resolvePromise();
     else process.stdout.once('drain', () => resolvePromise());
   });
+}
+
+/** The inverse of unescapeText: a prompt of several lines on one line (`\\` first, then newlines as `\n`). */
+export function escapeText(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\r?\n/g, '\\n');
+}
+
+export const NO_EARLIER_PROMPTS = 'no earlier prompts';
+
+/**
+ * What `@recall` answers: the prompts of the thread's earlier turns, oldest first, one per line
+ * (each escaped by escapeText, so one prompt stays one line); `no earlier prompts` on a new thread.
+ */
+export function recallAnswer(earlierPrompts: readonly string[]): string {
+  return earlierPrompts.length === 0 ? NO_EARLIER_PROMPTS : earlierPrompts.map(escapeText).join('\n');
 }
 
 /**

@@ -46,17 +46,26 @@ export async function record(
   harness: HarnessName,
   prompt: string,
   cwd: string,
-  extra: { signal?: AbortSignal; executablePath?: string; model?: string; onEvent?: (e: HarnessEvent) => void } = {},
+  extra: {
+    signal?: AbortSignal;
+    executablePath?: string;
+    model?: string;
+    /** HOME of the harness (where it keeps its threads); the work tree when absent. */
+    home?: string;
+    resumeThreadId?: string;
+    onEvent?: (e: HarnessEvent) => void;
+  } = {},
 ): Promise<Recorded> {
   const events: HarnessEvent[] = [];
   const result = await runHarness({
     harness,
     prompt,
     cwd,
-    env: scrubbedEnv(cwd),
+    env: scrubbedEnv(extra.home ?? cwd),
     signal: extra.signal ?? new AbortController().signal,
     executablePath: extra.executablePath ?? standInExecutable(harness),
     ...(extra.model ? { model: extra.model } : {}),
+    ...(extra.resumeThreadId ? { resumeThreadId: extra.resumeThreadId } : {}),
     onEvent: async (event) => {
       events.push(event);
       extra.onEvent?.(event);

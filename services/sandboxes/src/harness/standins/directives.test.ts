@@ -14,7 +14,9 @@ import {
   locateFinding,
   modelAnswer,
   parseDirectives,
+  recallAnswer,
   resolveInTree,
+  escapeText,
   unescapeText,
   writeInTree,
   type Step,
@@ -114,6 +116,8 @@ describe('@model answers with the model the stand-in was given', () => {
       model: 'claude-standin',
       requestedModel: null,
       permissionMode: 'default',
+      resume: null,
+      forkSession: false,
     });
   });
 });
@@ -160,7 +164,7 @@ describe('stand-in command lines are the ones the SDKs pass', () => {
         '--model=claude-x',
         '--permission-mode=bypassPermissions',
       ]),
-    ).toEqual({ model: 'claude-x', requestedModel: 'claude-x', permissionMode: 'bypassPermissions' });
+    ).toEqual({ model: 'claude-x', requestedModel: 'claude-x', permissionMode: 'bypassPermissions', resume: null, forkSession: false });
     expect(typeof parseClaudeArgs(['-p', 'hello'])).toBe('string');
   });
 });
@@ -234,5 +238,37 @@ describe('@finding follows the code: it reads the file in the working tree, and 
     const finding = { path: 'src/a.ts', line: 2, severity: 'high' as const, message: 'm', anchor: 'x' };
     expect(findingsMessage([finding])).toBe(`Review done: 1 finding(s).\n\n\`\`\`ars-findings\n${JSON.stringify([finding], null, 2)}\n\`\`\``);
     expect(findingsMessage([])).toBe('Review done: 0 finding(s).\n\n```ars-findings\n[]\n```');
+  });
+});
+
+describe('@recall: alone on its line, one message listing the earlier prompts of the thread, oldest first, one per line', () => {
+  test('@recall alone (leading spaces allowed) is the directive; with an argument it is ordinary text', () => {
+    expect(parseDirectives('  @recall\n@say x')).toEqual([{ kind: 'recall' }, { kind: 'say', text: 'x' }]);
+    expect(parseDirectives('@recall everything')).toEqual(DEFAULT_STEPS);
+    expect(parseDirectives('@recalls')).toEqual(DEFAULT_STEPS);
+  });
+
+  test('the earlier prompts one per line, oldest first; none: no earlier prompts', () => {
+    expect(recallAnswer(['first', 'second'])).toBe('first\nsecond');
+    expect(recallAnswer([])).toBe('no earlier prompts');
+  });
+
+  test('a prompt of several lines stays on one line: backslashes doubled, newlines as \\n (unescapeText gives it back)', () => {
+    const prompt = 'line one\r\nline \\two\nthree';
+    expect(escapeText(prompt)).toBe('line one\\nline \\\\two\\nthree');
+    expect(recallAnswer([prompt, 'x'])).toBe('line one\\nline \\\\two\\nthree\nx');
+    expect(unescapeText(escapeText('a\\n\nb'))).toBe('a\\n\nb');
+  });
+
+  test('the stand-ins read the resume argument the SDKs pass: codex `resume <id>`, Claude Code `--resume=<id>`', () => {
+    expect(parseCodexArgs(['exec', '--experimental-json', '--cd', '/w', 'resume', 'abc'])).toMatchObject({ resume: 'abc' });
+    expect(parseClaudeArgs(['--output-format', 'stream-json', '--input-format', 'stream-json', '--resume=abc'])).toMatchObject({
+      resume: 'abc',
+      forkSession: false,
+    });
+    expect(parseClaudeArgs(['--output-format=stream-json', '--input-format=stream-json', '--resume', 'abc', '--fork-session'])).toMatchObject({
+      resume: 'abc',
+      forkSession: true,
+    });
   });
 });

@@ -11,6 +11,7 @@ import { startRunConsumers } from './consumers/index.js';
 import type { RunsDeps } from './http/deps.js';
 import { runsRoutes } from './http/routes.js';
 import { COLLECTIONS, RUNS_INDEXES } from './store/collections.js';
+import { FollowUpStore } from './store/followUps.js';
 import { IdempotencyStore } from './store/idempotency.js';
 import { RunEventStore } from './store/runEvents.js';
 import { RunStore } from './store/runs.js';
@@ -61,6 +62,7 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
         runs: new RunStore(db),
         events: new RunEventStore(db),
         idempotency: new IdempotencyStore(db),
+        followUps: new FollowUpStore(db),
         catalog: createCatalogClient(catalogHttp),
         sandboxes: createSandboxesClient(sandboxesHttp),
         settings: { timeoutMs: config.RUN_TIMEOUT_MS, startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS },

@@ -22,6 +22,12 @@ export interface StartRunBody {
   mode?: string | null;
 }
 
+/**
+ * The longest `conversationId` and `workspaceSessionId` accepted (issue 16: client-chosen ids of at
+ * most 200 characters, counted as code points like the prompt).
+ */
+export const MAX_FOLLOW_UP_ID_LENGTH = 200;
+
 /** The longest internal `model` accepted (not a contract limit: a bound on what reaches the harness's argv). */
 export const MAX_MODEL_LENGTH = 200;
 

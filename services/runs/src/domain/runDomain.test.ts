@@ -3,6 +3,7 @@ import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
 import { generatedWorkingBranch } from './workingBranch.js';
 import { RUN_STATUSES, type RunStatus } from '@ars/contract';
 import { nextStatus } from './runStatus.js';
+import { conversationMismatch, liveRunHeldMessage, workspaceSessionMismatch } from './followUps.js';
 
 describe('run status: pending → streaming on the first agent event → success / failed / cancelled', () => {
   test('the first agent event moves pending to streaming; later ones change nothing', () => {
@@ -54,5 +55,29 @@ describe('createBranch without workingBranch generates a deterministic name from
     expect(generatedWorkingBranch('key-1', hash)).toBe(name);
     expect(generatedWorkingBranch('key-2', hash)).not.toBe(name);
     expect(isValidBranchName(name)).toBe(true);
+  });
+});
+
+describe('a conversation belongs to one repository and one harness, a workspace session to one repository: the 409 says so', () => {
+  test('same repository and harness: no conflict', () => {
+    expect(conversationMismatch('c1', { repoId: 'repo_x', harness: 'codex' }, { repoId: 'repo_x', harness: 'codex' })).toBeNull();
+    expect(workspaceSessionMismatch('w1', { repoId: 'repo_x' }, { repoId: 'repo_x' })).toBeNull();
+  });
+  test('another repository', () => {
+    expect(conversationMismatch('c1', { repoId: 'repo_x', harness: 'codex' }, { repoId: 'repo_y', harness: 'codex' })).toBe(
+      'conversation "c1" belongs to repository repo_x with harness codex; start a new conversation for repo_y',
+    );
+    expect(workspaceSessionMismatch('w1', { repoId: 'repo_x' }, { repoId: 'repo_y' })).toBe(
+      'workspace session "w1" belongs to repository repo_x; start a new workspace session for repo_y',
+    );
+  });
+  test('another harness', () => {
+    expect(conversationMismatch('c1', { repoId: 'repo_x', harness: 'codex' }, { repoId: 'repo_x', harness: 'claude-code' })).toBe(
+      'conversation "c1" belongs to repository repo_x with harness codex; start a new conversation for repo_x with harness claude-code',
+    );
+  });
+  test('the live-run message names the run holding it', () => {
+    expect(liveRunHeldMessage('conversationId', 'c1', 'run-1')).toBe('conversation "c1" has a live run (run-1): wait until it ends or cancel it');
+    expect(liveRunHeldMessage('workspaceSessionId', 'w1', 'run-2')).toBe('workspace session "w1" has a live run (run-2): wait until it ends or cancel it');
   });
 });

@@ -78,3 +78,20 @@ describe('model (internal callers only) is the harness’s model; without it nul
   test('kept as given', () => expect(planRun(body({ model: 'gpt-5-codex' }), context).model).toBe('gpt-5-codex'));
   test('absent is null', () => expect(planRun(body(), context).model).toBeNull());
 });
+
+describe('conversationId and workspaceSessionId, when given, are 1–200 characters (code points), not blank: else 400 naming the field', () => {
+  test.each(['conversationId', 'workspaceSessionId'] as const)('%s: kept; null and absent are none', (field) => {
+    expect(planRun(body({ [field]: 'c1' }), context)[field]).toBe('c1');
+    expect(planRun(body({ [field]: null }), context)[field]).toBeNull();
+    expect(planRun(body(), context)[field]).toBeNull();
+  });
+  test.each(['conversationId', 'workspaceSessionId'] as const)('%s: empty or blank is 400, not "none"', (field) => {
+    expect(badRequest(() => planRun(body({ [field]: '' }), context))).toContain(field);
+    expect(badRequest(() => planRun(body({ [field]: '  \t' }), context))).toContain(field);
+  });
+  test.each(['conversationId', 'workspaceSessionId'] as const)('%s: 200 characters accepted, 201 refused; an emoji is one character', (field) => {
+    expect(planRun(body({ [field]: 'c'.repeat(200) }), context)[field]).toHaveLength(200);
+    expect(badRequest(() => planRun(body({ [field]: 'c'.repeat(201) }), context))).toBe(`${field} must be at most 200 characters`);
+    expect(planRun(body({ [field]: '😀'.repeat(200) }), context)[field]).toBe('😀'.repeat(200));
+  });
+});

@@ -2,6 +2,7 @@ import { HARNESSES, MAX_PROMPT_LENGTH, type Harness, type InternalStartRunBody }
 import { branchNameProblem, relativePathProblem } from '@ars/git-refs';
 import { AppError } from '@ars/errors';
 import { tooManyCharacters } from '@ars/http-app';
+import { followUpIdProblem, type FollowUpField } from './followUps.js';
 import { generatedWorkingBranch } from './workingBranch.js';
 
 /** What a new run is made of, every default applied (the body's types already checked by `INTERNAL_START_RUN_BODY_SCHEMA`). */
@@ -23,6 +24,7 @@ export interface RunPlan {
  * default branch, else `main`; `workingBranch` to the base branch, or — with `createBranch` and no
  * name — a name generated from the idempotency key and the request; a given working branch must
  * differ from the base. Branch names are Git refs; `rootDirectory` is relative without traversal.
+ * `conversationId` and `workspaceSessionId`, when given (not null), are 1–200 characters, not blank.
  * Throws 400 BAD_REQUEST naming the field.
  */
 export function planRun(body: InternalStartRunBody, context: { repoDefaultBranch: string | null; idempotencyKey: string; bodyHash: string }): RunPlan {
@@ -57,11 +59,18 @@ export function planRun(body: InternalStartRunBody, context: { repoDefaultBranch
     harness,
     branch: { base, working, createBranch },
     rootDirectory,
-    conversationId: body.conversationId ?? null,
-    workspaceSessionId: body.workspaceSessionId ?? null,
+    conversationId: followUpId('conversationId', body.conversationId),
+    workspaceSessionId: followUpId('workspaceSessionId', body.workspaceSessionId),
     mode: body.mode ?? null,
     model: body.model ?? null,
   };
+}
+
+function followUpId(field: FollowUpField, id: string | null | undefined): string | null {
+  if (id === undefined || id === null) return null;
+  const problem = followUpIdProblem(field, id);
+  if (problem) throw AppError.badRequest(problem);
+  return id;
 }
 
 function checkBranch(field: string, name: string): void {

@@ -1,6 +1,7 @@
 import type { CatalogClient } from '@ars/catalog/client';
 import type { SandboxesClient } from '@ars/sandboxes/client';
 import type { Logger } from '@ars/logger';
+import type { FollowUpStore } from '../store/followUps.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import type { RunEventStore } from '../store/runEvents.js';
 import type { RunStore } from '../store/runs.js';
@@ -20,6 +21,8 @@ export interface RunsDeps {
   runs: RunStore;
   events: RunEventStore;
   idempotency: IdempotencyStore;
+  /** Conversation and workspace session bindings. */
+  followUps: FollowUpStore;
   catalog: CatalogClient;
   sandboxes: SandboxesClient;
   settings: RunSettings;

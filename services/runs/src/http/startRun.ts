@@ -11,8 +11,9 @@ import {
 import { AppError, isAppError } from '@ars/errors';
 import { ok, validateBody, type Router } from '@ars/http-app';
 import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
+import { conversationMismatch, liveRunHeldMessage, workspaceSessionMismatch } from '../domain/followUps.js';
 import { toRun } from '../domain/runView.js';
-import { planRun } from '../domain/startRunRequest.js';
+import { planRun, type RunPlan } from '../domain/startRunRequest.js';
 import type { RunDoc } from '../store/collections.js';
 import type { RunsDeps } from './deps.js';
 import { pathParam, requestBody } from './params.js';
@@ -28,6 +29,10 @@ const parseStartRun = validateBody<InternalStartRunBody>(INTERNAL_START_RUN_BODY
  * message in one document write. Racing requests of one key share the record's run id, and the
  * run's `_id` lets exactly one of them write it; the others answer it as a replay. With
  * `X-Replay-Only: true` nothing is made: a key that made no run answers 204.
+ * Follow-ups (issue 16): a conversation bound to another repository or harness, or a workspace
+ * session bound to another repository, is 409 CONFLICT before the key is claimed; a conversation or
+ * workspace session with a live run is 409 CONFLICT naming that run (the unique live-slot indexes
+ * decide it at the insert). A replay of the live run itself is answered before either check.
  */
 export function startRun(router: Router, deps: RunsDeps): void {
   router.post('/users/:userId/runs', async (ctx) => {
@@ -57,6 +62,8 @@ export function startRun(router: Router, deps: RunsDeps): void {
 
     const repo = await ownedRepo(deps, userId, body.repoId);
     const plan = planRun(body, { repoDefaultBranch: repo.default_branch, idempotencyKey: key, bodyHash: hash });
+    // Before the key is claimed, so a start refused for its binding does not use up its key.
+    await checkBindings(deps, userId, plan);
     const record = known ?? (await deps.idempotency.claim({ userId, key, bodyHash: hash, runId: randomUUID(), createdAt: new Date() }));
     if (record.bodyHash !== hash) throw conflict();
 
@@ -95,10 +102,16 @@ export function startRun(router: Router, deps: RunsDeps): void {
       createdAt: now,
       updatedAt: now,
     };
-    if (await deps.runs.insert(doc, [runRequested(doc)])) {
+    const inserted = await deps.runs.insert(doc, [runRequested(doc)]);
+    if (inserted.outcome === 'inserted') {
       deps.kickOutbox();
       deps.logger.info({ run_id: doc._id, repo_id: doc.repoId, harness: doc.harness }, 'run created');
       return answer(doc, false);
+    }
+    if (inserted.outcome === 'slot_held') {
+      // The key stays claimed with no run: the same request, retried once the holder ended, makes
+      // the run under the record's run id (the replay lookup above finds no run and falls through).
+      throw AppError.conflict(liveRunHeldMessage(inserted.slot, inserted.id, inserted.holderRunId));
     }
     const stored = await deps.runs.findOwned(userId, record.runId);
     if (!stored) throw AppError.internal('the run of this Idempotency-Key could not be read');
@@ -112,6 +125,26 @@ async function ownedRepo(deps: RunsDeps, userId: string, repoId: string): Promis
   } catch (error) {
     if (isAppError(error) && error.code === 'NOT_FOUND') throw AppError.notFound('Repository not found');
     throw error;
+  }
+}
+
+/**
+ * Binds the conversation and workspace session the run names to its repository (and harness) when
+ * this is their first run, else checks the run against their binding: 409 CONFLICT saying so.
+ */
+async function checkBindings(deps: RunsDeps, userId: string, plan: RunPlan): Promise<void> {
+  const createdAt = new Date();
+  if (plan.conversationId !== null) {
+    const asked = { repoId: plan.repoId, harness: plan.harness };
+    const bound = await deps.followUps.bindConversation({ userId, conversationId: plan.conversationId, ...asked, createdAt });
+    const mismatch = conversationMismatch(plan.conversationId, bound, asked);
+    if (mismatch) throw AppError.conflict(mismatch);
+  }
+  if (plan.workspaceSessionId !== null) {
+    const asked = { repoId: plan.repoId };
+    const bound = await deps.followUps.bindWorkspaceSession({ userId, workspaceSessionId: plan.workspaceSessionId, ...asked, createdAt });
+    const mismatch = workspaceSessionMismatch(plan.workspaceSessionId, bound, asked);
+    if (mismatch) throw AppError.conflict(mismatch);
   }
 }
 

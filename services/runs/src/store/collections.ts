@@ -10,6 +10,8 @@ export const COLLECTIONS = {
   runEvents: 'run_events',
   idempotency: 'run_idempotency',
   processed: 'bus_processed_messages',
+  conversations: 'conversations',
+  workspaceSessions: 'workspace_sessions',
 } as const;
 
 /** How long an Idempotency-Key is remembered (the contract asks for at least 24 h). */
@@ -31,6 +33,14 @@ export interface RunDoc {
   rootDirectory: string | null;
   conversationId: string | null;
   workspaceSessionId: string | null;
+  /**
+   * The run's `conversationId` while the run is live (set at insert, `$unset` by the one write that
+   * ends a run, `RunStore.end`): the unique partial index `live_conversation` on (userId, this) makes
+   * "one live run per conversation" exact under races. Absent when ended or without a conversation.
+   */
+  liveConversation?: string;
+  /** The same for `workspaceSessionId` (index `live_workspace_session`). */
+  liveWorkspaceSession?: string;
   mode: string | null;
   /** The harness's model (internal `model` of the start); null: the harness's default. Absent on runs written before it existed. */
   model?: string | null;
@@ -116,6 +126,27 @@ export interface IdempotencyDoc {
   createdAt: Date;
 }
 
+/**
+ * A conversation's binding (issue 16): the repository and harness of its first run, per user. Written
+ * once, by the first start naming it (insert; a racing second insert is refused by the unique index
+ * and reads the winner's), never changed, so every later run is compared with one stored answer.
+ */
+export interface ConversationDoc {
+  userId: string;
+  conversationId: string;
+  repoId: string;
+  harness: Harness;
+  createdAt: Date;
+}
+
+/** A workspace session's binding: the repository of its first run, per user (as ConversationDoc). */
+export interface WorkspaceSessionDoc {
+  userId: string;
+  workspaceSessionId: string;
+  repoId: string;
+  createdAt: Date;
+}
+
 export const RUNS_INDEXES: readonly CollectionIndexes[] = [
   {
     collection: COLLECTIONS.runs,
@@ -124,8 +155,20 @@ export const RUNS_INDEXES: readonly CollectionIndexes[] = [
       { key: { status: 1, startBy: 1 }, name: 'status_start_by' },
       { key: { status: 1, lostBy: 1 }, name: 'status_lost_by' },
       { key: { 'heldFinish.receivedAt': 1 }, name: 'held_finish_received' },
+      // Only live runs carry these fields: at most one live run per (user, conversation) and per
+      // (user, workspace session). Compound with userId (not one "<user>#<id>" string) so no
+      // separator can make two users' ids meet.
+      { key: { userId: 1, liveConversation: 1 }, name: 'live_conversation', unique: true, partialFilterExpression: { liveConversation: { $exists: true } } },
+      {
+        key: { userId: 1, liveWorkspaceSession: 1 },
+        name: 'live_workspace_session',
+        unique: true,
+        partialFilterExpression: { liveWorkspaceSession: { $exists: true } },
+      },
     ],
   },
+  { collection: COLLECTIONS.conversations, indexes: [{ key: { userId: 1, conversationId: 1 }, name: 'user_conversation', unique: true }] },
+  { collection: COLLECTIONS.workspaceSessions, indexes: [{ key: { userId: 1, workspaceSessionId: 1 }, name: 'user_workspace_session', unique: true }] },
   { collection: COLLECTIONS.runEvents, indexes: [{ key: { runId: 1, seq: 1 }, name: 'run_seq', unique: true }] },
   {
     collection: COLLECTIONS.idempotency,

@@ -6,6 +6,41 @@ import { COLLECTIONS, type HeldFinish, type QueueNotice, type RunDoc } from './c
 
 const LIVE: RunStatus[] = ['pending', 'streaming'];
 
+/** The per-user live slots a run holds while live (collections.ts, `liveConversation`/`liveWorkspaceSession`). */
+export type LiveSlot = 'conversationId' | 'workspaceSessionId';
+
+const LIVE_SLOT_FIELDS = { conversationId: 'liveConversation', workspaceSessionId: 'liveWorkspaceSession' } as const satisfies Record<LiveSlot, keyof RunDoc>;
+
+/** How many times an insert refused by a live slot is tried again when the slot's holder ended in between. */
+const INSERT_ATTEMPTS = 3;
+
+/** What `RunStore.insert` did. */
+export type RunInsertOutcome =
+  | { outcome: 'inserted' }
+  /** A run with this id exists already (another request of the same key wrote it first). */
+  | { outcome: 'exists' }
+  /** Another live run holds the user's conversation or workspace session named by the run. */
+  | { outcome: 'slot_held'; slot: LiveSlot; id: string; holderRunId: string };
+
+/** The live slot whose unique index refused a write; null for another duplicate key (the `_id`). */
+function refusedLiveSlot(error: unknown): LiveSlot | null {
+  const pattern = (error as { keyPattern?: Record<string, unknown> }).keyPattern ?? {};
+  for (const slot of Object.keys(LIVE_SLOT_FIELDS) as LiveSlot[]) {
+    if (LIVE_SLOT_FIELDS[slot] in pattern) return slot;
+  }
+  return null;
+}
+
+/** The run as written: a live run holds the live slots of the ids it names. */
+function withLiveSlots(doc: RunDoc): RunDoc {
+  if (!LIVE.includes(doc.status)) return doc;
+  return {
+    ...doc,
+    ...(doc.conversationId !== null ? { liveConversation: doc.conversationId } : {}),
+    ...(doc.workspaceSessionId !== null ? { liveWorkspaceSession: doc.workspaceSessionId } : {}),
+  };
+}
+
 /** The end of a run as it is written: status, error, who ended it. */
 export interface RunEnding {
   status: TerminalStatus;
@@ -25,17 +60,37 @@ export class RunStore {
   }
 
   /**
-   * Writes a new run and its messages in one document write (transactional outbox). False when a run
-   * with this id exists already (another request of the same key wrote it first).
+   * Writes a new run and its messages in one document write (transactional outbox). A live run holds
+   * the live slots of its conversation and workspace session in the same write, so the unique
+   * indexes refuse a second live run of either (`slot_held`, naming the run holding it). `exists`
+   * when a run with this id exists already (another request of the same key wrote it first —
+   * also when that run is what holds the slot: the indexes may report either duplicate).
    */
-  async insert(doc: RunDoc, messages: OutboxMessage[]): Promise<boolean> {
-    try {
-      await this.runs.insertOne(outboxInsert(doc, messages));
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
+  async insert(doc: RunDoc, messages: OutboxMessage[]): Promise<RunInsertOutcome> {
+    const written = withLiveSlots(doc);
+    for (let attempt = 0; attempt < INSERT_ATTEMPTS; attempt += 1) {
+      try {
+        await this.runs.insertOne(outboxInsert(written, messages));
+        return { outcome: 'inserted' };
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        const slot = refusedLiveSlot(error);
+        if (slot === null) return { outcome: 'exists' };
+        const id = slot === 'conversationId' ? doc.conversationId : doc.workspaceSessionId;
+        if (id === null) throw error;
+        const holder = await this.liveHolder(doc.userId, slot, id);
+        if (holder === doc._id) return { outcome: 'exists' };
+        if (holder !== null) return { outcome: 'slot_held', slot, id, holderRunId: holder };
+        // The holder ended between the refused insert and this read: the slot is free, try again.
+      }
     }
+    throw new Error(`run ${doc._id}: its live slots kept changing while it was written`);
+  }
+
+  /** The id of the user's live run holding the conversation or workspace session `id`, or null. */
+  async liveHolder(userId: string, slot: LiveSlot, id: string): Promise<string | null> {
+    const holder = await this.runs.findOne({ userId, [LIVE_SLOT_FIELDS[slot]]: id }, { projection: { _id: 1 } });
+    return holder?._id ?? null;
   }
 
   /** The user's run; another user's is not found. */
@@ -80,7 +135,9 @@ export class RunStore {
 
   /**
    * Ends a live run (never a terminal one: the filter holds the status it was read with). With
-   * messages, they leave in the same write. True when this call ended it.
+   * messages, they leave in the same write. True when this call ended it. Every end goes through
+   * here (the sandbox's finish, a held finish, the watchdog; a cancel ends as the sandbox's finish):
+   * the same write frees the run's conversation and workspace session for the next run.
    */
   async end(runId: string, from: RunStatus, ending: RunEnding, messages: OutboxMessage[] = []): Promise<boolean> {
     if (!LIVE.includes(from)) return false;
@@ -96,7 +153,8 @@ export class RunStore {
         ...(ending.usage ? { usage: ending.usage } : {}),
         updatedAt: now,
       },
-    };
+      $unset: { liveConversation: '', liveWorkspaceSession: '' },
+    } as const;
     const result = await this.runs.updateOne({ _id: runId, status: from }, messages.length > 0 ? withOutbox<RunDoc>(update, messages) : update);
     return result.modifiedCount === 1;
   }

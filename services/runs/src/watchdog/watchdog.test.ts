@@ -131,3 +131,19 @@ describe('a terminal run never changes again: a runs.sandbox-allocated read afte
     });
   });
 });
+
+describe('a run the watchdog fails frees its conversation and workspace session: the next run of them is accepted', () => {
+  test('409 while live, 202 once failed; the failed run holds no live slot', async () => {
+    const { userId, repoId } = await h.newTenant();
+    const body = { repoId, prompt: 'do it', conversationId: 'c1', workspaceSessionId: 'w1' };
+    const first = (await h.start(userId, body)).data;
+    expect((await h.start(userId, body)).status).toBe(409);
+    await untilStatus(userId, first.runId, 'failed');
+    const stored = await h.db.collection('runs').findOne({ _id: first.runId as never });
+    expect(stored).not.toHaveProperty('liveConversation');
+    expect(stored).not.toHaveProperty('liveWorkspaceSession');
+    const next = await h.start(userId, body);
+    expect(next.status).toBe(202);
+    expect(next.data.replayed).toBe(false);
+  });
+});

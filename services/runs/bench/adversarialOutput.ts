@@ -3,22 +3,13 @@
 // (`@shell yes TOKEN | head -c 250000 | tr -d '\n'` four times: one 250 KB word, the input that
 // stalled runs' event loop for seconds), another tenant's GET /runs/{runId} latency, p50 and max,
 // beside the same request on the idle stack. BENCH_SAMPLES (default 40) idle requests.
-import { randomBytes } from 'node:crypto';
-import { startStack } from '@ars/stack';
-import { json, newUser, percentile, tokenOf, type User } from './client.js';
+import { json, newUser, percentile, startBenchStack, startRun as startRunWith, tokenOf, type User } from './client.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const ADVERSARIAL = Array.from({ length: 4 }, () => "@shell yes TOKEN | head -c 250000 | tr -d '\\n'").join('\n');
 const TERMINAL = new Set(['success', 'failed', 'cancelled']);
 
-async function startRun(api: string, user: User, prompt: string): Promise<string> {
-  const { data } = await json<{ runId: string }>(`${api}/runs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokenOf(user)}`, 'idempotency-key': randomBytes(8).toString('hex') },
-    body: JSON.stringify({ repoId: user.repoId, prompt }),
-  });
-  return data.runId;
-}
+const startRun = async (api: string, user: User, prompt: string): Promise<string> => (await startRunWith(api, user, prompt)).data.runId;
 
 async function status(api: string, user: User, runId: string): Promise<string> {
   return (await json<{ run: { status: string } }>(`${api}/runs/${runId}`, { headers: { authorization: `Bearer ${tokenOf(user)}` } })).data.run.status;
@@ -39,14 +30,7 @@ async function timedGet(api: string, user: User, runId: string): Promise<number>
   return performance.now() - t0;
 }
 
-const stack = await startStack({
-  gatewayPort: 0,
-  kafkaBrokers: process.env.KAFKA_BROKERS,
-  mongoUrl: process.env.MONGO_URL,
-  redisUrl: process.env.REDIS_URL,
-  logLevel: 'warn',
-  output: () => undefined,
-});
+const stack = await startBenchStack();
 try {
   const api = `${stack.baseUrl}/api/v1/svc`;
   const reader = await newUser(stack.baseUrl);

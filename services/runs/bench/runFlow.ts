@@ -8,22 +8,14 @@
 //     the per-PAT limit keeps slow) adds nothing to the figures;
 //   - how long the burst took to finish (all `success`), as runs/s.
 // KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins.
-import { randomBytes } from 'node:crypto';
-import { startStack } from '@ars/stack';
-import { json, newUser, percentile, tokenOf, type User } from './client.js';
+import { json, newUser, percentile, startBenchStack, startRun as startRunWith, tokenOf, type User } from './client.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 10);
 const PROMPT = '@say benchmark\n@shell true';
 
-function startRun(api: string, user: User): Promise<{ status: number; data: { runId: string } }> {
-  return json(`${api}/runs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokenOf(user)}`, 'idempotency-key': randomBytes(8).toString('hex') },
-    body: JSON.stringify({ repoId: user.repoId, prompt: PROMPT }),
-  });
-}
+const startRun = (api: string, user: User) => startRunWith(api, user, PROMPT);
 
 interface RunState {
   status: string;
@@ -50,14 +42,7 @@ async function untilTerminal(api: string, user: User, runId: string, pollMs: num
   }
 }
 
-const stack = await startStack({
-  gatewayPort: 0,
-  kafkaBrokers: process.env.KAFKA_BROKERS,
-  mongoUrl: process.env.MONGO_URL,
-  redisUrl: process.env.REDIS_URL,
-  logLevel: 'warn',
-  output: () => undefined,
-});
+const stack = await startBenchStack();
 try {
   const api = `${stack.baseUrl}/api/v1/svc`;
   // Warm-up: one run to its end (consumer groups joined, code paths hot).

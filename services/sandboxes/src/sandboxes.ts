@@ -18,6 +18,7 @@ import { LiveSandboxes } from './lifecycle/liveSandboxes.js';
 import { createProvider, localIsolation } from './providers/createProvider.js';
 import type { LocalIsolation } from './providers/local/localIsolation.js';
 import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
+import { ConversationThreadStore } from './store/conversationThreads.js';
 import { SandboxLogStore } from './store/sandboxLogs.js';
 import { SandboxStore } from './store/sandboxes.js';
 import { SessionStore } from './store/sessions.js';
@@ -121,33 +122,6 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       }
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
       ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
-      const sessions: SessionDeps = {
-        instanceId,
-        bus,
-        sessions: new SessionStore(db),
-        sandboxes: sandboxStore,
-        provider,
-        catalog,
-        live: new LiveSessions(),
-        queue: new RunQueue(),
-        kickRelay: () => relay?.kick(),
-        settings: {
-          executables: { codex: harnessExecutable('codex', config.CODEX_PATH), 'claude-code': harnessExecutable('claude-code', config.CLAUDE_CODE_PATH) },
-          apiKeys: { codex: config.CODEX_API_KEY, 'claude-code': config.ANTHROPIC_API_KEY },
-          harnessPath: commandPath,
-          lang: undefined,
-          tz: undefined,
-          publishDeadlineMs: config.PUBLISH_DEADLINE_MS,
-          defaultTimeoutMs: config.DEFAULT_RUN_TIMEOUT_MS,
-          secrets,
-          maxSessions: config.SANDBOX_MAX_SESSIONS,
-        },
-        logger: ctx.logger,
-      };
-      // A session that ends frees its slot: the oldest queued run that fits starts.
-      sessions.live.onEnded(() => {
-        pumpQueue(sessions).catch((error: unknown) => ctx.logger.warn({ err: error }, 'run queue pump failed'));
-      });
       const lifecycle: LifecycleDeps = {
         instanceId,
         sandboxes: sandboxStore,
@@ -171,6 +145,35 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         },
         logger: ctx.logger,
       };
+      const sessions: SessionDeps = {
+        instanceId,
+        bus,
+        sessions: new SessionStore(db),
+        sandboxes: sandboxStore,
+        provider,
+        catalog,
+        live: new LiveSessions(),
+        queue: new RunQueue(),
+        lifecycle,
+        threads: new ConversationThreadStore(db),
+        kickRelay: () => relay?.kick(),
+        settings: {
+          executables: { codex: harnessExecutable('codex', config.CODEX_PATH), 'claude-code': harnessExecutable('claude-code', config.CLAUDE_CODE_PATH) },
+          apiKeys: { codex: config.CODEX_API_KEY, 'claude-code': config.ANTHROPIC_API_KEY },
+          harnessPath: commandPath,
+          lang: undefined,
+          tz: undefined,
+          publishDeadlineMs: config.PUBLISH_DEADLINE_MS,
+          defaultTimeoutMs: config.DEFAULT_RUN_TIMEOUT_MS,
+          secrets,
+          maxSessions: config.SANDBOX_MAX_SESSIONS,
+        },
+        logger: ctx.logger,
+      };
+      // A session that ends frees its slot: the oldest queued run that fits starts.
+      sessions.live.onEnded(() => {
+        pumpQueue(sessions).catch((error: unknown) => ctx.logger.warn({ err: error }, 'run queue pump failed'));
+      });
       ctx.logger.info(
         {
           provider: provider.name,

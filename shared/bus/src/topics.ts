@@ -276,6 +276,10 @@ export interface RunRequestedData {
   model?: string | null;
   agentId?: string | null;
   mode?: string | null;
+  /** `POST /runs` `conversationId`: the run continues the conversation's harness thread. */
+  conversationId?: string | null;
+  /** `POST /runs` `workspaceSessionId`: the run uses the workspace session's sandbox. */
+  workspaceSessionId?: string | null;
   timeoutMs?: number;
   startBy?: string;
   [field: string]: unknown;

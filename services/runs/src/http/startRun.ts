@@ -152,7 +152,9 @@ async function checkBindings(deps: RunsDeps, userId: string, plan: RunPlan): Pro
 export function runRequested(doc: RunDoc): OutboxMessage<RunRequestedData> {
   return {
     topic: 'runs.requested',
-    key: doc._id,
+    // The runs of one workspace session share one partition, so one sandboxes instance (the one
+    // keeping the session's sandbox between runs) takes them all while partitions stay where they are.
+    key: doc.workspaceSessionId ? `workspace:${doc.userId}:${doc.workspaceSessionId}` : doc._id,
     type: 'run.requested',
     id: `${doc._id}:requested`,
     data: {

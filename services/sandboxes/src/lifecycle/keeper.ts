@@ -1,11 +1,12 @@
-// Every SESSION_HEARTBEAT_MS: this instance's live public sandboxes are marked kept (heartbeat), those
-// unused for SANDBOX_IDLE_TIMEOUT_MS are stopped, and live sandboxes whose keeper stopped
+// Every SESSION_HEARTBEAT_MS: this instance's live public sandboxes (and workspace sessions' between
+// their runs) are marked kept (heartbeat), those unused for SANDBOX_IDLE_TIMEOUT_MS are stopped, those
+// another instance asked for are stopped (snapshotted, so it restores them), and live sandboxes whose keeper stopped
 // heartbeating (SESSION_LOST_AFTER_MS) are failed as lost, and snapshots past SNAPSHOT_RETENTION_MS
 // are deleted.
 import { startPeriodicPass } from '@ars/service';
 import type { LifecycleDeps } from './deps.js';
 import { deleteExpiredSnapshots } from './snapshotRetention.js';
-import { stopSandbox, sweepUnkeptSandboxes } from './stopSandbox.js';
+import { stopSandbox, sweepUnkeptSandboxes, type StopReason } from './stopSandbox.js';
 
 export interface Keeper {
   runOnce(): Promise<void>;
@@ -15,19 +16,29 @@ export interface Keeper {
 
 export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number; lostAfterMs: number }): Keeper {
   const stopping = new Set<Promise<unknown>>();
+  const stopInBackground = (recordId: string, reason: StopReason): void => {
+    const live = deps.live.get(recordId);
+    if (!live || live.stopping) return;
+    const stop = stopSandbox(deps, live, reason).catch((error: unknown) =>
+      deps.logger.error({ err: error, sandbox_record_id: recordId, reason }, 'sandbox stop failed'),
+    );
+    stopping.add(stop);
+    void stop.finally(() => stopping.delete(stop));
+  };
   const pass = async (): Promise<void> => {
     const ids = deps.live.ids();
     await deps.sandboxes.heartbeat(deps.instanceId, ids);
     const idleBefore = new Date(Date.now() - deps.settings.idleTimeoutMs);
     for (const doc of await deps.sandboxes.idleAmong(ids, idleBefore)) {
-      const live = deps.live.get(doc._id);
-      if (!live || live.stopping) continue;
       deps.logger.info({ sandbox_record_id: doc._id, last_active_at: doc.last_active_at }, 'sandbox idle: stopping');
-      const stop = stopSandbox(deps, live, 'idle_timeout').catch((error: unknown) =>
-        deps.logger.error({ err: error, sandbox_record_id: doc._id }, 'idle stop failed'),
+      stopInBackground(doc._id, 'idle_timeout');
+    }
+    for (const doc of await deps.sandboxes.handoverRequestedAmong(ids)) {
+      deps.logger.info(
+        { sandbox_record_id: doc._id, workspace_session_id: doc.workspace_session_id },
+        'workspace sandbox asked for by another instance: stopping (snapshotted)',
       );
-      stopping.add(stop);
-      void stop.finally(() => stopping.delete(stop));
+      stopInBackground(doc._id, 'workspace_handover');
     }
     await sweepUnkeptSandboxes(deps, new Date(Date.now() - options.lostAfterMs));
     await deleteExpiredSnapshots(deps, new Date(), options.lostAfterMs);

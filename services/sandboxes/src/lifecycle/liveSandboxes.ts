@@ -29,6 +29,32 @@ export class LiveSandboxes {
     return { sandbox, provisioned: settle };
   }
 
+  /** Keeps a sandbox that is already made and ready (a workspace session's, between its runs). */
+  keep(recordId: string, userId: string, allocated: AllocatedSandbox): LiveSandbox {
+    const sandbox: LiveSandbox = {
+      recordId,
+      userId,
+      provisioning: new AbortController(),
+      allocated,
+      dev: null,
+      stopping: false,
+      provisioned: Promise.resolve(),
+    };
+    this.sandboxes.set(recordId, sandbox);
+    return sandbox;
+  }
+
+  /**
+   * Takes a kept sandbox away from keeping (a run of its workspace session uses it now). Synchronous,
+   * so no idle stop can begin on it in between; undefined when it is not kept here or already stopping.
+   */
+  take(recordId: string): LiveSandbox | undefined {
+    const sandbox = this.sandboxes.get(recordId);
+    if (!sandbox || sandbox.stopping || !sandbox.allocated) return undefined;
+    this.sandboxes.delete(recordId);
+    return sandbox;
+  }
+
   get(recordId: string): LiveSandbox | undefined {
     return this.sandboxes.get(recordId);
   }

@@ -10,7 +10,8 @@ import type { LifecycleDeps } from './deps.js';
 import type { LiveSandbox } from './liveSandboxes.js';
 import { trimUserSnapshots } from './snapshotRetention.js';
 
-export type StopReason = 'idle_timeout' | 'service_shutdown';
+/** Why a live sandbox stops: unused, the service stopping, or another instance needing a workspace session's sandbox. */
+export type StopReason = 'idle_timeout' | 'service_shutdown' | 'workspace_handover';
 
 export const SANDBOX_LOST_ERROR = 'the sandbox was lost: the sandboxes service instance keeping it stopped';
 
@@ -23,7 +24,7 @@ export async function stopSandbox(deps: LifecycleDeps, live: LiveSandbox, reason
     { status: 'stopped', previewUrl: null },
     reason === 'idle_timeout'
       ? { eventType: 'idle_stopped', decisionCode: 'idle_timeout', payload: { idleTimeoutMs: deps.settings.idleTimeoutMs } }
-      : { eventType: 'stopped', decisionCode: 'service_shutdown' },
+      : { eventType: 'stopped', decisionCode: reason },
     ['ready', ...(reason === 'service_shutdown' ? (['provisioning'] as const) : [])],
   );
   if (!claimed) {
@@ -95,6 +96,7 @@ async function snapshot(deps: LifecycleDeps, live: LiveSandbox): Promise<void> {
       working_branch: doc.working_branch,
       root_directory: doc.root_directory,
       provider: deps.provider.name,
+      workspace_session_id: doc.workspace_session_id ?? null,
       file,
       bytes,
       created_at: new Date(),

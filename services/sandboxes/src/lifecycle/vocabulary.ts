@@ -2,10 +2,15 @@
 // `decision_code`s each one carries. The README's table is this one; a test checks they agree.
 
 export const LIFECYCLE_EVENTS = {
-  requested: { decisionCodes: ['new_sandbox', 'restore_snapshot'], means: 'a create was accepted and a new sandbox will be provisioned' },
+  requested: {
+    decisionCodes: ['new_sandbox', 'restore_snapshot', 'workspace_session', 'workspace_restore'],
+    means:
+      'a create was accepted and a new sandbox will be provisioned (`workspace_…`: for a run of a workspace session, fresh or restored from its newest snapshot)',
+  },
   reused: {
-    decisionCodes: ['same_repo_and_branches'],
-    means: 'a create matched this live sandbox (same caller, repository, base and working branch, root directory): no new one',
+    decisionCodes: ['same_repo_and_branches', 'workspace_session'],
+    means:
+      'a create matched this live sandbox (same caller, repository, base and working branch, root directory), or a run of its workspace session took it: no new one',
   },
   provisioning: { decisionCodes: [], means: 'the provider is making the sandbox (clone, or restore of a snapshot)' },
   provisioned: { decisionCodes: ['cloned', 'snapshot_restored'], means: 'the repository is checked out (or restored); payload has `sandbox_id`' },
@@ -46,8 +51,13 @@ export const LIFECYCLE_EVENTS = {
   snapshot_failed: { decisionCodes: [], means: 'the snapshot could not be taken; payload has `error`' },
   destroyed: { decisionCodes: [], means: "the sandbox's compute is gone (directory removed or Pod deleted)" },
   stopped: {
-    decisionCodes: ['success', 'cancelled', 'service_shutdown'],
-    means: "a run's sandbox after its run ended, or a public one when the service shut down",
+    decisionCodes: ['success', 'cancelled', 'service_shutdown', 'workspace_handover'],
+    means: "a run's sandbox after its run ended, a public one when the service shut down, or a workspace session's asked for by another instance (snapshotted)",
+  },
+  run_ended: {
+    decisionCodes: ['success', 'cancelled', 'agent', 'harness_crash', 'harness_timeout', 'sandbox_lost', 'sandbox_allocation', 'push'],
+    means:
+      "a run of the sandbox's workspace session ended (the code: its outcome); the sandbox stays `ready` for the next run, stopped (snapshotted) when idle",
   },
   failed: {
     decisionCodes: [

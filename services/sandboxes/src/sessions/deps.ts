@@ -3,7 +3,9 @@ import type { Logger } from '@ars/logger';
 import type { KnownSecrets } from '@ars/sanitize';
 import type { CatalogClient } from '@ars/catalog/client';
 import type { HarnessName } from '../harness/index.js';
+import type { LifecycleDeps } from '../lifecycle/deps.js';
 import type { SandboxProvider } from '../providers/provider.js';
+import type { ConversationThreadStore } from '../store/conversationThreads.js';
 import type { SandboxStore } from '../store/sandboxes.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { LiveSessions } from './liveSessions.js';
@@ -38,6 +40,10 @@ export interface SessionDeps {
   live: LiveSessions;
   /** Runs waiting here for a session slot (or their user's room), oldest first. */
   queue: RunQueue;
+  /** The kept sandboxes and snapshots: a workspace session's sandbox is kept between its runs like a public one. */
+  lifecycle: LifecycleDeps;
+  /** Conversations' harness threads, kept between their runs. */
+  threads: ConversationThreadStore;
   /** Publishes the outbox (`run.finished`) now. */
   kickRelay: () => void;
   settings: SessionSettings;

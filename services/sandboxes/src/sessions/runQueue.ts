@@ -16,7 +16,12 @@ export interface QueuedRun {
 }
 
 /** What an attempt to start a queued run came to. */
-export type Admission = 'started' | 'user_full' | 'gone' | 'retry_later';
+/**
+ * What admitting a queued run did: started it; not now, its user holds every live slot; nothing (it is
+ * gone); not now, something failed (the pass ends); not now, its workspace session's sandbox is held
+ * by another run or instance (the pass goes on with the next run).
+ */
+export type Admission = 'started' | 'user_full' | 'gone' | 'retry_later' | 'held';
 
 export class RunQueue {
   private waiting: QueuedRun[] = [];
@@ -94,6 +99,7 @@ export class RunQueue {
       }
       const admission = await admit(run);
       if (admission === 'retry_later') return;
+      if (admission === 'held') continue;
       if (admission === 'user_full') {
         fullUsers.add(run.userId);
         run.reason = 'user_full';

@@ -9,9 +9,11 @@ import { harnessModeOf, isStandIn, runHarness, type HarnessEvent, type HarnessRe
 import type { AllocatedSandbox } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
 import type { SessionDeps } from './deps.js';
+import { keepThread, threadToResume } from './conversationThread.js';
 import { endSession } from './endSession.js';
 import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
+import { workspaceOf } from './workspaceSandbox.js';
 
 export interface SessionInput {
   request: RunRequestedData;
@@ -81,6 +83,11 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       network: isStandIn(harness, deps.settings.executables[harness]) ? 'none' : 'internet',
       readOnlyTree: harnessModeOf(request.mode).readOnly,
     });
+    const place = { sandbox, cwd: launch.cwd };
+    const resumeThreadId = await threadToResume(deps, request, place).catch((error: unknown) => {
+      log.warn({ err: error }, "the conversation's thread could not be restored: the run starts a new thread");
+      return null;
+    });
     try {
       harnessResult = await runHarness({
         harness,
@@ -91,6 +98,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
         ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
         ...(request.model ? { model: request.model } : {}),
         mode: request.mode ?? null,
+        resumeThreadId,
         signal: live.controller.signal,
         ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
         onEvent,
@@ -103,6 +111,11 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     } finally {
       await launch.close().catch((error: unknown) => log.warn({ err: error }, 'harness launch not closed'));
     }
+    if (harnessResult.threadId) {
+      await keepThread(deps, request, place, harnessResult.threadId, secrets).catch((error: unknown) =>
+        log.warn({ err: error }, "the conversation's thread could not be kept: its next run starts a new thread"),
+      );
+    }
     clearTimeout(timer);
     const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError }, seq);
     result = outcome === 'success' ? await pushIfAsked(deps, input, seq) : outcome;
@@ -113,7 +126,14 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     clearTimeout(timer);
   }
   if (usage !== null) result = { ...result, usage };
-  await endSession(deps, { runId, sandboxRecordId: input.sandboxRecordId, sandbox: { sandboxId: sandbox.sandboxId, dir: sandbox.dir }, result, secrets });
+  await endSession(deps, {
+    runId,
+    sandboxRecordId: input.sandboxRecordId,
+    sandbox: { sandboxId: sandbox.sandboxId, dir: sandbox.dir },
+    result,
+    secrets,
+    workspace: workspaceOf(request, sandbox, live.reason),
+  });
 }
 
 /** On success with a branch of its own: commit the agent's changes and push them, with a fresh clone URL. */

@@ -15,6 +15,7 @@ import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
 import type { Admission, QueuedRun } from './runQueue.js';
 import { runSession } from './runSession.js';
+import { keepWorkspaceSandbox, takeWorkspaceSandbox, workspaceOf, type WorkspaceTake } from './workspaceSandbox.js';
 
 /** The start window when a request carries no `startBy` (runs always sends one). */
 const DEFAULT_START_WINDOW_MS = 120_000;
@@ -91,49 +92,68 @@ export function pumpQueue(deps: SessionDeps): Promise<void> {
 async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
   const { runId, userId, request } = run;
   const log = deps.logger.child({ run_id: runId });
-  let sandboxRecordId: string | null = null;
+  let sandbox: WorkspaceTake | null = null;
   try {
     const current = await deps.sessions.get(runId);
     if (current?.state !== 'queued' || current.instanceId !== deps.instanceId) return 'gone';
-    const record = await deps.sandboxes.create(newSandboxRecordId(), {
-      userId,
-      repoId: request.repoId,
-      baseBranch: request.branch.base,
-      workingBranch: request.branch.working,
-      rootDirectory: request.rootDirectory ?? null,
-      runId,
-      provider: deps.provider.name,
-    });
-    if (record.kind === 'user_full') return 'user_full';
-    if (record.kind !== 'created') throw new Error('a run sandbox has no reuse key');
-    sandboxRecordId = record.doc._id;
-    const admitted = await deps.sessions.admit(runId, deps.instanceId, sandboxRecordId);
+    sandbox = await sandboxForRun(deps, request);
+    if (sandbox.kind === 'user_full') return 'user_full';
+    if (sandbox.kind === 'held') return 'held';
+    const admitted = await deps.sessions.admit(runId, deps.instanceId, sandbox.recordId);
     if (!admitted) {
-      // Cancelled between the look and the write: the record made for it ends at once.
-      await deps.sandboxes.transition(sandboxRecordId, { status: 'stopped' }, { eventType: 'stopped', decisionCode: 'cancelled', payload: { eventCount: 0 } });
+      // Cancelled between the look and the write: the record made for it ends at once (a kept workspace sandbox stays).
+      await unused(deps, run, sandbox, 'stopped');
       return 'gone';
     }
     if ((admitted.queue?.notices ?? 0) > 0) {
       log.info({ waited_ms: Date.now() - run.queuedAt.getTime() }, 'queued run leaves the queue: allocating');
       deps.kickRelay();
     }
-    const { session: live, end } = deps.live.add(runId, userId, sandboxRecordId);
-    void allocateAndRun(deps, request, admitted.sessionId, sandboxRecordId, live, end);
+    const { session: live, end } = deps.live.add(runId, userId, sandbox.recordId);
+    void allocateAndRun(deps, request, admitted.sessionId, sandbox, live, end);
     return 'started';
   } catch (error) {
     log.warn({ err: error }, 'queued run could not be started now: retried at the next pass');
-    if (sandboxRecordId) {
-      await deps.sandboxes
-        .transition(
-          sandboxRecordId,
-          { status: 'failed', error: 'the run could not leave the queue' },
-          { eventType: 'failed', decisionCode: 'sandbox_allocation' },
-          ['provisioning'],
-        )
-        .catch(() => undefined);
-    }
+    if (sandbox && (sandbox.kind === 'new' || sandbox.kind === 'kept')) await unused(deps, run, sandbox, 'failed').catch(() => undefined);
     return 'retry_later';
   }
+}
+
+/** A sandbox taken for a run that does not start after all: a new record ends; a kept workspace sandbox is kept again. */
+async function unused(deps: SessionDeps, run: QueuedRun, sandbox: Extract<WorkspaceTake, { kind: 'kept' | 'new' }>, end: 'stopped' | 'failed'): Promise<void> {
+  if (sandbox.kind === 'kept') {
+    const result = end === 'stopped' ? cancelled(0) : failed('sandbox_allocation', 'the run could not leave the queue', 0);
+    const { runId, userId } = run;
+    await keepWorkspaceSandbox(deps, { runId, userId, sandboxRecordId: sandbox.recordId, allocated: sandbox.allocated, result, shuttingDown: false });
+    return;
+  }
+  if (end === 'stopped') {
+    await deps.sandboxes.transition(sandbox.recordId, { status: 'stopped' }, { eventType: 'stopped', decisionCode: 'cancelled', payload: { eventCount: 0 } });
+  } else {
+    await deps.sandboxes.transition(
+      sandbox.recordId,
+      { status: 'failed', error: 'the run could not leave the queue' },
+      { eventType: 'failed', decisionCode: 'sandbox_allocation' },
+      ['provisioning'],
+    );
+  }
+}
+
+/** The sandbox a run leaves the queue with: a new record of its own, or its workspace session's (workspaceSandbox.ts). */
+async function sandboxForRun(deps: SessionDeps, request: RunRequestedData): Promise<WorkspaceTake> {
+  if (request.workspaceSessionId) return takeWorkspaceSandbox(deps, request, request.workspaceSessionId);
+  const record = await deps.sandboxes.create(newSandboxRecordId(), {
+    userId: request.userId,
+    repoId: request.repoId,
+    baseBranch: request.branch.base,
+    workingBranch: request.branch.working,
+    rootDirectory: request.rootDirectory ?? null,
+    runId: request.runId,
+    provider: deps.provider.name,
+  });
+  if (record.kind === 'user_full') return { kind: 'user_full' };
+  if (record.kind !== 'created') throw new Error('a run sandbox has no reuse key');
+  return { kind: 'new', recordId: record.doc._id, restoreFrom: null };
 }
 
 /** From `allocating`: the repository's clone URL, the provider's sandbox, `run.sandbox-allocated`, then the harness session. */
@@ -141,16 +161,23 @@ async function allocateAndRun(
   deps: SessionDeps,
   request: RunRequestedData,
   sessionId: string,
-  sandboxRecordId: string,
+  taken: Extract<WorkspaceTake, { kind: 'kept' | 'new' }>,
   live: LiveSession,
   end: () => void,
 ): Promise<void> {
   const { runId, userId } = request;
+  const sandboxRecordId = taken.recordId;
   const log = deps.logger.child({ run_id: runId });
   const signal = live.controller.signal;
-  let allocated: AllocatedSandbox | null = null;
+  let allocated: AllocatedSandbox | null = taken.kind === 'kept' ? taken.allocated : null;
   const stop = async (result: SessionResult): Promise<void> => {
-    await endSession(deps, { runId, sandboxRecordId, sandbox: { sandboxId: allocated?.sandboxId ?? null, dir: allocated?.dir ?? null }, result });
+    await endSession(deps, {
+      runId,
+      sandboxRecordId,
+      sandbox: { sandboxId: allocated?.sandboxId ?? null, dir: allocated?.dir ?? null },
+      result,
+      workspace: workspaceOf(request, allocated, live.reason),
+    });
     end();
   };
   const abortedResult = (): SessionResult => abortResult(live.reason, 0);
@@ -170,13 +197,14 @@ async function allocateAndRun(
     }
 
     try {
-      allocated = await deps.provider.allocate({
+      allocated ??= await deps.provider.allocate({
         sandboxRecordId,
         runId,
         cloneUrl,
         baseBranch: request.branch.base,
         workingBranch: request.branch.working,
         rootDirectory: request.rootDirectory ?? null,
+        ...(taken.kind === 'new' && taken.restoreFrom !== null ? { restoreFrom: taken.restoreFrom } : {}),
         signal,
       });
     } catch (error) {

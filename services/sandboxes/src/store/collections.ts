@@ -10,6 +10,7 @@ export const COLLECTIONS = {
   sessions: 'sessions',
   logs: 'sandbox_logs',
   snapshots: 'sandbox_snapshots',
+  conversationThreads: 'conversation_threads',
 } as const;
 
 /** Sandbox status values this service writes (the contract leaves the string open). */
@@ -53,6 +54,13 @@ export interface SandboxDoc {
   heartbeat_at: Date | null;
   /** The snapshot it was restored from. */
   restored_from: string | null;
+  /**
+   * The workspace session whose runs share this sandbox (`POST /runs` `workspaceSessionId`): it
+   * outlives each run, kept by an instance between runs and stopped (snapshotted) when idle.
+   */
+  workspace_session_id?: string | null;
+  /** Set when another instance needs this live workspace sandbox: its keeper stops it (snapshotted) at its next pass. */
+  handover_requested_at?: Date | null;
 }
 
 /** The logs of a public sandbox (one document per sandbox, `_id` = the record id). */
@@ -79,9 +87,35 @@ export interface SnapshotDoc {
   file: string;
   bytes: number;
   created_at: Date;
+  /** The workspace session of the sandbox it was taken of: its next run restores the newest one. */
+  workspace_session_id?: string | null;
   /** Set while an instance deletes it (retention): the snapshot is gone for restores from then on. */
   deleting_at?: Date;
   deleting_by?: string;
+}
+
+/** A file of a harness thread, relative to the harness's HOME (`threadState.ts` of the harness adapters). */
+export interface ThreadFileDoc {
+  path: string;
+  content: string;
+}
+
+/**
+ * What a harness needs to resume a conversation's thread in another sandbox (`POST /runs`
+ * `conversationId`): its thread id and its session files, sanitized. `_id` = `<userId>#<conversationId>`.
+ */
+export interface ConversationThreadDoc {
+  _id: string;
+  userId: string;
+  conversationId: string;
+  harness: string;
+  repo_id: string;
+  thread_id: string;
+  files: ThreadFileDoc[];
+  bytes: number;
+  /** The run that wrote this state last. */
+  run_id: string;
+  updated_at: Date;
 }
 
 /** One entry of a sandbox's lifecycle (the contract's `lifecycle_events`). */
@@ -181,6 +215,7 @@ export const SANDBOXES_INDEXES: readonly CollectionIndexes[] = [
     indexes: [
       { key: { userId: 1, created_at: -1 }, name: 'user_created' },
       { key: { created_at: 1 }, name: 'created' },
+      { key: { userId: 1, workspace_session_id: 1, created_at: -1 }, name: 'user_workspace_created' },
     ],
   },
   {

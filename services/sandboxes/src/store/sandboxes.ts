@@ -19,6 +19,8 @@ export interface NewSandbox {
   reuseKey?: string;
   instanceId?: string;
   restoredFrom?: string | null;
+  /** A workspace session's sandbox (its reuse key is the session's: `workspaceReuseKey`). */
+  workspaceSessionId?: string | null;
 }
 
 export interface LifecycleEntry {
@@ -118,6 +120,7 @@ export class SandboxStore {
       instanceId: input.instanceId ?? null,
       heartbeat_at: input.instanceId !== undefined ? now : null,
       restored_from: input.restoredFrom ?? null,
+      workspace_session_id: input.workspaceSessionId ?? null,
       lifecycle_seq: 1,
     };
     const limit = this.limits.maxLivePerUser;
@@ -197,6 +200,49 @@ export class SandboxStore {
     const doc = await this.sandboxes.findOneAndUpdate(filter, update, { returnDocument: 'after' });
     if (doc) await this.record(doc, entry);
     return doc !== null;
+  }
+
+  /**
+   * A run takes the live workspace sandbox its instance keeps between runs: only while it is `ready`
+   * and no run holds it (one conditional write, so an idle stop or another run cannot take it too).
+   */
+  async claimForRun(id: string, runId: string, entry: LifecycleEntry): Promise<boolean> {
+    const doc = await this.sandboxes.findOneAndUpdate(
+      { _id: id, status: 'ready', runId: null },
+      { $set: { runId, last_active_at: new Date(), handover_requested_at: null }, $inc: { lifecycle_seq: 1 } },
+      { returnDocument: 'after' },
+    );
+    if (doc) await this.record(doc, { runId, ...entry });
+    return doc !== null;
+  }
+
+  /**
+   * The run of a workspace sandbox ended and the sandbox stays: no run holds it, `instanceId` keeps it
+   * (its keeper heartbeats it from now, so the heartbeat is set at once: a sweep must not take it for lost).
+   */
+  async releaseFromRun(id: string, runId: string, instanceId: string, entry: LifecycleEntry): Promise<boolean> {
+    const now = new Date();
+    const doc = await this.sandboxes.findOneAndUpdate(
+      { _id: id, runId, status: 'ready' },
+      { $set: { runId: null, instanceId, heartbeat_at: now, last_active_at: now }, $inc: { lifecycle_seq: 1 } },
+      { returnDocument: 'after' },
+    );
+    if (doc) await this.record(doc, { runId, ...entry });
+    return doc !== null;
+  }
+
+  /** Asks the instance keeping this live workspace sandbox to stop it (snapshotted) so that another instance can restore it. */
+  async requestHandover(id: string): Promise<void> {
+    await this.sandboxes.updateOne(
+      { _id: id, status: 'ready', handover_requested_at: { $not: { $type: 'date' } } },
+      { $set: { handover_requested_at: new Date() } },
+    );
+  }
+
+  /** Of these live sandboxes, those another instance asked for (`requestHandover`). */
+  async handoverRequestedAmong(ids: string[]): Promise<SandboxDoc[]> {
+    if (ids.length === 0) return [];
+    return this.sandboxes.find({ _id: { $in: ids }, status: 'ready', handover_requested_at: { $type: 'date' } }).toArray();
   }
 
   /** Records where the provider made the sandbox (its id, and a local directory to release after a restart). */

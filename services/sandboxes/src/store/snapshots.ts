@@ -28,6 +28,11 @@ export class SnapshotStore {
     return this.snapshots.findOne({ _id: id, userId, deleting_at: { $exists: false } });
   }
 
+  /** The newest snapshot of the user's workspace session that nobody is deleting. */
+  async newestOfWorkspace(userId: string, workspaceSessionId: string): Promise<SnapshotDoc | null> {
+    return this.snapshots.findOne({ userId, workspace_session_id: workspaceSessionId, deleting_at: { $exists: false } }, { sort: { created_at: -1, _id: -1 } });
+  }
+
   /** Snapshots taken before `before` that nobody is deleting (oldest first). */
   async olderThan(before: Date, staleBefore: Date, limit: number): Promise<SnapshotDoc[]> {
     return this.snapshots

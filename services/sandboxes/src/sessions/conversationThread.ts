@@ -1,0 +1,73 @@
+// A conversation's harness thread across its runs (`POST /runs` `conversationId`): before the harness
+// starts, the state the conversation's last run left is written back into this sandbox's HOME and
+// the harness resumes the thread; after the run, what the harness keeps of the thread is read back,
+// redacted, and stored — so the thread survives the sandbox that made it.
+import type { RunRequestedData } from '@ars/bus';
+import { redactSecrets, type KnownSecrets } from '@ars/sanitize';
+import { MAX_THREAD_STATE_BYTES, ThreadStateError, collectThreadState, restoreThreadState, type ThreadFile } from '../harness/index.js';
+import type { AllocatedSandbox } from '../providers/provider.js';
+import { conversationKey } from '../store/conversationThreads.js';
+import type { SessionDeps } from './deps.js';
+
+/** Where the harness runs, as the harness sees it (the sandbox's HOME is a local directory: the local provider). */
+export interface ThreadPlace {
+  sandbox: AllocatedSandbox;
+  /** The working directory the harness is started in. */
+  cwd: string;
+}
+
+/**
+ * Puts the conversation's thread back under this sandbox's HOME; answers the thread id to resume,
+ * or null: a new thread (no conversation, its first run, or a provider whose HOME is not local).
+ */
+export async function threadToResume(deps: SessionDeps, request: RunRequestedData, place: ThreadPlace): Promise<string | null> {
+  if (!request.conversationId || place.sandbox.dir === null) return null;
+  const kept = await deps.threads.get(request.userId, request.conversationId);
+  // Runs binds a conversation to one harness and repository; a record of another is not this thread.
+  if (!kept || kept.harness !== request.harness || kept.repo_id !== request.repoId) return null;
+  // Claude Code refuses to resume a session it has no file of (codex starts a new thread): without files, a new thread.
+  if (kept.files.length === 0) return null;
+  await restoreThreadState(request.harness, kept.files, { home: place.sandbox.home, cwd: place.cwd });
+  return kept.thread_id;
+}
+
+/** Stores what the harness keeps of thread `threadId` after a run of the conversation, every known secret redacted. */
+export async function keepThread(deps: SessionDeps, request: RunRequestedData, place: ThreadPlace, threadId: string, secrets: KnownSecrets): Promise<void> {
+  const { conversationId } = request;
+  if (!conversationId || place.sandbox.dir === null) return;
+  const log = deps.logger.child({ run_id: request.runId });
+  let collected: ThreadFile[];
+  try {
+    collected = await collectThreadState(request.harness, { home: place.sandbox.home, cwd: place.cwd, threadId });
+  } catch (error) {
+    if (!(error instanceof ThreadStateError)) throw error;
+    log.warn({ err: error, limit: MAX_THREAD_STATE_BYTES }, "the conversation's thread cannot be kept: its next run starts a new thread");
+    return;
+  }
+  const files = redactedFiles(collected, secrets);
+  const bytes = files.reduce((sum, file) => sum + Buffer.byteLength(file.path) + Buffer.byteLength(file.content), 0);
+  if (files.length === 0) log.warn({ thread_id: threadId }, 'the harness left no state of its thread: the next run starts a new thread');
+  await deps.threads.save({
+    _id: conversationKey(request.userId, conversationId),
+    userId: request.userId,
+    conversationId,
+    harness: request.harness,
+    repo_id: request.repoId,
+    thread_id: threadId,
+    files,
+    bytes,
+    run_id: request.runId,
+    updated_at: new Date(),
+  });
+}
+
+/** Each line redacted on its own: a JSONL line stays one line, and a secret never spans two. */
+function redactedFiles(files: ThreadFile[], secrets: KnownSecrets): ThreadFile[] {
+  return files.map((file) => ({
+    path: file.path,
+    content: file.content
+      .split('\n')
+      .map((line) => redactSecrets(line, { knownSecrets: secrets }))
+      .join('\n'),
+  }));
+}

@@ -13,7 +13,8 @@ const system = systemForSuite({ SANDBOX_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS)
 let runs: RunsClient;
 let sandboxes: SandboxesClient;
 let repoId: string;
-beforeAll(async () => {
+// A user of its own for each test: a test starts up to 5 runs, and a user may start 10 a minute.
+beforeEach(async () => {
   ({ runs, repoId } = await newRunsUser(system().baseUrl));
   sandboxes = new SandboxesClient(system().baseUrl, [runs.token]);
 }, 60_000);

@@ -3,6 +3,7 @@
 // services know (the internal token, a configured provider key) never come back; `run.error` is
 // redacted and capped.
 import { redactSecrets } from '@ars/sanitize';
+import { MongoClient } from 'mongodb';
 import { dataOf } from '../support/accounts.js';
 import { newRunsUser, type RunEvent } from '../support/runs.js';
 import { commitFiles, newSandboxesUser } from '../support/sandboxes.js';
@@ -130,4 +131,39 @@ describe('a run printing 4 × 250 KB of adversarial text ends normally, its even
       expect(text).toMatch(/…\[truncated \d+ chars\]$/);
     }
   });
+});
+
+describe("a conversation's harness thread is kept with every secret redacted", () => {
+  test.each(['codex', 'claude-code'])(
+    '%s: the stored thread holds neither the token shapes of the prompts nor the provider key; the thread still resumes',
+    async (harness) => {
+      const { runs, account, repoId } = await newRunsUser(system().baseUrl);
+      const conversationId = `secret-thread-${harness}`;
+      const prompt = `Remember ${CASES[0]} and ${PROVIDER_KEY}`;
+      const first = await runs.started({ repoId, harness, conversationId, prompt });
+      expect((await runs.waitFor(first.runId, undefined, 120_000)).run.status).toBe('success');
+
+      const client = await MongoClient.connect(system().mongoUrl);
+      try {
+        const kept = await client
+          .db('ars_sandboxes')
+          .collection<{ _id: string; files: { path: string; content: string }[] }>('conversation_threads')
+          .findOne({ _id: `${account.userId}#${conversationId}` });
+        expect(kept?.files.length).toBeGreaterThan(0);
+        const stored = JSON.stringify(kept);
+        expect(stored).not.toContain(`ghp_${'a1'.repeat(18)}`);
+        expect(stored).not.toContain(PROVIDER_KEY);
+        expect(stored).toContain('Remember GITHUB_TOKEN=');
+      } finally {
+        await client.close();
+      }
+
+      const recall = await runs.started({ repoId, harness, conversationId, prompt: '@recall' });
+      const { run, events } = await runs.waitFor(recall.runId, undefined, 120_000);
+      expect(run.status).toBe('success');
+      const recalled = events.filter((e) => e.type === 'assistant_message').map((e) => e.message ?? '');
+      expect(recalled.join('\n')).toContain('Remember GITHUB_TOKEN=');
+    },
+    300_000,
+  );
 });

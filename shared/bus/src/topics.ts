@@ -99,7 +99,7 @@ const runsSandboxQueued: TopicSpec = {
       /** `queued` (first notice and renewals) or `dequeued` (a sandbox is being allocated now). */
       state: { enum: ['queued', 'dequeued'] },
       /** Why it waits: the instance runs its SANDBOX_MAX_SESSIONS sessions, or the user holds SANDBOX_MAX_LIVE_PER_USER live sandboxes. */
-      reason: { enum: ['instance_full', 'user_full'] },
+      reason: { enum: ['instance_full', 'user_full', 'workspace_busy'] },
       /** When the request joined the queue (ISO). */
       queuedAt: str,
     },
@@ -298,7 +298,8 @@ export interface RunSandboxAllocatedData {
 export interface RunSandboxQueuedData {
   runId: string;
   state: 'queued' | 'dequeued';
-  reason: 'instance_full' | 'user_full';
+  /** Why it waits: the instance's sessions are all taken, its user holds every live slot, or its workspace session's sandbox is held (its previous run ends, or another instance hands it over). */
+  reason: 'instance_full' | 'user_full' | 'workspace_busy';
   queuedAt: string;
   [field: string]: unknown;
 }

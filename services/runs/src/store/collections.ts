@@ -1,4 +1,4 @@
-import type { OutboxEntry } from '@ars/bus';
+import type { OutboxEntry, RunSandboxQueuedData } from '@ars/bus';
 import type { CollectionIndexes } from '@ars/mongo';
 import type { RunFailureKind } from '@ars/bus';
 import type { Harness, RunUsage } from '@ars/contract';
@@ -84,7 +84,7 @@ export interface RunDoc {
 
 export interface QueueNotice {
   state: 'queued' | 'dequeued';
-  reason: 'instance_full' | 'user_full';
+  reason: RunSandboxQueuedData['reason'];
   /** When sandboxes queued the request. */
   queuedAt: Date;
   /** When runs read this notice. */

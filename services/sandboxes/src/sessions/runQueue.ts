@@ -99,7 +99,10 @@ export class RunQueue {
       }
       const admission = await admit(run);
       if (admission === 'retry_later') return;
-      if (admission === 'held') continue;
+      if (admission === 'held') {
+        run.reason = 'workspace_busy';
+        continue;
+      }
       if (admission === 'user_full') {
         fullUsers.add(run.userId);
         run.reason = 'user_full';

@@ -51,6 +51,12 @@ describe('a run of a workspace session on another instance than the one keeping 
     await startRun(other.deps, second);
     const finished = await kit.waitFinished(second.runId, 60_000);
     expect(finished.status).toBe('success');
+    // Runs was told why it waited (and its start deadline restarted), then that it left the queue.
+    const notices = await kit.waitFor('the queued and dequeued notices', () => {
+      const seen = kit.messages(second.runId).queued.map((n) => `${n.state}:${n.reason}`);
+      return seen.includes('dequeued:workspace_busy') ? seen : undefined;
+    });
+    expect(notices[0]).toBe('queued:workspace_busy');
 
     const output = kit.messages(second.runId).events.find((e) => e.eventType === 'tool_call')?.payload.output;
     expect(String(output)).toContain('left by the first run');

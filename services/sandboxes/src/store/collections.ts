@@ -1,5 +1,5 @@
 import type { CollectionIndexes } from '@ars/mongo';
-import type { OutboxEntry, RunFailureKind, RunRequestedData } from '@ars/bus';
+import type { OutboxEntry, RunFailureKind, RunRequestedData, RunSandboxQueuedData } from '@ars/bus';
 import type { RunUsage } from '@ars/contract';
 import type { ProviderName } from '../providers/provider.js';
 
@@ -142,8 +142,12 @@ export interface LifecycleEventDoc {
  */
 export type SessionState = 'cancel_requested' | 'queued' | 'allocating' | 'running' | 'finished';
 
-/** Why a queued run waits: this instance runs SANDBOX_MAX_SESSIONS sessions, or its user holds SANDBOX_MAX_LIVE_PER_USER live sandboxes. */
-export type QueueReason = 'instance_full' | 'user_full';
+/**
+ * Why a queued run waits: this instance runs SANDBOX_MAX_SESSIONS sessions, its user holds
+ * SANDBOX_MAX_LIVE_PER_USER live sandboxes, or its workspace session's sandbox is held (by its previous
+ * run, or by another instance handing it over).
+ */
+export type QueueReason = RunSandboxQueuedData['reason'];
 
 /** What a queued session keeps so any instance can start it later (an instance that stopped hands its queue on). */
 export interface QueuedRequest {

@@ -9,7 +9,7 @@
 // engine's overhead per node with its storage (one compare-and-set per transition).
 // KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins.
 import { randomBytes } from 'node:crypto';
-import { startStack } from '@ars/stack';
+import { startBenchStack } from '@ars/stack';
 
 const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 10);
 const PAIRS = 24;
@@ -125,14 +125,7 @@ async function triggerOnce(api: string, user: User, automationId: string): Promi
 
 const percentile = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0;
 
-const stack = await startStack({
-  gatewayPort: 0,
-  kafkaBrokers: process.env.KAFKA_BROKERS,
-  mongoUrl: process.env.MONGO_URL,
-  redisUrl: process.env.REDIS_URL,
-  logLevel: 'warn',
-  output: () => undefined,
-});
+const stack = await startBenchStack();
 try {
   const api = `${stack.baseUrl}/api/v1/svc`;
   const user = await newUser(stack.baseUrl);

@@ -1,23 +1,8 @@
 // What the benchmarks share: the whole local stack, a user of the gateway with PATs taken in turn,
 // JSON calls, starting a run, a Server-Sent Events reader, percentiles.
 import { randomBytes } from 'node:crypto';
-import { startStack, type Stack } from '@ars/stack';
-
-/**
- * The whole local stack (every service a process, Kafka's mock, the development MongoDB server,
- * Redis; the stand-in harnesses), the gateway on a free port, the services' output dropped.
- * KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins.
- */
-export function startBenchStack(): Promise<Stack> {
-  return startStack({
-    gatewayPort: 0,
-    kafkaBrokers: process.env.KAFKA_BROKERS,
-    mongoUrl: process.env.MONGO_URL,
-    redisUrl: process.env.REDIS_URL,
-    logLevel: 'warn',
-    output: () => undefined,
-  });
-}
+export { startBenchStack } from '@ars/stack';
+import { sseItems, type SseFrame } from '@ars/testenv';
 
 interface Envelope<T> {
   ok: boolean;
@@ -75,10 +60,7 @@ export function startRun(api: string, user: User, prompt: string): Promise<{ sta
   });
 }
 
-export interface SseFrame {
-  id: string | undefined;
-  event: string;
-  data: string;
+export interface TimedSseFrame extends SseFrame {
   /** `Date.now()` when the frame's blank line was parsed. */
   receivedAt: number;
 }
@@ -86,35 +68,16 @@ export interface SseFrame {
 /**
  * Reads `url` as Server-Sent Events until the server ends the stream, framed as EventSource does
  * (WHATWG HTML: `id:`/`event:`/`data:` lines, a blank line ends a frame, `:` comments skipped);
- * `onFrame` gets every frame as soon as it is parsed. (test/support/eventStream.ts is TypeScript
- * run by Jest only; a bench runs compiled.) Throws when the answer is not a stream.
+ * `onFrame` gets every frame as soon as it is parsed (`sseItems` of @ars/testenv, the parser the
+ * tests' stream client uses). Throws when the answer is not a stream.
  */
-export async function readEventStream(url: string, token: string, onFrame: (frame: SseFrame) => void): Promise<void> {
+export async function readEventStream(url: string, token: string, onFrame: (frame: TimedSseFrame) => void): Promise<void> {
   const response = await fetch(url, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } });
   if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) {
     throw new Error(`GET ${url}: ${response.status} is no event stream: ${await response.text()}`);
   }
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let frame: { id?: string; event?: string; data?: string[] } = {};
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline).replace(/\r$/, '');
-      buffer = buffer.slice(newline + 1);
-      if (line === '') {
-        if (frame.data) onFrame({ id: frame.id, event: frame.event ?? 'message', data: frame.data.join('\n'), receivedAt: Date.now() });
-        frame = {};
-      } else if (!line.startsWith(':')) {
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'id') frame.id = value;
-        else if (field === 'event') frame.event = value;
-        else if (field === 'data') (frame.data ??= []).push(value);
-      }
-    }
+  for await (const item of sseItems(response.body as unknown as AsyncIterable<Uint8Array>)) {
+    if (item.kind === 'frame') onFrame({ ...item.frame, receivedAt: Date.now() });
   }
 }
 

@@ -13,3 +13,5 @@ export type { Answer, AnswerRequest, Envelope, InternalCall, InternalCallerOptio
 export { recordTopics, startIsolatedKafka } from './topics.js';
 export type { IsolatedKafkaOptions, TopicRecorder, TopicRecorderOptions } from './topics.js';
 export type { KafkaMock } from '@ars/kafka-mock';
+export { sseItems } from './eventStream.js';
+export type { SseFrame, SseItem } from './eventStream.js';

@@ -1,4 +1,5 @@
 export { startStack } from './stack.js';
+export { startBenchStack } from './benchStack.js';
 export type { Stack, StackOptions } from './stack.js';
 export { startInfrastructure } from './infra/index.js';
 export type { Infrastructure, InfrastructureOptions, LocalKafka, LocalMongo, LocalRedis } from './infra/index.js';

@@ -8,7 +8,7 @@ import { runtimeProvider } from '../domain/runtimeProvider.js';
 import { standInExecutable } from '../harness/index.js';
 import { AllocationError, type AllocatedSandbox } from '../providers/provider.js';
 import type { QueuedRequest, SessionDoc, SessionResult } from '../store/collections.js';
-import { newSandboxRecordId } from '../store/sandboxes.js';
+import { newSandboxRecordId, runSandbox } from '../store/sandboxes.js';
 import type { SessionDeps } from './deps.js';
 import { endSession } from './endSession.js';
 import type { LiveSession } from './liveSessions.js';
@@ -142,15 +142,7 @@ async function unused(deps: SessionDeps, run: QueuedRun, sandbox: Extract<Worksp
 /** The sandbox a run leaves the queue with: a new record of its own, or its workspace session's (workspaceSandbox.ts). */
 async function sandboxForRun(deps: SessionDeps, request: RunRequestedData): Promise<WorkspaceTake> {
   if (request.workspaceSessionId) return takeWorkspaceSandbox(deps, request, request.workspaceSessionId);
-  const record = await deps.sandboxes.create(newSandboxRecordId(), {
-    userId: request.userId,
-    repoId: request.repoId,
-    baseBranch: request.branch.base,
-    workingBranch: request.branch.working,
-    rootDirectory: request.rootDirectory ?? null,
-    runId: request.runId,
-    provider: deps.provider.name,
-  });
+  const record = await deps.sandboxes.create(newSandboxRecordId(), runSandbox(request, deps.provider.name));
   if (record.kind === 'user_full') return { kind: 'user_full' };
   if (record.kind !== 'created') throw new Error('a run sandbox has no reuse key');
   return { kind: 'new', recordId: record.doc._id, restoreFrom: null };

@@ -9,7 +9,7 @@ import { workspaceReuseKey } from '../domain/workspaceSession.js';
 import { stopSandbox } from '../lifecycle/stopSandbox.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
 import type { SandboxDoc, SessionResult, SnapshotDoc } from '../store/collections.js';
-import { newSandboxRecordId } from '../store/sandboxes.js';
+import { newSandboxRecordId, runSandbox } from '../store/sandboxes.js';
 import type { SessionDeps } from './deps.js';
 
 /** A workspace session's sandbox, made: it stays after the run. */
@@ -43,13 +43,7 @@ export async function takeWorkspaceSandbox(deps: SessionDeps, request: RunReques
   const created = await deps.sandboxes.create(
     newSandboxRecordId(),
     {
-      userId: request.userId,
-      repoId: request.repoId,
-      baseBranch: request.branch.base,
-      workingBranch: request.branch.working,
-      rootDirectory: request.rootDirectory ?? null,
-      runId: request.runId,
-      provider: deps.provider.name,
+      ...runSandbox(request, deps.provider.name),
       reuseKey: key,
       workspaceSessionId,
       restoredFrom: snapshot?._id ?? null,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RunRequestedData } from '@ars/bus';
 import { isDuplicateKey, type Collection, type Db, type Filter } from '@ars/mongo';
 import { NO_KNOWN_SECRETS, sanitizePayload, type KnownSecrets } from '@ars/sanitize';
 import type { AllocatedSandbox, ProviderName } from '../providers/provider.js';
@@ -51,6 +52,19 @@ export interface SandboxStoreLimits {
   maxLivePerUser: number;
   /** Lifecycle events kept per sandbox, the newest (SANDBOX_LIFECYCLE_EVENTS_MAX). */
   lifecycleEventsKept: number;
+}
+
+/** The record of a run's sandbox: the run's repository, branches and root directory. */
+export function runSandbox(request: RunRequestedData, provider: ProviderName): NewSandbox {
+  return {
+    userId: request.userId,
+    repoId: request.repoId,
+    baseBranch: request.branch.base,
+    workingBranch: request.branch.working,
+    rootDirectory: request.rootDirectory ?? null,
+    runId: request.runId,
+    provider,
+  };
 }
 
 export function newSandboxRecordId(): string {

@@ -53,13 +53,14 @@ func main() {
 	name := flag.String("name", "release-name", "release name")
 	namespace := flag.String("namespace", "default", "release namespace")
 	notes := flag.Bool("notes", false, "print the rendered NOTES.txt instead of the manifests")
+	showValues := flag.Bool("show-values", false, "print the merged values as JSON instead of the manifests (what values.schema.json validates)")
 	flag.Var(&valueFiles, "f", "values file (repeatable, later wins)")
 	flag.Var(&sets, "set", "key.path=value (repeatable; null deletes the key)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		die("usage: chart-render [--name N] [--namespace NS] [-f values.yaml]... [--set k=v]... [--notes] CHART_DIR")
+		die("usage: chart-render [--name N] [--namespace NS] [-f values.yaml]... [--set k=v]... [--notes|--show-values] CHART_DIR")
 	}
-	out, err := render(flag.Arg(0), *name, *namespace, valueFiles, sets, *notes)
+	out, err := render(flag.Arg(0), *name, *namespace, valueFiles, sets, *notes, *showValues)
 	if err != nil {
 		die("Error: " + err.Error())
 	}
@@ -214,7 +215,7 @@ func helmError(err error) error {
 
 var docSep = regexp.MustCompile(`(?:^|\s*\n)---\s*`)
 
-func render(chartDir, name, namespace string, valueFiles, sets []string, notes bool) (string, error) {
+func render(chartDir, name, namespace string, valueFiles, sets []string, notes, showValues bool) (string, error) {
 	chart, err := readYAML(filepath.Join(chartDir, "Chart.yaml"))
 	if err != nil {
 		return "", err
@@ -235,6 +236,10 @@ func render(chartDir, name, namespace string, valueFiles, sets []string, notes b
 		if err := setValue(values, s); err != nil {
 			return "", err
 		}
+	}
+	if showValues {
+		out, err := json.MarshalIndent(values, "", "  ")
+		return string(out) + "\n", err
 	}
 	chartData := map[string]interface{}{}
 	for k, v := range chart {

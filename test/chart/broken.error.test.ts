@@ -54,7 +54,9 @@ describe("a manifest with a wrong type or a missing required field fails kuberne
     );
     const wrongType = copy(deployment) as unknown as { spec: { replicas: unknown } } & Manifest;
     wrongType.spec.replicas = 'two';
-    const noPort = copy(deployment) as unknown as { spec: { template: { spec: { containers: { livenessProbe: { httpGet: Record<string, unknown> } }[] } } } } & Manifest;
+    const noPort = copy(deployment) as unknown as {
+      spec: { template: { spec: { containers: { livenessProbe: { httpGet: Record<string, unknown> } }[] } } };
+    } & Manifest;
     delete noPort.spec.template.spec.containers[0]?.livenessProbe.httpGet.port;
     const problems = await modelProblems([wrongType, noPort]);
     expect(problems).toHaveLength(2);
@@ -70,13 +72,20 @@ describe('a missing required value fails the render (templates/validate.yaml, fa
     ['secrets.existingSecret', { secrets: { existingSecret: '' } }, 'secrets.existingSecret is required'],
     ['image.tag latest', { image: { tag: 'latest' } }, 'image.tag must not be latest'],
     ['sandboxes.kubernetes.image', { sandboxes: { kubernetes: { image: '' } } }, 'sandboxes.kubernetes.image is required'],
-    ['a callee disabled', { services: { catalog: { enabled: false } } }, 'services.catalog.enabled is required: services.automations-engine calls it (CATALOG_URL)'],
+    [
+      'a callee disabled',
+      { services: { catalog: { enabled: false } } },
+      'services.catalog.enabled is required: services.automations-engine calls it (CATALOG_URL)',
+    ],
     ['gateway.publicBaseUrl in production', { environment: 'production', github: { appId: '1' } }, 'gateway.publicBaseUrl is required in production'],
     ['github.appId in production', { environment: 'production', gateway: { publicBaseUrl: 'https://x.example' } }, 'github.appId is required in production'],
   ])('%s', (_what, values, message) => {
     const result = render({ valuesFiles: minimal, values });
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toMatch(new RegExp(`^execution error at \\(agent-run-service/templates/validate\\.yaml:\\d+:\\d+\\): ${message.replace(/[.()]/g, '\\$&')}`));
+    if (!result.ok)
+      expect(result.error).toMatch(
+        new RegExp(`^execution error at \\(agent-run-service/templates/validate\\.yaml:\\d+:\\d+\\): ${message.replace(/[.()]/g, '\\$&')}`),
+      );
   });
 
   it('the production profile without its PUBLIC_BASE_URL value fails', () => {
@@ -107,16 +116,17 @@ describe('each policy fails on the manifest that breaks it', () => {
   };
   const container = (pod: Pod): Record<string, unknown> => pod.spec.template.spec.containers[0] as Record<string, unknown>;
 
-  it.each([
-    ['latestTagProblems', (pod: Pod) => (container(pod).image = 'registry.example.com/ars:latest'), 'is not pinned'],
-    ['latestTagProblems', (pod: Pod) => (container(pod).image = 'registry.example.com/ars'), 'is not pinned'],
-    ['resourceProblems', (pod: Pod) => delete container(pod).resources, 'resources must set'],
-    ['securityProblems', (pod: Pod) => (pod.spec.template.spec.securityContext.runAsNonRoot = false), 'runAsNonRoot'],
-    ['securityProblems', (pod: Pod) => ((container(pod).securityContext as Record<string, unknown>).readOnlyRootFilesystem = false), 'readOnlyRootFilesystem'],
-    ['probeProblems', (pod: Pod) => (container(pod).readinessProbe = { httpGet: { path: '/healthz', port: 'http' } }), 'readiness must probe /readyz'],
-    ['probeProblems', (pod: Pod) => delete container(pod).startupProbe, 'a startup probe is required'],
-    ['pdbProblems', (pod: Pod) => (pod.spec.replicas = 1), 'exists for 1 replica'],
-  ] as const)('%s', (policy, edit, problem) => {
+  const cases: [keyof typeof ALL_POLICIES, (pod: Pod) => void, string][] = [
+    ['latestTagProblems', (pod) => void (container(pod).image = 'registry.example.com/ars:latest'), 'is not pinned'],
+    ['latestTagProblems', (pod) => void (container(pod).image = 'registry.example.com/ars'), 'is not pinned'],
+    ['resourceProblems', (pod) => void delete container(pod).resources, 'resources must set'],
+    ['securityProblems', (pod) => void (pod.spec.template.spec.securityContext.runAsNonRoot = false), 'runAsNonRoot'],
+    ['securityProblems', (pod) => void ((container(pod).securityContext as Record<string, unknown>).readOnlyRootFilesystem = false), 'readOnlyRootFilesystem'],
+    ['probeProblems', (pod) => void (container(pod).readinessProbe = { httpGet: { path: '/healthz', port: 'http' } }), 'readiness must probe /readyz'],
+    ['probeProblems', (pod) => void delete container(pod).startupProbe, 'a startup probe is required'],
+    ['pdbProblems', (pod) => void (pod.spec.replicas = 1), 'exists for 1 replica'],
+  ];
+  it.each(cases)('%s', (policy, edit, problem) => {
     expect(ALL_POLICIES[policy](manifests)).toEqual([]);
     expect(ALL_POLICIES[policy](broken(edit))).toEqual([expect.stringContaining(problem)]);
   });

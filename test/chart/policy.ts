@@ -22,8 +22,7 @@ interface PodSpec {
 }
 type Workload = Manifest & { spec: { replicas?: number; template: { spec: PodSpec } } };
 
-const workloads = (manifests: readonly Manifest[]): Workload[] =>
-  manifests.filter((m): m is Workload => m.kind === 'Deployment' || m.kind === 'Job');
+const workloads = (manifests: readonly Manifest[]): Workload[] => manifests.filter((m): m is Workload => m.kind === 'Deployment' || m.kind === 'Job');
 
 const containersOf = (w: Workload): Container[] => [...(w.spec.template.spec.initContainers ?? []), ...w.spec.template.spec.containers];
 
@@ -83,7 +82,9 @@ export function probeProblems(manifests: readonly Manifest[]): string[] {
  */
 export function pdbProblems(manifests: readonly Manifest[]): string[] {
   const problems: string[] = [];
-  const hpas = manifests.filter((m) => m.kind === 'HorizontalPodAutoscaler') as (Manifest & { spec: { scaleTargetRef: { name: string }; minReplicas?: number } })[];
+  const hpas = manifests.filter((m) => m.kind === 'HorizontalPodAutoscaler') as (Manifest & {
+    spec: { scaleTargetRef: { name: string }; minReplicas?: number };
+  })[];
   for (const pdb of manifests.filter((m) => m.kind === 'PodDisruptionBudget') as (Manifest & {
     spec: { minAvailable?: number | string; maxUnavailable?: number | string; selector: { matchLabels: Record<string, string> } };
   })[]) {
@@ -100,7 +101,8 @@ export function pdbProblems(manifests: readonly Manifest[]): string[] {
     if (typeof minAvailable === 'number' && minAvailable >= replicas)
       problems.push(`PodDisruptionBudget/${pdb.metadata.name}: minAvailable ${minAvailable} is not below the ${replicas} replicas`);
     if (typeof maxUnavailable === 'number' && maxUnavailable < 1) problems.push(`PodDisruptionBudget/${pdb.metadata.name}: maxUnavailable must be at least 1`);
-    if (minAvailable === undefined && maxUnavailable === undefined) problems.push(`PodDisruptionBudget/${pdb.metadata.name}: neither minAvailable nor maxUnavailable`);
+    if (minAvailable === undefined && maxUnavailable === undefined)
+      problems.push(`PodDisruptionBudget/${pdb.metadata.name}: neither minAvailable nor maxUnavailable`);
   }
   return problems;
 }
@@ -113,5 +115,7 @@ export function valuesSchemaProblems(values: unknown): string[] {
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
   const validate = ajv.compile(schema);
   if (validate(values)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`);
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`,
+  );
 }

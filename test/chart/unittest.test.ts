@@ -49,6 +49,8 @@ describe('the runner fails what does not hold', () => {
 
   it('and a failed render fails every assertion but failedTemplate', () => {
     const problems = runTest(file, suite, { it: 'probe', set: { 'kafka.brokers': [] }, asserts: [{ hasDocuments: { count: 7 } }] });
-    expect(problems).toEqual(['hasDocuments: the templates failed to render: execution error at (agent-run-service/templates/validate.yaml:8:4): kafka.brokers is required: the host:port list of an existing Kafka']);
+    expect(problems).toEqual([
+      'hasDocuments: the templates failed to render: execution error at (agent-run-service/templates/validate.yaml:8:4): kafka.brokers is required: the host:port list of an existing Kafka',
+    ]);
   });
 });

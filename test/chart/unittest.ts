@@ -78,8 +78,7 @@ function deepMerge(base: Values, over: Values): Values {
   const out: Values = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] =
-      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b) ? deepMerge(b as Values, v as Values) : v;
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b) ? deepMerge(b as Values, v as Values) : v;
   }
   return out;
 }
@@ -120,17 +119,22 @@ const ASSERTIONS: Record<string, Check> = {
         const { value } = lookup(d.manifest, String(a.path));
         if (!Array.isArray(value)) return `${String(a.path)} is not a list`;
         const matches = value.filter((item) => isDeepStrictEqual(item, a.content)).length;
-        if (a.count !== undefined ? matches !== a.count : matches === 0) return `${String(a.path)} does not contain ${JSON.stringify(a.content)}${a.count !== undefined ? ` ${String(a.count)} times` : ''}`;
+        if (a.count !== undefined ? matches !== a.count : matches === 0)
+          return `${String(a.path)} does not contain ${JSON.stringify(a.content)}${a.count !== undefined ? ` ${String(a.count)} times` : ''}`;
         return undefined;
       })
       .find(Boolean),
   isSubset: (docs, a) =>
-    docs.map((d) => (isSubset(lookup(d.manifest, String(a.path)).value, a.content) ? undefined : `${String(a.path)} does not hold ${JSON.stringify(a.content)}`)).find(Boolean),
+    docs
+      .map((d) => (isSubset(lookup(d.manifest, String(a.path)).value, a.content) ? undefined : `${String(a.path)} does not hold ${JSON.stringify(a.content)}`))
+      .find(Boolean),
   matchRegex: (docs, a) =>
     docs
       .map((d) => {
         const { value } = lookup(d.manifest, String(a.path));
-        return typeof value === 'string' && goRegExp(String(a.pattern)).test(value) ? undefined : `${String(a.path)} (${JSON.stringify(value)}) does not match ${String(a.pattern)}`;
+        return typeof value === 'string' && goRegExp(String(a.pattern)).test(value)
+          ? undefined
+          : `${String(a.path)} (${JSON.stringify(value)}) does not match ${String(a.pattern)}`;
       })
       .find(Boolean),
 };
@@ -155,8 +159,10 @@ export function runTest(suiteFile: string, suite: Suite, test: SuiteTest): strin
     if (name === 'failedTemplate') {
       let problem: string | undefined;
       if (result.ok) problem = 'the templates rendered';
-      else if (args.errorMessage !== undefined && failMessage(result.error) !== args.errorMessage) problem = `the error is ${JSON.stringify(failMessage(result.error))}`;
-      else if (args.errorPattern !== undefined && !goRegExp(String(args.errorPattern)).test(failMessage(result.error))) problem = `the error ${JSON.stringify(failMessage(result.error))} does not match`;
+      else if (args.errorMessage !== undefined && failMessage(result.error) !== args.errorMessage)
+        problem = `the error is ${JSON.stringify(failMessage(result.error))}`;
+      else if (args.errorPattern !== undefined && !goRegExp(String(args.errorPattern)).test(failMessage(result.error)))
+        problem = `the error ${JSON.stringify(failMessage(result.error))} does not match`;
       if (Boolean(problem) !== negate) problems.push(`failedTemplate${negate ? ' (not)' : ''}: ${problem ?? 'it failed'}`);
       continue;
     }

@@ -136,40 +136,35 @@ func toYAML(v interface{}) string {
 	return strings.TrimSuffix(string(out), "\n")
 }
 
+// decoders makes Helm's fromYaml/fromYamlArray (or the JSON pair) from one decoder: an error
+// becomes the map's "Error" key, or the list's only item, as in Helm.
+func decoders(decode func([]byte, interface{}) error) (func(string) map[string]interface{}, func(string) []interface{}) {
+	toMap := func(s string) map[string]interface{} {
+		m := map[string]interface{}{}
+		if err := decode([]byte(s), &m); err != nil {
+			m["Error"] = err.Error()
+		}
+		return m
+	}
+	toList := func(s string) []interface{} {
+		a := []interface{}{}
+		if err := decode([]byte(s), &a); err != nil {
+			a = []interface{}{err.Error()}
+		}
+		return a
+	}
+	return toMap, toList
+}
+
 func funcs(t *template.Template) template.FuncMap {
 	f := sprig.TxtFuncMap()
 	delete(f, "env")
 	delete(f, "expandenv")
 	f["toYaml"] = toYAML
-	f["fromYaml"] = func(s string) map[string]interface{} {
-		m := map[string]interface{}{}
-		if err := yaml.Unmarshal([]byte(s), &m); err != nil {
-			m["Error"] = err.Error()
-		}
-		return m
-	}
-	f["fromYamlArray"] = func(s string) []interface{} {
-		a := []interface{}{}
-		if err := yaml.Unmarshal([]byte(s), &a); err != nil {
-			a = []interface{}{err.Error()}
-		}
-		return a
-	}
+	fromYAML := func(b []byte, v interface{}) error { return yaml.Unmarshal(b, v) }
+	f["fromYaml"], f["fromYamlArray"] = decoders(fromYAML)
 	f["toJson"] = func(v interface{}) string { out, _ := json.Marshal(v); return string(out) }
-	f["fromJson"] = func(s string) map[string]interface{} {
-		m := map[string]interface{}{}
-		if err := json.Unmarshal([]byte(s), &m); err != nil {
-			m["Error"] = err.Error()
-		}
-		return m
-	}
-	f["fromJsonArray"] = func(s string) []interface{} {
-		a := []interface{}{}
-		if err := json.Unmarshal([]byte(s), &a); err != nil {
-			a = []interface{}{err.Error()}
-		}
-		return a
-	}
+	f["fromJson"], f["fromJsonArray"] = decoders(json.Unmarshal)
 	// Without a cluster `helm template` answers every lookup with an empty map.
 	f["lookup"] = func(string, string, string, string) (map[string]interface{}, error) {
 		return map[string]interface{}{}, nil

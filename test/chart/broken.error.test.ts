@@ -99,7 +99,6 @@ describe('a misspelt or wrongly typed value fails values.schema.json', () => {
     ['a misspelt service key', { services: { gateway: { replicas: 3 } } }, '/services/gateway must NOT have additional properties: replicas'],
     ['an unknown service', { services: { frontend: { enabled: true } } }, '/services must NOT have additional properties: frontend'],
     ['a misspelt top-level key', { kafak: { brokers: ['k:9092'] } }, '/ must NOT have additional properties: kafak'],
-    ['the tag latest', { image: { tag: 'latest' } }, '/image/tag must NOT be valid'],
     ['a port as a string', { services: { runs: { port: '8082' } } }, '/services/runs/port must be integer'],
   ])('%s', (_what, values, problem) => {
     expect(valuesSchemaProblems(mergedValues({ valuesFiles: minimal, values }))).toContain(problem);

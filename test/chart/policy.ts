@@ -2,7 +2,7 @@
 // so a test can show a broken manifest failing the same check the profiles pass.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { Manifest } from './render.js';
 import { CHART_DIR } from './render.js';
 
@@ -109,11 +109,16 @@ export function pdbProblems(manifests: readonly Manifest[]): string[] {
 
 export const ALL_POLICIES = { latestTagProblems, resourceProblems, securityProblems, probeProblems, pdbProblems };
 
+const compiledSchemas = new Map<string, ValidateFunction>();
+
 /** values.schema.json checked with ajv, as Helm checks it against the merged values: the errors, empty when valid. */
-export function valuesSchemaProblems(values: unknown): string[] {
-  const schema = JSON.parse(readFileSync(join(CHART_DIR, 'values.schema.json'), 'utf8')) as Record<string, unknown>;
-  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-  const validate = ajv.compile(schema);
+export function valuesSchemaProblems(values: unknown, chartDir: string = CHART_DIR): string[] {
+  let validate = compiledSchemas.get(chartDir);
+  if (!validate) {
+    const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as Record<string, unknown>;
+    validate = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema);
+    compiledSchemas.set(chartDir, validate);
+  }
   if (validate(values)) return [];
   return (validate.errors ?? []).map(
     (e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`,

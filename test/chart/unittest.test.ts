@@ -47,6 +47,16 @@ describe('the runner fails what does not hold', () => {
     expect(runTest(file, suite, { it: 'probe', asserts: [assertion] })).toHaveLength(1);
   });
 
+  it('a value the schema refuses errors the test before any assertion, as helm-unittest does', () => {
+    const problems = runTest(file, suite, { it: 'probe', set: { 'services.runs.replicas': 3 }, asserts: [{ hasDocuments: { count: 7 } }] });
+    expect(problems).toEqual(['values.schema.json: /services/runs must NOT have additional properties: replicas']);
+  });
+
+  it('a documentSelector matching several documents, without matchMany', () => {
+    const problems = runTest(file, suite, { it: 'probe', documentSelector: { path: 'kind', value: 'Service' }, asserts: [{ isKind: { of: 'Service' } }] });
+    expect(problems).toEqual(['isKind: documentSelector kind="Service" matches 7 documents (matchMany is not set)']);
+  });
+
   it('and a failed render fails every assertion but failedTemplate', () => {
     const problems = runTest(file, suite, { it: 'probe', set: { 'kafka.brokers': [] }, asserts: [{ hasDocuments: { count: 7 } }] });
     expect(problems).toEqual([

@@ -2,14 +2,17 @@
 // subset of it, so the suites run here through tools/chart-render and unchanged under real
 // `helm unittest` where Helm exists. Supported: suite, templates, release {name, namespace}, values,
 // set (dotted paths), tests[{it, set, values, release, template, documentIndex, documentSelector
-// {path, value}, asserts}]; assertions equal, notEqual, exists, notExists, isKind, hasDocuments,
+// {path, value, matchMany}, asserts}]; assertions equal, notEqual, exists, notExists, isKind, hasDocuments,
 // contains, notContains, isSubset, matchRegex, notMatchRegex, failedTemplate {errorMessage |
-// errorPattern}, each with `not`, `template`, `documentIndex`. Anything else is reported as unsupported.
+// errorPattern}, each with `not`, `template`, `documentIndex`, `documentSelector`. Anything else is
+// reported as unsupported. One difference, stricter: the whole chart is rendered (helm-unittest
+// renders only the suite's templates and the partials), so every suite's values must pass validate.yaml.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
-import { render, type RenderedDocument } from './render.js';
+import { valuesSchemaProblems } from './policy.js';
+import { mergedValues, render, type RenderedDocument } from './render.js';
 
 type Values = Record<string, unknown>;
 
@@ -20,7 +23,7 @@ export interface SuiteTest {
   release?: { name?: string; namespace?: string };
   template?: string;
   documentIndex?: number;
-  documentSelector?: { path: string; value: unknown };
+  documentSelector?: { path: string; value: unknown; matchMany?: boolean };
   asserts: Record<string, unknown>[];
 }
 
@@ -144,12 +147,16 @@ const NEGATIONS: Record<string, string> = { notEqual: 'equal', notExists: 'exist
 export function runTest(suiteFile: string, suite: Suite, test: SuiteTest): string[] {
   const base = dirname(suiteFile);
   const chartDir = dirname(base);
-  const result = render({
+  const options = {
     chartDir,
     valuesFiles: [...(suite.values ?? []), ...(test.values ?? [])].map((f) => join(base, f)),
     values: deepMerge(nestSet(suite.set), nestSet(test.set)),
     release: { ...suite.release, ...test.release },
-  });
+  };
+  // helm-unittest validates the values against values.schema.json first: a violation errors the test.
+  const schemaProblems = valuesSchemaProblems(mergedValues(options), chartDir);
+  if (schemaProblems.length > 0) return schemaProblems.map((p) => `values.schema.json: ${p}`);
+  const result = render(options);
   const problems: string[] = [];
   for (const assertion of test.asserts) {
     const negate = assertion.not === true;
@@ -179,10 +186,18 @@ export function runTest(suiteFile: string, suite: Suite, test: SuiteTest): strin
     const named = (assertion.template as string | undefined) ?? test.template;
     const templates = (named !== undefined ? [named] : suite.templates).map((t) => (t.startsWith('templates/') ? t : `templates/${t}`));
     let docs = result.documents.filter((d) => templates.includes(d.template));
+    // As in helm-unittest, hasDocuments counts every document of the templates unless filterAware.
+    const filtered = positive !== 'hasDocuments' || args.filterAware === true;
     const selector = (assertion.documentSelector as SuiteTest['documentSelector']) ?? test.documentSelector;
-    if (selector) docs = docs.filter((d) => isDeepStrictEqual(lookup(d.manifest, selector.path).value, selector.value));
+    if (selector && filtered) {
+      docs = docs.filter((d) => isDeepStrictEqual(lookup(d.manifest, selector.path).value, selector.value));
+      if (docs.length > 1 && selector.matchMany !== true) {
+        problems.push(`${name}: documentSelector ${selector.path}=${JSON.stringify(selector.value)} matches ${docs.length} documents (matchMany is not set)`);
+        continue;
+      }
+    }
     const index = (assertion.documentIndex as number | undefined) ?? test.documentIndex;
-    if (index !== undefined && positive !== 'hasDocuments') docs = docs[index] ? [docs[index]] : [];
+    if (index !== undefined && filtered) docs = docs[index] ? [docs[index]] : [];
     if (docs.length === 0 && positive !== 'hasDocuments') {
       problems.push(`${name}: no document selected in ${templates.join(', ')}`);
       continue;

@@ -12,7 +12,7 @@ import { gatewayConfigSchema, gatewayDevelopmentDefaults } from '@ars/gateway/co
 import { mcpRegistryConfigSchema, mcpRegistryDevelopmentDefaults, resolveMcpRegistrySettings } from '@ars/mcp-registry/config';
 import { prReviewConfigSchema } from '@ars/pr-review/config';
 import { checkRunsConfig, runsConfigSchema } from '@ars/runs/config';
-import { sandboxesConfigSchema, sandboxesDevelopmentDefaults } from '@ars/sandboxes/config';
+import { checkDrainFitsShutdown, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from '@ars/sandboxes/config';
 import { kubernetesSettings } from '@ars/sandboxes/kubernetes-settings';
 import { ofKind, renderProfile, type Manifest } from './render.js';
 
@@ -40,8 +40,11 @@ const SERVICES: Record<string, ServiceContract> = {
   sandboxes: {
     schema: sandboxesConfigSchema,
     developmentDefaults: sandboxesDevelopmentDefaults,
-    // The kubernetes provider reads its K8S_* variables itself (createProvider → kubernetesSettings).
-    check: (config, env) => (config.SANDBOX_PROVIDER === 'kubernetes' ? kubernetesSettings({ ...env, KUBERNETES_SERVICE_HOST: '10.96.0.1' }) : undefined),
+    // The drain must fit the shutdown; the kubernetes provider reads its K8S_* variables itself (createProvider → kubernetesSettings).
+    check: (config, env) => {
+      checkDrainFitsShutdown(config as unknown as Parameters<typeof checkDrainFitsShutdown>[0]);
+      return config.SANDBOX_PROVIDER === 'kubernetes' ? kubernetesSettings({ ...env, KUBERNETES_SERVICE_HOST: '10.96.0.1' }) : undefined;
+    },
   },
   'automations-engine': { schema: automationsEngineConfigSchema },
   'pr-review': { schema: prReviewConfigSchema },

@@ -103,7 +103,7 @@ mcp-registry: []
 - name: LOG_LEVEL
   value: {{ $v.logLevel | quote }}
 - name: SHUTDOWN_TIMEOUT_MS
-  value: {{ $v.shutdown.timeoutMs | quote }}
+  value: {{ include "ars.shutdownTimeoutMs" (dict "root" $root "service" $name) | quote }}
 - name: KAFKA_BROKERS
   value: {{ join "," $v.kafka.brokers | quote }}
 {{ include "ars.secretEnv" (dict "name" "MONGO_URL" "secret" $v.mongo.existingSecret "key" (index $v.mongo.urlKeys $name)) }}
@@ -155,6 +155,8 @@ mcp-registry: []
 {{- $k := $v.sandboxes.kubernetes }}
 - name: SANDBOX_PROVIDER
   value: {{ $v.sandboxes.provider | quote }}
+- name: SANDBOX_DRAIN_MS
+  value: {{ mul $v.sandboxes.drainSeconds 1000 | quote }}
 - name: SANDBOX_ROOT
   value: /tmp/ars-sandboxes
 - name: SNAPSHOT_ROOT
@@ -201,4 +203,14 @@ mcp-registry: []
 {{- with $svc.extraEnv }}
 {{ toYaml . }}
 {{- end }}
+{{- end -}}
+
+{{/* SHUTDOWN_TIMEOUT_MS of one service: (dict "root" $ "service" name). Sandboxes' adds its drain (SANDBOX_DRAIN_MS must leave shutdown.timeoutMs of it for the rest). */}}
+{{- define "ars.shutdownTimeoutMs" -}}
+{{- $v := .root.Values -}}
+{{- if eq .service "sandboxes" -}}
+{{- add $v.shutdown.timeoutMs (mul $v.sandboxes.drainSeconds 1000) -}}
+{{- else -}}
+{{- $v.shutdown.timeoutMs -}}
+{{- end -}}
 {{- end -}}

@@ -24,6 +24,48 @@ export function traceHeaders(active: Context = context.active()): Record<string,
 const tracer = () => trace.getTracer('@ars/bus');
 
 /**
+ * Runs `send` inside one PRODUCER span per message (`"<topic> publish"`) and returns the headers
+ * to send with each message: its own headers with `traceparent` replaced by its producer span's.
+ * A message's parent is the context its headers carry (an outbox entry keeps the `traceparent`
+ * active when its state change was written; the relay publishes it later, outside that context),
+ * else the active one. So a message is one hop of the trace that caused it, whoever sends it.
+ */
+export async function withProducerSpans<T>(
+  topic: string,
+  messageHeaders: Record<string, string>[],
+  send: (headers: Record<string, string>[]) => Promise<T>,
+): Promise<T> {
+  const active = context.active();
+  const spans = messageHeaders.map((headers) => {
+    const parent = headers.traceparent ? propagation.extract(active, headers, getter) : active;
+    return {
+      span: tracer().startSpan(
+        `${topic} publish`,
+        { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'messaging.operation.type': 'send' } },
+        parent,
+      ),
+      parent,
+    };
+  });
+  const withTrace = messageHeaders.map((headers, i) => {
+    const { span, parent } = spans[i]!;
+    return { ...headers, ...traceHeaders(trace.setSpan(parent, span)) };
+  });
+  try {
+    const result = await send(withTrace);
+    for (const { span } of spans) span.setStatus({ code: SpanStatusCode.OK });
+    return result;
+  } catch (error) {
+    for (const { span } of spans) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    }
+    throw error;
+  } finally {
+    for (const { span } of spans) span.end();
+  }
+}
+
+/**
  * Runs `fn` inside a consumer span whose parent is the remote context carried in `headers`
  * (the producer's `traceparent`). Without an SDK this is a non-recording span that still carries
  * the remote trace id, so logs and outgoing messages of the handler stay in the same trace.

@@ -14,6 +14,7 @@ import type { ModelPricing } from '../domain/automationRunView.js';
 import { ownedAutomation } from './automationAnswer.js';
 import { TRIGGER_BODY_SCHEMA, type TriggerBody } from './bodies.js';
 import type { AutomationsDeps } from './deps.js';
+import { automationRunTrace } from '../engine/runTrace.js';
 
 const parseTrigger = validateBody<TriggerBody>(TRIGGER_BODY_SCHEMA);
 
@@ -140,6 +141,7 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
       aiCalls: [],
       dispatch: [],
       dispatchCount: 0,
+      trace: automationRunTrace({ automationId, automationRunId: id, versionNumber: version.versionNumber }),
       createdAt: now,
       updatedAt: now,
       finishedAt: null,

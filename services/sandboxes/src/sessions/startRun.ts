@@ -1,5 +1,6 @@
 // `run.requested` → a queued run, then a sandbox and a running session (or a defined end: cancelled,
 // too late, not allocatable).
+import { context } from '@opentelemetry/api';
 import type { RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
 import { urlPassword } from '@ars/sanitize';
@@ -15,6 +16,7 @@ import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
 import type { Admission, QueuedRun } from './runQueue.js';
 import { runSession } from './runSession.js';
+import { runTraceContext, runTraceHeaders } from './runTrace.js';
 import { keepWorkspaceSandbox, takeWorkspaceSandbox, workspaceOf, type WorkspaceTake } from './workspaceSandbox.js';
 
 /** The start window when a request carries no `startBy` (runs always sends one). */
@@ -43,9 +45,10 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
     return;
   }
 
-  const queued = await deps.sessions.enqueue(runId, userId, deps.instanceId, queuedRequest(request, now));
+  const trace = runTraceHeaders();
+  const queued = await deps.sessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), trace });
   if (queued !== true) return alreadyThere(deps, queued, request);
-  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full' });
+  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full', trace });
   await pumpQueue(deps);
   const waiting = deps.queue.get(runId);
   if (waiting && (await deps.sessions.notice(runId, deps.instanceId, waiting.reason))) {
@@ -110,7 +113,9 @@ async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
       deps.kickRelay();
     }
     const { session: live, end } = deps.live.add(runId, userId, sandbox.recordId);
-    void allocateAndRun(deps, request, admitted.sessionId, sandbox, live, end);
+    // In the run's own trace, whichever run's pass (or timer) pumped the queue.
+    const taken = sandbox;
+    void context.with(runTraceContext(run.trace), () => allocateAndRun(deps, request, admitted.sessionId, taken, live, end));
     return 'started';
   } catch (error) {
     log.warn({ err: error }, 'queued run could not be started now: retried at the next pass');

@@ -25,6 +25,9 @@ export interface System {
 export interface SystemOptions {
   /** Telemetry on in every service, exporting to this collector (the stack's `telemetry` option). */
   telemetry?: StackTelemetry;
+  /** Every output line of the services (`<service> | <JSON log line>`), at `logLevel` (default `warn`). */
+  output?: (line: string) => void;
+  logLevel?: string;
 }
 
 /** `env`: extra settings for every service (e.g. a short RUN_TIMEOUT_MS). */
@@ -39,9 +42,12 @@ export async function startSystem(env: Record<string, string> = {}, options: Sys
   const stack = await startStack({
     gatewayPort: 0,
     redisUrl: infra.redisUrl,
-    logLevel: process.env.ARS_TEST_STACK_LOG ? 'info' : 'warn',
+    logLevel: options.logLevel ?? (process.env.ARS_TEST_STACK_LOG ? 'info' : 'warn'),
     // ARS_TEST_STACK_LOG=<file>: every service's output appended there (debugging a whole-stack test).
-    output: process.env.ARS_TEST_STACK_LOG ? (line) => appendFileSync(process.env.ARS_TEST_STACK_LOG ?? '', `${line}\n`) : () => undefined,
+    output: (line) => {
+      options.output?.(line);
+      if (process.env.ARS_TEST_STACK_LOG) appendFileSync(process.env.ARS_TEST_STACK_LOG, `${line}\n`);
+    },
     // The option, not an env value: the stack sets SOURCE_HOST_DIR itself (to a directory of its own when not given).
     sourceHostDir,
     env: { INTERNAL_TOKEN: internalToken, ARS_ENV: 'development', ...env },

@@ -1,3 +1,12 @@
-export { startTelemetry, shutdownTelemetry, telemetryEnabled, standardInstrumentations, tracesUrl, reportingTracer, mongoStatement, REDACTED_QUERY_PARAMS } from './telemetry.js';
+export {
+  startTelemetry,
+  shutdownTelemetry,
+  telemetryEnabled,
+  standardInstrumentations,
+  tracesUrl,
+  reportingTracer,
+  mongoStatement,
+  REDACTED_QUERY_PARAMS,
+} from './telemetry.js';
 export type { Telemetry, TelemetryOptions } from './telemetry.js';
 export { startTelemetryFromEnvironment, serviceNameFromEnvironment } from './env.js';

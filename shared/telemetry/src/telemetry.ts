@@ -113,7 +113,15 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (!options.otlpEndpoint) return OFF;
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
-    ...(options.serviceVersion ? { resource: resources.resourceFromAttributes({ 'service.version': options.serviceVersion }) } : {}),
+    resource: resources.resourceFromAttributes({
+      ...(options.serviceVersion ? { 'service.version': options.serviceVersion } : {}),
+      'process.pid': process.pid,
+      'process.runtime.name': 'nodejs',
+      'process.runtime.version': process.versions.node,
+    }),
+    // Not the process detector: its `process.command_args` is the whole command line (a script, a flag
+    // with a value) and `process.owner` the user. The environment's OTEL_RESOURCE_ATTRIBUTES and the host are kept.
+    resourceDetectors: [resources.envDetector, resources.hostDetector],
     traceExporter: new OTLPTraceExporter({ url: tracesUrl(options.otlpEndpoint) }),
     textMapPropagator: new core.CompositePropagator({
       propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()],

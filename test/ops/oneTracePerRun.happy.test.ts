@@ -40,10 +40,12 @@ beforeAll(async () => {
   const ended = await runs.waitFor(runId, undefined, 90_000);
   expect(ended.run.status).toBe('success');
   events = ended.events;
-  // The gateway's server span of this run's POST /runs is the trace's root; wait until every hop has
-  // been exported: one consumer span in runs per event, the finish, the harness span and its tool calls.
+  // The gateway's server span of this run's POST /runs is the trace's root. Services export on their
+  // own schedules, so a consumer's span may arrive before its producer's: wait until every hop has been
+  // exported (a consumer span in runs per event, the finish, the harness span) and no parent is missing.
+  let missing = 'the gateway’s POST /runs span';
   trace = await waitFor(
-    'the run’s trace with every hop exported',
+    () => `the run’s trace with every hop exported (missing: ${missing})`,
     () => {
       const spans = receiver.spans();
       const start = spans.find(
@@ -55,10 +57,19 @@ beforeAll(async () => {
       );
       if (!start) return undefined;
       const mine = spans.filter((span) => span.traceId === start.traceId);
+      const ids = new Set(mine.map((span) => span.spanId));
       const eventsConsumed = mine.filter((span) => span.serviceName === 'runs' && span.name === 'runs.agent-events process').length;
-      const finished = mine.some((span) => span.serviceName === 'runs' && span.name === 'runs.finished process');
-      const harness = mine.some((span) => span.name === 'harness codex');
-      return eventsConsumed >= events.length && finished && harness ? mine : undefined;
+      const wanted: [boolean, string][] = [
+        [eventsConsumed >= events.length, `${events.length - eventsConsumed} runs.agent-events process`],
+        [mine.some((span) => span.serviceName === 'runs' && span.name === 'runs.finished process'), 'runs.finished process'],
+        [mine.some((span) => span.name === 'harness codex'), 'the harness span'],
+        [mine.every((span) => span.parentSpanId === '' || ids.has(span.parentSpanId)), 'a parent of a received span'],
+      ];
+      missing = wanted
+        .filter(([done]) => !done)
+        .map(([, what]) => what)
+        .join(', ');
+      return missing === '' ? mine : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 250 },
   );

@@ -1,4 +1,4 @@
-import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import { ROOT_CONTEXT, context, propagation, trace, SpanKind, SpanStatusCode, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
 
 const setter: TextMapSetter<Record<string, string>> = {
   set: (carrier, key, value) => {
@@ -19,6 +19,15 @@ export function traceHeaders(active: Context = context.active()): Record<string,
   const headers: Record<string, string> = {};
   propagation.inject(active, headers, setter);
   return headers;
+}
+
+/**
+ * The context W3C headers kept earlier carry (a queued run's, an automation run's), to continue
+ * that trace later, elsewhere; without a `traceparent` (tracing off) the root context, so work
+ * started from another trace's handler does not land in that one.
+ */
+export function traceContext(headers: Record<string, string> | undefined): Context {
+  return headers?.traceparent ? propagation.extract(ROOT_CONTEXT, headers, getter) : ROOT_CONTEXT;
 }
 
 const tracer = () => trace.getTracer('@ars/bus');

@@ -4,6 +4,7 @@
 // run by its key, a timer by its id), so a crash anywhere loses nothing: the sweeper performs again
 // what the records say must be in place (outstandingEffects).
 import { context } from '@opentelemetry/api';
+import { traceContext } from '@ars/bus';
 import type { InternalRun, InternalStartRunBody } from '@ars/contract';
 import { isAppError } from '@ars/errors';
 import { requestHash } from '@ars/idempotency';
@@ -18,7 +19,7 @@ import type { AutomationRunRecord, AutomationRunStore } from '../store/automatio
 import type { AutomationEventDoc } from '../store/collections.js';
 import type { TimerStore } from '../store/timers.js';
 import type { ProgramCache } from './programs.js';
-import { automationRunContext, recordEndedNodeRuns } from './runTrace.js';
+import { recordEndedNodeRuns } from './runTrace.js';
 
 /** A compare-and-set lost this many times in a row means something is wrong, not busy. */
 const CAS_ATTEMPTS = 20;
@@ -147,7 +148,7 @@ export class RunDriver {
   /** Performs effects in order; one that fails is logged and left to the sweeper (each is idempotent). */
   async perform(run: AutomationRunRecord, effects: Effect[]): Promise<void> {
     // In the run's trace: an agent node's run continues it through runs and sandboxes.
-    await context.with(automationRunContext(run.trace), async () => {
+    await context.with(traceContext(run.trace), async () => {
       for (const effect of effects) {
         try {
           await this.performOne(run, effect);

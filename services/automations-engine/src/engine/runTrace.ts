@@ -3,8 +3,8 @@
 // under it, from the node's start to its end — whichever instance, pass or message ended it. The
 // run's effects (an agent node's run start) are performed in that context too, so an agent run of
 // a node continues the automation run's trace through runs and sandboxes.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Context } from '@opentelemetry/api';
-import { traceHeaders } from '@ars/bus';
+import { SpanKind, SpanStatusCode, context, trace, type Context } from '@opentelemetry/api';
+import { traceContext, traceHeaders } from '@ars/bus';
 import type { FlowGraph } from '../domain/flowGraph.js';
 import type { NodeRun, NodeRunStatus, RunRecords } from '../domain/run/index.js';
 
@@ -29,11 +29,6 @@ export function automationRunTrace(input: { automationId: string; automationRunI
   return traceHeaders(trace.setSpan(context.active(), span));
 }
 
-/** The context of an automation run's trace from its kept headers (none: the root context). */
-export function automationRunContext(headers: Record<string, string> | undefined): Context {
-  return headers?.traceparent ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
-}
-
 /**
  * One span per node run that ended in this transition (`automation_node <type>`), child of the run's
  * span, from the node's `startedAt` (else its end) to its `endedAt`. Attributes: ids, type, status —
@@ -46,7 +41,7 @@ export function recordEndedNodeRuns(
   types: ReadonlyMap<string, FlowGraph['nodes'][number]['type']>,
 ): void {
   if (!run.trace?.traceparent) return;
-  const parent = automationRunContext(run.trace);
+  const parent = traceContext(run.trace);
   for (const nodeRun of Object.values(after.nodeRuns)) {
     if (!ENDED.has(nodeRun.status)) continue;
     const previous = before.nodeRuns[nodeRun.nodeId];

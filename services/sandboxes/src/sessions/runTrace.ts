@@ -2,7 +2,7 @@
 // queue, also across instances), and its harness turn is reported as spans made here from the
 // harness's events — the harness process cannot report itself (a stand-in has no network; a real
 // CLI is not instrumented), so sandboxes reports for it, under `service.name` `harness`.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@opentelemetry/api';
 import { traceHeaders } from '@ars/bus';
 import { reportingTracer } from '@ars/telemetry';
 import type { HarnessEvent, HarnessStatus } from '../harness/index.js';
@@ -16,11 +16,6 @@ const TOOL_NAME_CAP = 100;
 /** The W3C headers of the active context: what a queued run keeps to start in its own trace later. */
 export function runTraceHeaders(): Record<string, string> {
   return traceHeaders();
-}
-
-/** The context of a run's trace from its kept headers; none kept (telemetry off): the root context. */
-export function runTraceContext(headers: Record<string, string> | undefined): Context {
-  return headers?.traceparent ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
 }
 
 /** What a tool call's span says of its outcome: never its input or output. */

@@ -1,7 +1,7 @@
 // `run.requested` → a queued run, then a sandbox and a running session (or a defined end: cancelled,
 // too late, not allocatable).
 import { context } from '@opentelemetry/api';
-import type { RunRequestedData } from '@ars/bus';
+import { traceContext, type RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
 import { urlPassword } from '@ars/sanitize';
 import { cancelled, failed, type AbortReason } from '../domain/outcome.js';
@@ -16,7 +16,7 @@ import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
 import type { Admission, QueuedRun } from './runQueue.js';
 import { runSession } from './runSession.js';
-import { runTraceContext, runTraceHeaders } from './runTrace.js';
+import { runTraceHeaders } from './runTrace.js';
 import { keepWorkspaceSandbox, takeWorkspaceSandbox, workspaceOf, type WorkspaceTake } from './workspaceSandbox.js';
 
 /** The start window when a request carries no `startBy` (runs always sends one). */
@@ -115,7 +115,7 @@ async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
     const { session: live, end } = deps.live.add(runId, userId, sandbox.recordId);
     // In the run's own trace, whichever run's pass (or timer) pumped the queue.
     const taken = sandbox;
-    void context.with(runTraceContext(run.trace), () => allocateAndRun(deps, request, admitted.sessionId, taken, live, end));
+    void context.with(traceContext(run.trace), () => allocateAndRun(deps, request, admitted.sessionId, taken, live, end));
     return 'started';
   } catch (error) {
     log.warn({ err: error }, 'queued run could not be started now: retried at the next pass');

@@ -14,9 +14,9 @@ const ENDED: ReadonlySet<NodeRunStatus> = new Set(['success', 'failed', 'cancell
 
 /**
  * Starts and ends the span of an automation run's trigger (`automation_run <automationId>`, in the
- * active context) and returns its W3C headers, kept on the run; empty when tracing is off.
+ * active context) and returns its W3C headers, kept on the run; undefined when tracing is off.
  */
-export function automationRunTrace(input: { automationId: string; automationRunId: string; versionNumber: number }): Record<string, string> {
+export function automationRunTrace(input: { automationId: string; automationRunId: string; versionNumber: number }): Record<string, string> | undefined {
   const span = tracer().startSpan(`automation_run ${input.automationId}`, {
     kind: SpanKind.INTERNAL,
     attributes: {
@@ -26,7 +26,8 @@ export function automationRunTrace(input: { automationId: string; automationRunI
     },
   });
   span.end();
-  return traceHeaders(trace.setSpan(context.active(), span));
+  const headers = traceHeaders(trace.setSpan(context.active(), span));
+  return headers.traceparent ? headers : undefined;
 }
 
 /**

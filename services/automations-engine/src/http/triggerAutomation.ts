@@ -123,6 +123,7 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
     const now = new Date();
     const id = randomUUID();
     const records = newRunRecords({ id, repoId: body.repoId, input });
+    const trace = automationRunTrace({ automationId, automationRunId: id, versionNumber: version.versionNumber });
     const doc: AutomationRunDoc = {
       _id: id,
       automationId,
@@ -141,7 +142,7 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
       aiCalls: [],
       dispatch: [],
       dispatchCount: 0,
-      trace: automationRunTrace({ automationId, automationRunId: id, versionNumber: version.versionNumber }),
+      ...(trace ? { trace } : {}),
       createdAt: now,
       updatedAt: now,
       finishedAt: null,

@@ -13,11 +13,6 @@ export const HARNESS_SERVICE_NAME = 'harness';
 /** The most characters of a tool name in a span's name and attributes (it is the agent's text). */
 const TOOL_NAME_CAP = 100;
 
-/** The W3C headers of the active context: what a queued run keeps to start in its own trace later. */
-export function runTraceHeaders(): Record<string, string> {
-  return traceHeaders();
-}
-
 /** What a tool call's span says of its outcome: never its input or output. */
 export type ToolCallStatus = 'ok' | 'error' | 'unfinished';
 

@@ -1,7 +1,7 @@
 // `run.requested` → a queued run, then a sandbox and a running session (or a defined end: cancelled,
 // too late, not allocatable).
 import { context } from '@opentelemetry/api';
-import { traceContext, type RunRequestedData } from '@ars/bus';
+import { traceContext, traceHeaders, type RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
 import { urlPassword } from '@ars/sanitize';
 import { cancelled, failed, type AbortReason } from '../domain/outcome.js';
@@ -16,7 +16,6 @@ import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
 import type { Admission, QueuedRun } from './runQueue.js';
 import { runSession } from './runSession.js';
-import { runTraceHeaders } from './runTrace.js';
 import { keepWorkspaceSandbox, takeWorkspaceSandbox, workspaceOf, type WorkspaceTake } from './workspaceSandbox.js';
 
 /** The start window when a request carries no `startBy` (runs always sends one). */
@@ -45,10 +44,12 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
     return;
   }
 
-  const trace = runTraceHeaders();
-  const queued = await deps.sessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), trace });
+  // The run's trace (this consumer span's), kept so the run starts in it whenever and wherever it leaves the queue.
+  const headers = traceHeaders();
+  const trace = headers.traceparent ? { trace: headers } : {};
+  const queued = await deps.sessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), ...trace });
   if (queued !== true) return alreadyThere(deps, queued, request);
-  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full', trace });
+  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full', ...trace });
   await pumpQueue(deps);
   const waiting = deps.queue.get(runId);
   if (waiting && (await deps.sessions.notice(runId, deps.instanceId, waiting.reason))) {

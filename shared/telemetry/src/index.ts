@@ -6,6 +6,7 @@ export {
   tracesUrl,
   reportingTracer,
   mongoStatement,
+  redactedUrlAttributes,
   REDACTED_QUERY_PARAMS,
 } from './telemetry.js';
 export type { Telemetry, TelemetryOptions } from './telemetry.js';

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
-import { mongoStatement, shutdownTelemetry, startTelemetry, telemetryEnabled, serviceNameFromEnvironment } from '@ars/telemetry';
+import { mongoStatement, redactedUrlAttributes, shutdownTelemetry, startTelemetry, telemetryEnabled, serviceNameFromEnvironment } from '@ars/telemetry';
 
 /** A stand-in OTLP/HTTP collector: records every request body sent to it. */
 async function startCollector(): Promise<{ url: string; received: { path: string; body: string }[]; close(): Promise<void> }> {
@@ -94,6 +94,15 @@ describe('the preload entry starts telemetry for node --import, instrumenting mo
     expect(body).not.toContain('SECRETCODE');
     expect(body).not.toContain('SECRETSTATE');
     expect(body).not.toContain('SECRETTOKEN');
+  });
+});
+
+describe('outgoing undici requests record their URL with token query values redacted', () => {
+  test('code and access_token read REDACTED, other parameters stay, credentials in the URL go', () => {
+    expect(redactedUrlAttributes('/cb?code=SECRET&access_token=T0K&page=2', 'http://user:pw@127.0.0.1:8080')).toEqual({
+      'url.full': 'http://127.0.0.1:8080/cb?code=REDACTED&access_token=REDACTED&page=2',
+      'url.query': '?code=REDACTED&access_token=REDACTED&page=2',
+    });
   });
 });
 

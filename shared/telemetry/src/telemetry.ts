@@ -53,6 +53,23 @@ export const REDACTED_QUERY_PARAMS: readonly string[] = [
 ];
 
 /**
+ * `url.full` and `url.query` of an outgoing request with the values of REDACTED_QUERY_PARAMS
+ * replaced (as the HTTP instrumentation does for node:http; undici's does not redact).
+ */
+export function redactedUrlAttributes(path: string, origin: string): Record<string, string> {
+  let url: URL;
+  try {
+    url = new URL(path, origin);
+  } catch {
+    return {};
+  }
+  for (const name of REDACTED_QUERY_PARAMS) if (url.searchParams.has(name)) url.searchParams.set(name, 'REDACTED');
+  url.username = '';
+  url.password = '';
+  return { 'url.full': url.toString(), 'url.query': url.search };
+}
+
+/**
  * `db.query.text` of a MongoDB span: the command's own top-level fields with every value `?`
  * (`{"find":"?","filter":"?","limit":"?"}`). Values are never recorded, nor the field names inside
  * documents and filters: a run event's payload keys are the agent's text. The span's name and
@@ -82,7 +99,7 @@ export function standardInstrumentations(): Instrumentation[] {
     new MongoDBInstrumentation({ enhancedDatabaseReporting: false, dbStatementSerializer: mongoStatement }),
     // The command's name only: keys hold user and token ids, values anything.
     new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
-    new UndiciInstrumentation(),
+    new UndiciInstrumentation({ startSpanHook: (request) => redactedUrlAttributes(request.path, request.origin) }),
   ];
 }
 

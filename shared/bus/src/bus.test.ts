@@ -157,6 +157,20 @@ describe('W3C traceparent travels in the headers; the remote context is the pare
       unregister();
     }
   });
+  test('a message carrying its own traceparent (an outbox entry, relayed later) is sent in that trace, not in the active one', async () => {
+    const unregister = registerTestTracing();
+    try {
+      const own = '0af7651916cd43dd8448eb211c80319c';
+      const seen = collect('bus.test.trace');
+      await context.with(contextWithSpan('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7'), () =>
+        bus.publish('bus.test.trace', { key: 'k', type: 't', data: { n: 3 }, headers: { traceparent: `00-${own}-b7ad6b7169203331-01` } }),
+      );
+      const traced = await waitFor('the relayed message', () => seen.find((s) => (s.message.data as { n: number }).n === 3), 30_000);
+      expect(traced.context.headers.traceparent?.split('-')[1]).toBe(own);
+    } finally {
+      unregister();
+    }
+  });
 });
 
 describe('per-key ordering: one partition is handled one message at a time, in order', () => {

@@ -4,7 +4,7 @@ import { buildEnvelope, type BusMessage, type OutgoingMessage } from './envelope
 import { startConsumer, type BusConsumer, type ConsumeOptions } from './consumer.js';
 import { errorFields, kafkajsLogCreator, silentLogger, type BusLogger } from './logger.js';
 import { topicSpec, type TopicData, type TopicName } from './topics.js';
-import { traceHeaders } from './tracing.js';
+import { traceHeaders, withProducerSpans } from './tracing.js';
 
 export interface BusOptions {
   /** Bootstrap brokers, `host:port`. */
@@ -87,15 +87,16 @@ export function createBus(options: BusOptions): Bus {
     await connect();
     const trace = traceHeaders();
     try {
-      await producer.send({
+      await withProducerSpans(
         topic,
-        acks: -1,
-        messages: envelopes.map((envelope, i) => ({
-          key: messages[i]!.key,
-          value: JSON.stringify(envelope),
-          headers: { ...trace, ...messages[i]!.headers },
-        })),
-      });
+        messages.map((message) => ({ ...trace, ...message.headers })),
+        (headers) =>
+          producer.send({
+            topic,
+            acks: -1,
+            messages: envelopes.map((envelope, i) => ({ key: messages[i]!.key, value: JSON.stringify(envelope), headers: headers[i] })),
+          }),
+      );
     } catch (error) {
       logger.error({ topic, count: messages.length, ...errorFields(error) }, 'publish failed');
       throw new AppError('SERVICE_UNAVAILABLE', `publish to ${topic} failed: ${(error as Error).message}`, { cause: error });

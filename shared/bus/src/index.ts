@@ -40,6 +40,6 @@ export type {
   TopicName,
   TopicSpec,
 } from './topics.js';
-export { traceHeaders } from './tracing.js';
+export { traceContext, traceHeaders } from './tracing.js';
 export { originalValue, redriveDeadLetters, redriveGroupId } from './redrive.js';
 export type { RedriveLine, RedriveOptions, RedriveSummary } from './redrive.js';

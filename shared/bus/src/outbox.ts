@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ROOT_CONTEXT, context } from '@opentelemetry/api';
 import type { Db, Document, Filter, UpdateFilter } from 'mongodb';
 import { buildEnvelope, type OutgoingMessage } from './envelope.js';
 import { errorFields, silentLogger, type BusLogger } from './logger.js';
@@ -196,7 +197,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const schedule = (delay: number): void => {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void loop(), delay);
+    // Outside any trace: a kick comes from a request's or a message's handler, and the timer would
+    // otherwise carry that trace into every later pass. Each entry is sent in its own trace (its headers).
+    timer = setTimeout(() => context.with(ROOT_CONTEXT, () => void loop()), delay);
   };
 
   /** One pass, then the next one: at once when kicked meanwhile or the batch was full, else after the poll interval. */

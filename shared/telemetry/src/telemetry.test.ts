@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
-import { shutdownTelemetry, startTelemetry, telemetryEnabled, serviceNameFromEnvironment } from '@ars/telemetry';
+import { mongoStatement, redactedUrlAttributes, shutdownTelemetry, startTelemetry, telemetryEnabled, serviceNameFromEnvironment } from '@ars/telemetry';
 
 /** A stand-in OTLP/HTTP collector: records every request body sent to it. */
 async function startCollector(): Promise<{ url: string; received: { path: string; body: string }[]; close(): Promise<void> }> {
@@ -71,7 +71,7 @@ describe('the preload entry starts telemetry for node --import, instrumenting mo
     const script = `
       import { createServer, get } from 'node:http';
       const server = createServer((req, res) => res.end('hi')).listen(0, '127.0.0.1', () => {
-        get('http://127.0.0.1:' + server.address().port + '/hello', (res) => { res.resume(); res.on('end', () => server.close()); });
+        get('http://127.0.0.1:' + server.address().port + '/hello?code=SECRETCODE&state=SECRETSTATE&page=2', { headers: { authorization: 'Bearer SECRETTOKEN' } }, (res) => { res.resume(); res.on('end', () => server.close()); });
       });
     `;
     const child = spawn(process.execPath, ['--import', register, '--input-type=module', '-e', script], {
@@ -89,6 +89,32 @@ describe('the preload entry starts telemetry for node --import, instrumenting mo
       .join('');
     expect(body).toContain('preloaded-service');
     expect(body).toContain('/hello');
+    // Query values of OAuth and token parameters are redacted, other parameters kept; no header is recorded.
+    expect(body).toContain('page=2');
+    expect(body).not.toContain('SECRETCODE');
+    expect(body).not.toContain('SECRETSTATE');
+    expect(body).not.toContain('SECRETTOKEN');
+  });
+});
+
+describe('outgoing undici requests record their URL with token query values redacted', () => {
+  test('code and access_token read REDACTED, other parameters stay, credentials in the URL go', () => {
+    expect(redactedUrlAttributes('/cb?code=SECRET&access_token=T0K&page=2', 'http://user:pw@127.0.0.1:8080')).toEqual({
+      'url.full': 'http://127.0.0.1:8080/cb?code=REDACTED&access_token=REDACTED&page=2',
+      'url.query': '?code=REDACTED&access_token=REDACTED&page=2',
+    });
+  });
+});
+
+describe('MongoDB statements carry no value and no field name inside documents', () => {
+  test('only the command’s own fields, each "?"', () => {
+    const statement = mongoStatement({
+      insert: 'run_events',
+      documents: [{ payload: { 'sk-live-agentkey': 'the agent said a secret' } }],
+      ordered: true,
+    });
+    expect(JSON.parse(statement)).toEqual({ insert: '?', documents: '?', ordered: '?' });
+    expect(statement).not.toContain('agent');
   });
 });
 

@@ -1,9 +1,9 @@
-import { NodeSDK, core, resources } from '@opentelemetry/sdk-node';
+import { trace, type Tracer } from '@opentelemetry/api';
+import { NodeSDK, core, resources, tracing } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
-import { KafkaJsInstrumentation } from '@opentelemetry/instrumentation-kafkajs';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
@@ -27,22 +27,92 @@ export interface Telemetry {
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
-/** The instrumentations every service gets: HTTP (server and client), Koa, kafkajs, MongoDB, ioredis, undici/fetch. */
+/**
+ * Query parameters whose values never reach a span (`url.query`, `url.full`): OAuth's (`code`,
+ * `state`, `code_verifier`, `client_secret`), tokens and keys by their usual names, and the
+ * instrumentation's own defaults (signed-URL signatures).
+ */
+export const REDACTED_QUERY_PARAMS: readonly string[] = [
+  'code',
+  'state',
+  'code_verifier',
+  'client_secret',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'api_key',
+  'apikey',
+  'key',
+  'password',
+  'secret',
+  'sig',
+  'Signature',
+  'AWSAccessKeyId',
+  'X-Goog-Signature',
+];
+
+/**
+ * `url.full` and `url.query` of an outgoing request with the values of REDACTED_QUERY_PARAMS
+ * replaced (as the HTTP instrumentation does for node:http; undici's does not redact).
+ */
+export function redactedUrlAttributes(path: string, origin: string): Record<string, string> {
+  let url: URL;
+  try {
+    url = new URL(path, origin);
+  } catch {
+    return {};
+  }
+  for (const name of REDACTED_QUERY_PARAMS) if (url.searchParams.has(name)) url.searchParams.set(name, 'REDACTED');
+  url.username = '';
+  url.password = '';
+  return { 'url.full': url.toString(), 'url.query': url.search };
+}
+
+/**
+ * `db.query.text` of a MongoDB span: the command's own top-level fields with every value `?`
+ * (`{"find":"?","filter":"?","limit":"?"}`). Values are never recorded, nor the field names inside
+ * documents and filters: a run event's payload keys are the agent's text. The span's name and
+ * attributes already say the operation and the collection.
+ */
+export function mongoStatement(command: Record<string, unknown>): string {
+  return JSON.stringify(Object.fromEntries(Object.keys(command).map((field) => [field, '?'])));
+}
+
+/**
+ * The instrumentations every service gets: HTTP (server and client), Koa, MongoDB, ioredis,
+ * undici/fetch. Kafka is traced by `@ars/bus` itself (a PRODUCER span per message, parented on the
+ * context the message carries — an outbox entry's too —, a CONSUMER span per handled message):
+ * kafkajs' instrumentation would start a new trace for every fetched batch and for the outbox
+ * relay's sends.
+ */
 export function standardInstrumentations(): Instrumentation[] {
   return [
     new HttpInstrumentation({
       // Probes would drown the traces.
       ignoreIncomingRequestHook: (request) => HEALTH_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
+      // No header is recorded (no headersToSpanAttributes): Authorization and cookies stay out.
+      redactedQueryParams: [...REDACTED_QUERY_PARAMS],
+      redactedQueryParamsServer: [...REDACTED_QUERY_PARAMS],
     }),
     new KoaInstrumentation(),
-    new KafkaJsInstrumentation(),
-    new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
-    new IORedisInstrumentation(),
-    new UndiciInstrumentation(),
+    new MongoDBInstrumentation({ enhancedDatabaseReporting: false, dbStatementSerializer: mongoStatement }),
+    // The command's name only: keys hold user and token ids, values anything.
+    new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
+    new UndiciInstrumentation({ startSpanHook: (request) => redactedUrlAttributes(request.path, request.origin) }),
   ];
 }
 
-let running: { sdk: NodeSDK; serviceName: string; stopped: Promise<void> | undefined } | undefined;
+let running:
+  | {
+      sdk: NodeSDK;
+      serviceName: string;
+      otlpEndpoint: string;
+      /** Providers of the processes this one reports for (reportingTracer), by their service name. */
+      reported: Map<string, tracing.BasicTracerProvider>;
+      stopped: Promise<void> | undefined;
+    }
+  | undefined;
 
 const OFF: Telemetry = { enabled: false, shutdown: async () => undefined };
 
@@ -60,7 +130,15 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (!options.otlpEndpoint) return OFF;
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
-    ...(options.serviceVersion ? { resource: resources.resourceFromAttributes({ 'service.version': options.serviceVersion }) } : {}),
+    resource: resources.resourceFromAttributes({
+      ...(options.serviceVersion ? { 'service.version': options.serviceVersion } : {}),
+      'process.pid': process.pid,
+      'process.runtime.name': 'nodejs',
+      'process.runtime.version': process.versions.node,
+    }),
+    // Not the process detector: its `process.command_args` is the whole command line (a script, a flag
+    // with a value) and `process.owner` the user. The environment's OTEL_RESOURCE_ATTRIBUTES and the host are kept.
+    resourceDetectors: [resources.envDetector, resources.hostDetector],
     traceExporter: new OTLPTraceExporter({ url: tracesUrl(options.otlpEndpoint) }),
     textMapPropagator: new core.CompositePropagator({
       propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()],
@@ -71,7 +149,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     logRecordProcessors: [],
   });
   sdk.start();
-  running = { sdk, serviceName: options.serviceName, stopped: undefined };
+  running = { sdk, serviceName: options.serviceName, otlpEndpoint: options.otlpEndpoint, reported: new Map(), stopped: undefined };
   return handle();
 }
 
@@ -83,10 +161,36 @@ function handle(): Telemetry {
 export async function shutdownTelemetry(): Promise<void> {
   const current = running;
   if (!current) return;
-  current.stopped ??= current.sdk.shutdown().finally(() => {
-    if (running === current) running = undefined;
-  });
+  current.stopped ??= Promise.all([current.sdk.shutdown(), ...[...current.reported.values()].map((provider) => provider.shutdown())]).then(
+    () => {
+      if (running === current) running = undefined;
+    },
+    (error: unknown) => {
+      if (running === current) running = undefined;
+      throw error;
+    },
+  );
   await current.stopped;
+}
+
+/**
+ * A tracer whose spans carry another `service.name` than this process's: for a process this one
+ * runs and reports for but that cannot report itself (sandboxes reports its harness processes,
+ * stand-ins without network included, from their events). Same exporter and endpoint as the
+ * process's own spans. Without telemetry: the global (no-op) tracer.
+ */
+export function reportingTracer(serviceName: string, reporter = '@ars/telemetry'): Tracer {
+  const current = running;
+  if (!current) return trace.getTracer(reporter);
+  let provider = current.reported.get(serviceName);
+  if (!provider) {
+    provider = new tracing.BasicTracerProvider({
+      resource: resources.resourceFromAttributes({ 'service.name': serviceName, 'ars.reported_by': current.serviceName }),
+      spanProcessors: [new tracing.BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(current.otlpEndpoint) }))],
+    });
+    current.reported.set(serviceName, provider);
+  }
+  return provider.getTracer(reporter);
 }
 
 /** True when an SDK is running in this process. */

@@ -15,3 +15,5 @@ export type { IsolatedKafkaOptions, TopicRecorder, TopicRecorderOptions } from '
 export type { KafkaMock } from '@ars/kafka-mock';
 export { sseItems } from './eventStream.js';
 export type { SseFrame, SseItem } from './eventStream.js';
+export { startOtlpReceiver, spansOfExport, SPAN_KIND } from './otlpReceiver.js';
+export type { OtlpReceiver, ReceivedSpan, SpanAttributeValue } from './otlpReceiver.js';

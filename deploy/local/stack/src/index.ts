@@ -1,6 +1,6 @@
-export { startStack } from './stack.js';
+export { startStack, telemetryEnvironment } from './stack.js';
 export { startBenchStack } from './benchStack.js';
-export type { Stack, StackOptions } from './stack.js';
+export type { Stack, StackOptions, StackTelemetry } from './stack.js';
 export { startInfrastructure } from './infra/index.js';
 export type { Infrastructure, InfrastructureOptions, LocalKafka, LocalMongo, LocalRedis } from './infra/index.js';
 export { INSTANCE_HEADER, SERVICE_NAMES, serviceProcess, serviceUrlVariable } from './services.js';

@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     // Repositories live beside the data that points at them; memory-only stacks get a temporary folder.
     sourceHostDir: process.env.SOURCE_HOST_DIR ?? (dataDir === '' ? undefined : join(dataDir, 'source-host')),
     sandboxRoot: process.env.SANDBOX_ROOT ?? (dataDir === '' ? undefined : join(dataDir, 'sandboxes')),
+    // Tracing on only when a collector is named (README, Tracing).
+    ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? { telemetry: { otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT } } : {}),
   });
   const stack = await state.starting;
   if (stopping) return;

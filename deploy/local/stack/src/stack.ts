@@ -23,6 +23,28 @@ export interface StackOptions extends InfrastructureOptions {
   log?: (line: string) => void;
   /** How a service that exits unasked is restarted; `false`: it stays down. */
   restart?: Partial<RestartPolicy> | false;
+  /**
+   * Telemetry on: every service gets `OTEL_EXPORTER_OTLP_ENDPOINT` and is started with the preload
+   * (`node --import @ars/telemetry/register`, see shared/telemetry). Absent: off, unless this
+   * process's environment already names an endpoint.
+   */
+  telemetry?: StackTelemetry;
+}
+
+export interface StackTelemetry {
+  /** OTLP/HTTP base URL of the collector; traces go to `<endpoint>/v1/traces`. */
+  otlpEndpoint: string;
+  /** How long spans wait in a service before they are sent (`OTEL_BSP_SCHEDULE_DELAY`; the SDK's default 5000 ms). */
+  exportDelayMs?: number;
+}
+
+/** The environment turning telemetry on in every service (see StackOptions.telemetry). */
+export function telemetryEnvironment(telemetry: StackTelemetry | undefined): NodeJS.ProcessEnv {
+  if (!telemetry) return {};
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: telemetry.otlpEndpoint,
+    ...(telemetry.exportDelayMs !== undefined ? { OTEL_BSP_SCHEDULE_DELAY: String(telemetry.exportDelayMs) } : {}),
+  };
 }
 
 export interface Stack {
@@ -63,6 +85,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...options.env,
+    ...telemetryEnvironment(options.telemetry),
     HOST: '127.0.0.1',
     MONGO_URL: infrastructure.mongoUrl,
     KAFKA_BROKERS: infrastructure.kafkaBrokers.join(','),

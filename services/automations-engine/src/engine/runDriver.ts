@@ -3,6 +3,8 @@
 // messages (outbox), and only then are its effects performed. Every effect is idempotent (an agent
 // run by its key, a timer by its id), so a crash anywhere loses nothing: the sweeper performs again
 // what the records say must be in place (outstandingEffects).
+import { context } from '@opentelemetry/api';
+import { traceContext } from '@ars/bus';
 import type { InternalRun, InternalStartRunBody } from '@ars/contract';
 import { isAppError } from '@ars/errors';
 import { requestHash } from '@ars/idempotency';
@@ -17,6 +19,7 @@ import type { AutomationRunRecord, AutomationRunStore } from '../store/automatio
 import type { AutomationEventDoc } from '../store/collections.js';
 import type { TimerStore } from '../store/timers.js';
 import type { ProgramCache } from './programs.js';
+import { recordEndedNodeRuns } from './runTrace.js';
 
 /** A compare-and-set lost this many times in a row means something is wrong, not busy. */
 const CAS_ATTEMPTS = 20;
@@ -119,6 +122,12 @@ export class RunDriver {
       });
       if (!written) continue;
       this.deps.kickOutbox();
+      recordEndedNodeRuns(
+        { automationId: current.automationId, automationRunId: runId, trace: current.trace },
+        current.records,
+        transition.records,
+        await programs.nodeTypes(current.versionId),
+      );
       if (dispatch.some((event) => event.type.startsWith('run.'))) {
         const { status, error } = transition.records.run;
         this.deps.logger.info({ automation_run_id: runId, automation_id: current.automationId, status, error }, 'automation run changed status');
@@ -138,13 +147,16 @@ export class RunDriver {
 
   /** Performs effects in order; one that fails is logged and left to the sweeper (each is idempotent). */
   async perform(run: AutomationRunRecord, effects: Effect[]): Promise<void> {
-    for (const effect of effects) {
-      try {
-        await this.performOne(run, effect);
-      } catch (error) {
-        this.deps.logger.warn({ automation_run_id: run.id, effect: effect.type, err: error }, 'an automation effect failed; the sweeper performs it again');
+    // In the run's trace: an agent node's run continues it through runs and sandboxes.
+    await context.with(traceContext(run.trace), async () => {
+      for (const effect of effects) {
+        try {
+          await this.performOne(run, effect);
+        } catch (error) {
+          this.deps.logger.warn({ automation_run_id: run.id, effect: effect.type, err: error }, 'an automation effect failed; the sweeper performs it again');
+        }
       }
-    }
+    });
   }
 
   private async performOne(run: AutomationRunRecord, effect: Effect): Promise<void> {

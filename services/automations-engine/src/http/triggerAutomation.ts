@@ -14,6 +14,7 @@ import type { ModelPricing } from '../domain/automationRunView.js';
 import { ownedAutomation } from './automationAnswer.js';
 import { TRIGGER_BODY_SCHEMA, type TriggerBody } from './bodies.js';
 import type { AutomationsDeps } from './deps.js';
+import { automationRunTrace } from '../engine/runTrace.js';
 
 const parseTrigger = validateBody<TriggerBody>(TRIGGER_BODY_SCHEMA);
 
@@ -122,6 +123,7 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
     const now = new Date();
     const id = randomUUID();
     const records = newRunRecords({ id, repoId: body.repoId, input });
+    const trace = automationRunTrace({ automationId, automationRunId: id, versionNumber: version.versionNumber });
     const doc: AutomationRunDoc = {
       _id: id,
       automationId,
@@ -140,6 +142,7 @@ export function triggerAutomation(router: Router, deps: AutomationsDeps): void {
       aiCalls: [],
       dispatch: [],
       dispatchCount: 0,
+      ...(trace ? { trace } : {}),
       createdAt: now,
       updatedAt: now,
       finishedAt: null,

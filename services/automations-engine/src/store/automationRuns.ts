@@ -12,7 +12,7 @@ const LIVE = ['pending', 'running', 'waiting'] as const;
 
 /** A stored run with what the engine needs beside the views' fields. */
 export type AutomationRunRecord = StoredAutomationRun &
-  Pick<AutomationRunDoc, 'userId' | 'installationId' | 'catalog' | 'trigger' | 'revision'> & { held: boolean };
+  Pick<AutomationRunDoc, 'userId' | 'installationId' | 'catalog' | 'trigger' | 'revision' | 'trace'> & { held: boolean };
 
 export function toRunRecord(doc: AutomationRunDoc): AutomationRunRecord {
   return {
@@ -36,6 +36,7 @@ export function toRunRecord(doc: AutomationRunDoc): AutomationRunRecord {
     updatedAt: doc.updatedAt,
     finishedAt: doc.finishedAt,
     held: doc.held === true,
+    ...(doc.trace ? { trace: doc.trace } : {}),
   };
 }
 

@@ -84,6 +84,8 @@ export interface AutomationRunDoc {
   /** The latest dispatch events (at most DISPATCH_KEPT), oldest first; `dispatchCount` counts them all. */
   dispatch: DispatchEvent[];
   dispatchCount: number;
+  /** W3C trace headers of the run's trigger span (engine/runTrace.ts): its node runs are spans of that trace. */
+  trace?: Record<string, string>;
   createdAt: Date;
   updatedAt: Date;
   /** When it reached a terminal status; null while live. */

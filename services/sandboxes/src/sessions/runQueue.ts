@@ -13,6 +13,8 @@ export interface QueuedRun {
   queuedAt: Date;
   /** Why it waits now (what the next notice says). */
   reason: QueueReason;
+  /** W3C trace headers of the run: it leaves the queue in its own trace, whichever pass starts it. */
+  trace?: Record<string, string>;
 }
 
 /** What an attempt to start a queued run came to. */

@@ -1,4 +1,5 @@
 // One harness turn in an allocated sandbox: events out in order, then the push, then the result.
+import { context } from '@opentelemetry/api';
 import type { RunRequestedData } from '@ars/bus';
 import type { RunUsage } from '@ars/contract';
 import { harnessEnvironment } from '../domain/environment.js';
@@ -13,6 +14,7 @@ import { keepThread, threadToResume } from './conversationThread.js';
 import { endSession } from './endSession.js';
 import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
+import { startHarnessTrace, type HarnessTrace } from './runTrace.js';
 import { workspaceOf } from './workspaceSandbox.js';
 
 export interface SessionInput {
@@ -39,12 +41,16 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   let usage: RunUsage | null = null;
   // Nothing is published with a secret this service knows: its own, and the run's clone token.
   const secrets = deps.settings.secrets.with(live.secrets);
+  const standIn = isStandIn(harness, deps.settings.executables[harness]);
+  // Set once the harness starts: its span, a tool call's span per tool_call event.
+  let harnessTrace: HarnessTrace | undefined;
 
   const onEvent = async (event: HarnessEvent): Promise<void> => {
     if (event.type === 'usage') usage = addUsage(usage, usageOfReport(harness, event.payload));
     const current = seq;
-    try {
-      await publishWithRetry(
+    const sanitized = sanitizedEvent(event, secrets);
+    const publish = () =>
+      publishWithRetry(
         deps.bus,
         'runs.agent-events',
         {
@@ -54,12 +60,14 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
           data: {
             runId,
             seq: current,
-            ...sanitizedEvent(event, secrets),
+            ...sanitized,
             emittedAt: new Date().toISOString(),
           },
         },
         { deadlineMs: deps.settings.publishDeadlineMs, logger: log },
       );
+    try {
+      await (harnessTrace ? harnessTrace.event(event, sanitized.toolName, publish) : publish());
     } catch (error) {
       if (error instanceof PublishError) {
         publishError = error.message;
@@ -74,13 +82,17 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   let result: SessionResult;
   try {
     let harnessResult: HarnessResult;
+    harnessTrace = startHarnessTrace({ runId, harness, standIn });
     const launch = await deps.provider.launchHarness(sandbox, {
       harness,
       executablePath: deps.settings.executables[harness],
-      env: harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
+      env: {
+        ...harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
+        ...harnessTrace.env,
+      },
       cwd: sandbox.cwd,
       // A stand-in is a script: no network. A real agent calls its provider's API.
-      network: isStandIn(harness, deps.settings.executables[harness]) ? 'none' : 'internet',
+      network: standIn ? 'none' : 'internet',
       readOnlyTree: harnessModeOf(request.mode).readOnly,
     });
     const place = { sandbox, cwd: launch.cwd };
@@ -88,26 +100,31 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       log.warn({ err: error }, "the conversation's thread could not be restored: the run starts a new thread");
       return null;
     });
+    const turn = harnessTrace;
     try {
-      harnessResult = await runHarness({
-        harness,
-        prompt: request.prompt,
-        cwd: launch.cwd,
-        treeRoot: sandbox.cwd,
-        env: launch.env,
-        ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
-        ...(request.model ? { model: request.model } : {}),
-        mode: request.mode ?? null,
-        resumeThreadId,
-        signal: live.controller.signal,
-        ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
-        onEvent,
-      });
+      harnessResult = await context.with(turn.context, () =>
+        runHarness({
+          harness,
+          prompt: request.prompt,
+          cwd: launch.cwd,
+          treeRoot: sandbox.cwd,
+          env: launch.env,
+          ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
+          ...(request.model ? { model: request.model } : {}),
+          mode: request.mode ?? null,
+          resumeThreadId,
+          signal: live.controller.signal,
+          ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
+          onEvent,
+        }),
+      );
+      turn.end(harnessResult.status);
     } catch (error) {
       // Only onEvent makes runHarness reject: the bus was unreachable for too long (or a bug).
       live.reason ??= 'publish';
       publishError ??= error instanceof Error ? error.message : String(error);
       harnessResult = { status: 'cancelled' };
+      turn.end(harnessResult.status);
     } finally {
       await launch.close().catch((error: unknown) => log.warn({ err: error }, 'harness launch not closed'));
     }
@@ -120,6 +137,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError }, seq);
     result = outcome === 'success' ? await pushIfAsked(deps, input, seq) : outcome;
   } catch (error) {
+    harnessTrace?.end('crashed');
     log.error({ err: error }, 'session failed unexpectedly');
     result = failed('harness_crash', `the session failed: ${error instanceof Error ? error.message : String(error)}`, seq);
   } finally {

@@ -1,6 +1,7 @@
 // `run.requested` → a queued run, then a sandbox and a running session (or a defined end: cancelled,
 // too late, not allocatable).
-import type { RunRequestedData } from '@ars/bus';
+import { context } from '@opentelemetry/api';
+import { traceContext, traceHeaders, type RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
 import { urlPassword } from '@ars/sanitize';
 import { cancelled, failed, type AbortReason } from '../domain/outcome.js';
@@ -44,9 +45,12 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
     return;
   }
 
-  const queued = await deps.sessions.enqueue(runId, userId, deps.instanceId, queuedRequest(request, now));
+  // The run's trace (this consumer span's), kept so the run starts in it whenever and wherever it leaves the queue.
+  const headers = traceHeaders();
+  const trace = headers.traceparent ? { trace: headers } : {};
+  const queued = await deps.sessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), ...trace });
   if (queued !== true) return alreadyThere(deps, queued, request);
-  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full' });
+  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full', ...trace });
   await pumpQueue(deps);
   const waiting = deps.queue.get(runId);
   if (waiting && (await deps.sessions.notice(runId, deps.instanceId, waiting.reason))) {
@@ -111,7 +115,9 @@ async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
       deps.kickRelay();
     }
     const { session: live, end } = deps.live.add(runId, userId, sandbox.recordId);
-    void allocateAndRun(deps, request, admitted.sessionId, sandbox, live, end);
+    // In the run's own trace, whichever run's pass (or timer) pumped the queue.
+    const taken = sandbox;
+    void context.with(traceContext(run.trace), () => allocateAndRun(deps, request, admitted.sessionId, taken, live, end));
     return 'started';
   } catch (error) {
     log.warn({ err: error }, 'queued run could not be started now: retried at the next pass');

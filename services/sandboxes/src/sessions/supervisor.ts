@@ -57,7 +57,14 @@ export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise
     }
     if (!(await deps.sessions.adopt(doc, deps.instanceId))) continue;
     adopted += 1;
-    deps.queue.add({ runId: doc._id, userId: doc.userId, request: queue.request, queuedAt: queue.queuedAt, reason: queue.reason });
+    deps.queue.add({
+      runId: doc._id,
+      userId: doc.userId,
+      request: queue.request,
+      queuedAt: queue.queuedAt,
+      reason: queue.reason,
+      ...(queue.trace ? { trace: queue.trace } : {}),
+    });
     await deps.sessions.notice(doc._id, deps.instanceId, queue.reason);
     deps.logger.info(
       { run_id: doc._id, from_instance: doc.instanceId, queued_at: queue.queuedAt },

@@ -163,6 +163,8 @@ export interface QueuedRequest {
   holdUntil: Date;
   /** Notices are renewed every this many ms (a third of the start window runs gave the request). */
   renewEveryMs: number;
+  /** W3C trace headers of the run (the context its request arrived in): its session runs in that trace, on any instance. */
+  trace?: Record<string, string>;
 }
 
 export interface SessionResult {

@@ -16,6 +16,7 @@ import type { AutomationEventStore } from '../store/automationEvents.js';
 import type { AutomationRunRecord, AutomationRunStore } from '../store/automationRuns.js';
 import type { AutomationEventDoc } from '../store/collections.js';
 import type { TimerStore } from '../store/timers.js';
+import { recordAutomationTransition } from '../metrics.js';
 import type { ProgramCache } from './programs.js';
 
 /** A compare-and-set lost this many times in a row means something is wrong, not busy. */
@@ -119,6 +120,7 @@ export class RunDriver {
       });
       if (!written) continue;
       this.deps.kickOutbox();
+      recordAutomationTransition(current.records, transition.records, await programs.nodeTypes(current.versionId), current.createdAt);
       if (dispatch.some((event) => event.type.startsWith('run.'))) {
         const { status, error } = transition.records.run;
         this.deps.logger.info({ automation_run_id: runId, automation_id: current.automationId, status, error }, 'automation run changed status');

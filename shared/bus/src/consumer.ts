@@ -276,7 +276,7 @@ export async function startConsumer(
   /** One infrastructure failure of a record: logged at a bounded rate, then the partition is held. */
   const hold = (state: RecordProgress, fields: Record<string, unknown> & { topic: string }, error: unknown, message: string): never => {
     state.infraRetries++;
-    metrics.retries.inc({ topic: fields.topic, group: groupId, reason: 'infrastructure' });
+    metrics.retries.inc({ topic: fields.topic, consumer_group: groupId, reason: 'infrastructure' });
     state.warnings.warn({ ...fields, infrastructureRetries: state.infraRetries, ...errorFields(error) }, message);
     throw new HoldPartition(delayFor(state.infraRetries, infraBackoff));
   };
@@ -404,7 +404,7 @@ export async function startConsumer(
       const attempt = ++state.attempt;
       const context: MessageContext = { topic, partition, offset: record.offset, key, headers, attempt, groupId };
       const beat = setInterval(() => void heartbeat().catch(() => undefined), 1_000);
-      const timed = metrics.handlerDuration.startTimer({ topic, group: groupId });
+      const timed = metrics.handlerDuration.startTimer({ topic, consumer_group: groupId });
       let error: unknown;
       try {
         await withConsumerSpan(
@@ -429,7 +429,7 @@ export async function startConsumer(
       if (onDeadLetterTopic && exhausted) logger.error(failed, 'handler of a dead-letter topic failed; retrying (it has no dead-letter topic)');
       else logger.warn(failed, 'handler failed');
       if (exhausted && !onDeadLetterTopic) return { error, attempts: attempt };
-      metrics.retries.inc({ topic, group: groupId, reason: 'handler_error' });
+      metrics.retries.inc({ topic, consumer_group: groupId, reason: 'handler_error' });
       await heartbeat().catch(() => undefined);
       await pause(delayFor(exhausted ? Number.MAX_SAFE_INTEGER : state.failures));
     }
@@ -464,7 +464,7 @@ export async function startConsumer(
       for (const record of batch.messages) {
         if (stopping || !isRunning() || isStale()) break;
         try {
-          metrics.messages.inc({ topic, group: groupId, outcome: await processRecord(topic, partition, record, heartbeat) });
+          metrics.messages.inc({ topic, consumer_group: groupId, outcome: await processRecord(topic, partition, record, heartbeat) });
         } catch (error) {
           if (error instanceof Stopping) break;
           if (error instanceof HoldPartition) {

@@ -12,18 +12,18 @@ export function consumerMetrics() {
   return {
     messages: counter({
       name: 'ars_bus_messages_total',
-      help: 'Records a consumer group finished with, by topic, group and outcome (handled, dead_lettered, duplicate: already processed, dropped: malformed on a dead-letter topic).',
-      labelNames: ['topic', 'group', 'outcome'],
+      help: 'Records a consumer group finished with, by topic, consumer group and outcome (handled, dead_lettered, duplicate: already processed, dropped: malformed on a dead-letter topic).',
+      labelNames: ['topic', 'consumer_group', 'outcome'],
     }),
     retries: counter({
       name: 'ars_bus_message_retries_total',
-      help: 'Tries of a record again, by topic, group and reason (handler_error: counted toward dead-lettering; infrastructure: MongoDB/Kafka/a peer away, never dead-letters).',
-      labelNames: ['topic', 'group', 'reason'],
+      help: 'Tries of a record again, by topic, consumer group and reason (handler_error: counted toward dead-lettering; infrastructure: MongoDB/Kafka/a peer away, never dead-letters).',
+      labelNames: ['topic', 'consumer_group', 'reason'],
     }),
     handlerDuration: histogram({
       name: 'ars_bus_handler_duration_seconds',
-      help: "Time of one try of a record's handler, by topic and group.",
-      labelNames: ['topic', 'group'],
+      help: "Time of one try of a record's handler, by topic and consumer group.",
+      labelNames: ['topic', 'consumer_group'],
     }),
   };
 }
@@ -83,11 +83,12 @@ function lagGauge() {
   return gauge({
     name: 'ars_bus_consumer_lag',
     help: 'Records not yet handled by a consumer group on a partition its members in this process hold (high watermark minus committed offset), sampled at most every 10 s at scrape time.',
-    labelNames: ['topic', 'partition', 'group'],
+    labelNames: ['topic', 'partition', 'consumer_group'],
     collect: async (lag) => {
       const samples = await Promise.all([...lagReaders].map((read) => read()));
       lag.reset();
-      for (const row of samples.flatMap((rows) => rows ?? [])) lag.set({ topic: row.topic, partition: String(row.partition), group: row.group }, row.lag);
+      for (const row of samples.flatMap((rows) => rows ?? []))
+        lag.set({ topic: row.topic, partition: String(row.partition), consumer_group: row.group }, row.lag);
     },
   });
 }

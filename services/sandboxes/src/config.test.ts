@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, refuseDevelopmentDefaults, serviceConfig } from '@ars/config';
-import { sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
+import { checkDrainFitsShutdown, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
 import { harnessExecutable } from './sandboxes.js';
 import { standInExecutable } from './harness/index.js';
 
@@ -48,6 +48,21 @@ describe('SANDBOX_ISOLATION: bwrap by default; none only outside production', ()
   });
 });
 
+describe('SANDBOX_DRAIN_MS: 0 by default; a drain must leave 5 s of SHUTDOWN_TIMEOUT_MS', () => {
+  const base = { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16) };
+  test('the default is 0 (live runs aborted at once), which fits any shutdown limit', () => {
+    const config = loadConfig(schema, { ...base, SHUTDOWN_TIMEOUT_MS: '0' });
+    expect(config.SANDBOX_DRAIN_MS).toBe(0);
+    expect(() => checkDrainFitsShutdown(config)).not.toThrow();
+  });
+  test('a drain within SHUTDOWN_TIMEOUT_MS − 5000 is accepted; a longer one is refused naming both', () => {
+    expect(() => checkDrainFitsShutdown(loadConfig(schema, { ...base, SANDBOX_DRAIN_MS: '5000', SHUTDOWN_TIMEOUT_MS: '10000' }))).not.toThrow();
+    expect(() => checkDrainFitsShutdown(loadConfig(schema, { ...base, SANDBOX_DRAIN_MS: '5001', SHUTDOWN_TIMEOUT_MS: '10000' }))).toThrow(
+      /^Invalid configuration: SANDBOX_DRAIN_MS=5001 must leave 5000 ms of SHUTDOWN_TIMEOUT_MS=10000$/,
+    );
+  });
+});
+
 describe('the service refuses to start, with one line, when sandboxes cannot be isolated as configured', () => {
   const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
   const start = (env: Record<string, string>): { status: number | null; stderr: string } => {
@@ -64,6 +79,12 @@ describe('the service refuses to start, with one line, when sandboxes cannot be 
     expect(status).toBe(1);
     expect(stderr.split('\n')).toHaveLength(1);
     expect(stderr).toContain('SANDBOX_ISOLATION=none is refused in production');
+  }, 180_000);
+  test('a drain longer than the shutdown allows: exit 1, one line naming SANDBOX_DRAIN_MS', () => {
+    const { status, stderr } = start({ SANDBOX_DRAIN_MS: '60000', PATH: process.env.PATH ?? '' });
+    expect(status).toBe(1);
+    expect(stderr.split('\n')).toHaveLength(1);
+    expect(stderr).toContain('SANDBOX_DRAIN_MS=60000 must leave 5000 ms of SHUTDOWN_TIMEOUT_MS=10000');
   }, 180_000);
   test('bwrap not installed (not on PATH): exit 1, one line naming SANDBOX_ISOLATION and bwrap', () => {
     const { status, stderr } = start({ PATH: '/nonexistent' });

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env, type DevelopmentDefault } from '@ars/config';
+import { ConfigError, env, type DevelopmentDefault } from '@ars/config';
 
 /** The sandboxes service's own variables, beside the common ones of every service. */
 export const sandboxesConfigSchema = {
@@ -21,6 +21,12 @@ export const sandboxesConfigSchema = {
   SESSION_HEARTBEAT_MS: env.integer({ min: 100, max: 600_000, default: 5_000 }),
   /** A session whose heartbeat is older than this is ended as lost (its process stopped). */
   SESSION_LOST_AFTER_MS: env.integer({ min: 500, max: 3_600_000, default: 20_000 }),
+  /**
+   * On SIGTERM, how long the runs this instance is running may go on to finish on their own before
+   * the rest are aborted (failed `sandbox_lost`). 0: aborted at once. Keep it under
+   * SHUTDOWN_TIMEOUT_MS, and the Pod's terminationGracePeriodSeconds over both.
+   */
+  SANDBOX_DRAIN_MS: env.integer({ min: 0, max: 24 * 3_600_000, default: 0 }),
   /** How long a session keeps retrying to publish one message before it ends failed. */
   PUBLISH_DEADLINE_MS: env.integer({ min: 100, max: 3_600_000, default: 60_000 }),
   /**
@@ -87,3 +93,10 @@ export function sandboxesDevelopmentDefaults(config: SandboxesProductionInput): 
   ];
 }
 // ---- end of production refusals -----------------------------------------------------------------
+
+/** The drain runs inside the shutdown's own limit, with 5 s left to abort and report what is still live. */
+export function checkDrainFitsShutdown(config: { SANDBOX_DRAIN_MS: number; SHUTDOWN_TIMEOUT_MS: number }): void {
+  if (config.SANDBOX_DRAIN_MS > 0 && config.SANDBOX_DRAIN_MS + 5_000 > config.SHUTDOWN_TIMEOUT_MS) {
+    throw new ConfigError([`SANDBOX_DRAIN_MS=${config.SANDBOX_DRAIN_MS} must leave 5000 ms of SHUTDOWN_TIMEOUT_MS=${config.SHUTDOWN_TIMEOUT_MS}`]);
+  }
+}

@@ -7,7 +7,7 @@ import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
-import { sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
+import { checkDrainFitsShutdown, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
 import { consumeRunRequested } from './consumers/runRequested.js';
 import { standInExecutable, type HarnessName } from './harness/index.js';
 import { sandboxesRoutes } from './http/routes.js';
@@ -76,6 +76,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       { ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema },
       serviceRuntime.env ?? process.env,
     );
+    checkDrainFitsShutdown(config);
     isolation = await localIsolation(config);
   } catch (error) {
     if (runtime.handleSignals === false) throw error;
@@ -207,15 +208,22 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const keeper = startKeeper(lifecycle, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Public sandboxes are stopped (and snapshotted) at shutdown, while MongoDB is still there.
       ctx.onShutdown(() => keeper.stop(shutdownGraceMs), 'sandbox keeper');
-      // Hooks run in reverse: the queue closes first, the consumer stops, the supervisor stops, then
-      // the queued runs are handed back (any instance adopts them), then live sessions are aborted.
+      const supervisor = startSupervisor(sessions, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
+      // Hooks run in reverse: the queue closes first, the consumer stops, the queued runs are handed
+      // back (any instance adopts them), the live runs get SANDBOX_DRAIN_MS to finish on their own
+      // (the supervisor still marks them alive and takes cancels meanwhile), the supervisor stops,
+      // then what is still live is aborted.
+      ctx.onShutdown(() => supervisor.stop(), 'session supervisor');
+      ctx.onShutdown(async () => {
+        if (ctx.config.SANDBOX_DRAIN_MS === 0 || sessions.live.size === 0) return;
+        ctx.logger.info({ live_runs: sessions.live.size, drain_ms: ctx.config.SANDBOX_DRAIN_MS }, 'draining live runs');
+        const left = await sessions.live.drain(ctx.config.SANDBOX_DRAIN_MS);
+        if (left > 0) ctx.logger.warn({ live_runs: left }, 'live runs still running after the drain: aborted');
+      }, 'live runs drain');
       ctx.onShutdown(async () => {
         const handed = await sessions.sessions.handBack(sessions.instanceId);
         if (handed > 0) ctx.logger.info({ queued_runs: handed }, 'queued runs handed back: another instance (or this one restarted) takes them');
       }, 'queued runs');
-      const supervisor = startSupervisor(sessions, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
-      // Registered after the live-sessions hook, so it stops before them (hooks run in reverse).
-      ctx.onShutdown(() => supervisor.stop(), 'session supervisor');
       const consumer = await consumeRunRequested(bus, db, sessions, consumerSession ? { session: consumerSession } : {});
       ctx.onShutdown(() => consumer.stop(), 'runs.requested consumer');
       ctx.onShutdown(() => sessions.queue.close(), 'run queue');

@@ -5,6 +5,7 @@ import { isAppError } from '@ars/errors';
 import { sandboxPlan, type SandboxPlan } from '../domain/sandboxPlan.js';
 import { AllocationError, type AllocatedSandbox } from '../providers/provider.js';
 import type { SandboxDoc } from '../store/collections.js';
+import { repoWaitingOutCatalogOutage } from './catalogRepo.js';
 import { commandEnvironment } from './commandEnvironment.js';
 import type { LifecycleDeps } from './deps.js';
 import type { LiveSandbox } from './liveSandboxes.js';
@@ -82,7 +83,7 @@ async function provision(deps: LifecycleDeps, doc: SandboxDoc, live: LiveSandbox
 
 async function cloneUrlOf(deps: LifecycleDeps, doc: SandboxDoc, signal: AbortSignal): Promise<string> {
   try {
-    return (await deps.catalog.repo(doc.userId, doc.repo_id, { signal })).clone_url;
+    return (await repoWaitingOutCatalogOutage(deps.catalog, doc.userId, doc.repo_id, signal)).clone_url;
   } catch (error) {
     if (isAppError(error) && error.code === 'NOT_FOUND') throw new ProvisionFailure('the repository was not found for this user', 'repo_not_found');
     throw new ProvisionFailure(

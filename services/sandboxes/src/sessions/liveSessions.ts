@@ -66,17 +66,27 @@ export class LiveSessions {
     return this.sessions.size;
   }
 
-  /** Aborts every session for `reason` and waits (at most `waitMs`) until they have ended. */
-  async abortAll(reason: AbortReason, waitMs: number): Promise<void> {
-    const all = [...this.sessions.values()];
-    for (const session of all) this.abort(session.runId, reason);
+  /** Waits (at most `waitMs`) for every live session to end on its own; how many are still live. */
+  async drain(waitMs: number): Promise<number> {
+    await this.settled([...this.sessions.values()], waitMs);
+    return this.sessions.size;
+  }
+
+  private async settled(sessions: LiveSession[], waitMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all(all.map((s) => s.done)),
+      Promise.all(sessions.map((s) => s.done)),
       new Promise((resolve) => {
         timer = setTimeout(resolve, waitMs);
       }),
     ]);
     clearTimeout(timer);
+  }
+
+  /** Aborts every session for `reason` and waits (at most `waitMs`) until they have ended. */
+  async abortAll(reason: AbortReason, waitMs: number): Promise<void> {
+    const all = [...this.sessions.values()];
+    for (const session of all) this.abort(session.runId, reason);
+    await this.settled(all, waitMs);
   }
 }

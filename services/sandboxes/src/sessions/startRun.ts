@@ -6,6 +6,7 @@ import { urlPassword } from '@ars/sanitize';
 import { cancelled, failed, type AbortReason } from '../domain/outcome.js';
 import { runtimeProvider } from '../domain/runtimeProvider.js';
 import { standInExecutable } from '../harness/index.js';
+import { repoWaitingOutCatalogOutage } from '../lifecycle/catalogRepo.js';
 import { AllocationError, type AllocatedSandbox } from '../providers/provider.js';
 import type { QueuedRequest, SessionDoc, SessionResult } from '../store/collections.js';
 import { newSandboxRecordId, runSandbox } from '../store/sandboxes.js';
@@ -177,7 +178,7 @@ async function allocateAndRun(
   try {
     let cloneUrl: string;
     try {
-      cloneUrl = (await deps.catalog.repo(userId, request.repoId, { signal })).clone_url;
+      cloneUrl = (await repoWaitingOutCatalogOutage(deps.catalog, userId, request.repoId, signal)).clone_url;
       live.secrets.push(...urlPassword(cloneUrl));
     } catch (error) {
       if (signal.aborted) return await stop(abortedResult());

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { LifecycleDeps } from './lifecycle/deps.js';
 import { startKeeper } from './lifecycle/keeper.js';
 import { LiveSandboxes } from './lifecycle/liveSandboxes.js';
+import { reportLiveSandboxes } from './metrics.js';
 import { createProvider, localIsolation } from './providers/createProvider.js';
 import type { LocalIsolation } from './providers/local/localIsolation.js';
 import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
@@ -123,6 +124,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       }
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
       ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
+      reportLiveSandboxes(sandboxStore, provider.name, ctx.logger);
       const lifecycle: LifecycleDeps = {
         instanceId,
         sandboxes: sandboxStore,

@@ -3,6 +3,7 @@ import { AppError } from '@ars/errors';
 import { buildEnvelope, type BusMessage, type OutgoingMessage } from './envelope.js';
 import { startConsumer, type BusConsumer, type ConsumeOptions } from './consumer.js';
 import { errorFields, kafkajsLogCreator, silentLogger, type BusLogger } from './logger.js';
+import { reportConsumerLag } from './metrics.js';
 import { topicSpec, type TopicData, type TopicName } from './topics.js';
 import { traceHeaders, withProducerSpans } from './tracing.js';
 
@@ -71,6 +72,12 @@ export function createBus(options: BusOptions): Bus {
   let disconnected = false;
   const consumers = new Set<BusConsumer>();
   let admin: Admin | undefined;
+  let stopLagReports: (() => void) | undefined;
+  const connectedAdmin = async (): Promise<Admin> => {
+    admin ??= kafka.admin({ retry: { retries: 0 } });
+    await admin.connect();
+    return admin;
+  };
 
   const connect = (): Promise<void> => {
     if (disconnected) return Promise.reject(new Error('bus: disconnected'));
@@ -127,16 +134,21 @@ export function createBus(options: BusOptions): Bus {
         },
       };
       consumers.add(tracked);
+      // ars_bus_consumer_lag of this bus' consumers, read at scrape time (at most every 10 s).
+      stopLagReports ??= reportConsumerLag(
+        connectedAdmin,
+        () => [...consumers],
+        (error) => logger.warn({ ...errorFields(error) }, 'consumer lag not read (the last reading stays)'),
+      );
       return tracked;
     },
     async isReady() {
       if (disconnected) return false;
       for (const consumer of consumers) if (!consumer.isRunning()) return false;
       try {
-        admin ??= kafka.admin({ retry: { retries: 0 } });
-        await admin.connect();
+        const client = await connectedAdmin();
         const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 3_000).unref());
-        const cluster = await Promise.race([admin.describeCluster(), timeout]);
+        const cluster = await Promise.race([client.describeCluster(), timeout]);
         return cluster.brokers.length > 0;
       } catch {
         return false;
@@ -145,6 +157,7 @@ export function createBus(options: BusOptions): Bus {
     async disconnect() {
       if (disconnected) return;
       disconnected = true;
+      stopLagReports?.();
       await Promise.allSettled([...consumers].map((c) => c.stop()));
       consumers.clear();
       await Promise.allSettled([producer.disconnect(), admin?.disconnect()]);

@@ -3,6 +3,7 @@ import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from '
 import { decodeMessage, type BusMessage, type OutgoingMessage } from './envelope.js';
 import { errorFields, type BusLogger } from './logger.js';
 import { isInfrastructureError, isNonRetryable } from './infrastructureErrors.js';
+import { consumerMetrics, type MessageOutcome } from './metrics.js';
 import type { ProcessedMessageStore } from './processed.js';
 import { DEAD_LETTER_TYPE, DLQ_SUFFIX, deadLetterTopic, topicSpec, type BaseTopicName, type DeadLetterTopicName } from './topics.js';
 import { withConsumerSpan } from './tracing.js';
@@ -162,6 +163,7 @@ export async function startConsumer(
   const commitEvery = Math.max(1, options.commitEveryMessages ?? 1);
   const logger = baseLogger.child({ component: 'bus-consumer', groupId });
   const session = options.session ?? {};
+  const metrics = consumerMetrics();
 
   let stopping = false;
   let running = false;
@@ -272,14 +274,20 @@ export async function startConsumer(
   const forget = (topic: string, partition: number, offset: string): void => void progress.delete(`${topic}/${partition}/${offset}`);
 
   /** One infrastructure failure of a record: logged at a bounded rate, then the partition is held. */
-  const hold = (state: RecordProgress, fields: Record<string, unknown>, error: unknown, message: string): never => {
+  const hold = (state: RecordProgress, fields: Record<string, unknown> & { topic: string }, error: unknown, message: string): never => {
     state.infraRetries++;
+    metrics.retries.inc({ topic: fields.topic, consumer_group: groupId, reason: 'infrastructure' });
     state.warnings.warn({ ...fields, infrastructureRetries: state.infraRetries, ...errorFields(error) }, message);
     throw new HoldPartition(delayFor(state.infraRetries, infraBackoff));
   };
 
   /** A MongoDB or Kafka call of the runner itself (processed store, dead-letter publish): any failure holds the partition. */
-  const infrastructureStep = async <T>(what: string, state: RecordProgress, fields: Record<string, unknown>, fn: () => Promise<T>): Promise<T> => {
+  const infrastructureStep = async <T>(
+    what: string,
+    state: RecordProgress,
+    fields: Record<string, unknown> & { topic: string },
+    fn: () => Promise<T>,
+  ): Promise<T> => {
     try {
       return await fn();
     } catch (error) {
@@ -315,10 +323,10 @@ export async function startConsumer(
   };
 
   /**
-   * Handles one record; resolves when it may be committed; throws Stopping when it must not be
-   * (the consumer stops), HoldPartition while the infrastructure is away.
+   * Handles one record; resolves with what became of it when it may be committed; throws Stopping
+   * when it must not be (the consumer stops), HoldPartition while the infrastructure is away.
    */
-  const processRecord = async (topic: string, partition: number, record: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> => {
+  const processRecord = async (topic: string, partition: number, record: KafkaMessage, heartbeat: () => Promise<void>): Promise<MessageOutcome> => {
     const key = record.key === null || record.key === undefined ? null : record.key.toString('utf8');
     const headers = headersOf(record.headers);
     const base = topic as BaseTopicName;
@@ -328,14 +336,14 @@ export async function startConsumer(
     if (!decoded.ok) {
       if (topic.endsWith(DLQ_SUFFIX)) {
         logger.error({ ...info, reason: decoded.reason }, 'malformed message on a dead-letter topic: skipped (no dead-letter topic of a dead-letter topic)');
-        return;
+        return 'dropped';
       }
       if (state.attempt === 0) logger.error({ ...info, reason: decoded.reason }, 'malformed message: sending it to the dead-letter topic');
       state.attempt = 1;
       await infrastructureStep('dead-letter publish', state, info, () =>
         deadLetter(base, partition, record, { message: decoded.reason, kind: 'malformed', attempts: 0 }),
       );
-      return;
+      return 'dead_lettered';
     }
     const message = decoded.message;
     const messageFields = { ...info, messageId: message.id, type: message.type };
@@ -346,7 +354,7 @@ export async function startConsumer(
       (await infrastructureStep('processed-message lookup', state, messageFields, () => options.processed!.has(groupId, message.id)))
     ) {
       logger.info(messageFields, 'message already processed: skipped');
-      return;
+      return 'duplicate';
     }
     if (!started) {
       state.poison = await handleUntilSettled(topic, partition, record, message, key, headers, state, heartbeat);
@@ -362,13 +370,14 @@ export async function startConsumer(
       await infrastructureStep('dead-letter publish', state, messageFields, () =>
         deadLetter(base, partition, record, { message: err.message, name: err.name, ...(typeof code === 'string' ? { code } : {}), kind: 'handler', attempts }),
       );
-      return;
+      return 'dead_lettered';
     }
     if (options.processed) {
       await infrastructureStep('processed-message record', state, messageFields, () =>
         options.processed!.record(groupId, message.id, { ...info, outcome: 'handled' }),
       );
     }
+    return 'handled';
   };
 
   /**
@@ -395,6 +404,7 @@ export async function startConsumer(
       const attempt = ++state.attempt;
       const context: MessageContext = { topic, partition, offset: record.offset, key, headers, attempt, groupId };
       const beat = setInterval(() => void heartbeat().catch(() => undefined), 1_000);
+      const timed = metrics.handlerDuration.startTimer({ topic, consumer_group: groupId });
       let error: unknown;
       try {
         await withConsumerSpan(
@@ -409,6 +419,7 @@ export async function startConsumer(
         error = caught;
       } finally {
         clearInterval(beat);
+        timed();
       }
       if (isInfrastructureError(error))
         hold(state, { ...fields, attempt }, error, 'handler met an infrastructure error: holding the partition and retrying until it is back');
@@ -418,6 +429,7 @@ export async function startConsumer(
       if (onDeadLetterTopic && exhausted) logger.error(failed, 'handler of a dead-letter topic failed; retrying (it has no dead-letter topic)');
       else logger.warn(failed, 'handler failed');
       if (exhausted && !onDeadLetterTopic) return { error, attempts: attempt };
+      metrics.retries.inc({ topic, consumer_group: groupId, reason: 'handler_error' });
       await heartbeat().catch(() => undefined);
       await pause(delayFor(exhausted ? Number.MAX_SAFE_INTEGER : state.failures));
     }
@@ -452,7 +464,7 @@ export async function startConsumer(
       for (const record of batch.messages) {
         if (stopping || !isRunning() || isStale()) break;
         try {
-          await processRecord(topic, partition, record, heartbeat);
+          metrics.messages.inc({ topic, consumer_group: groupId, outcome: await processRecord(topic, partition, record, heartbeat) });
         } catch (error) {
           if (error instanceof Stopping) break;
           if (error instanceof HoldPartition) {

@@ -8,6 +8,7 @@ import { requestIdAndAccessLog } from './requestId.js';
 import { errorEnvelope } from './errors.js';
 import { jsonBody, DEFAULT_BODY_LIMIT } from './body.js';
 import { healthRoutes, type ReadinessReport } from './health.js';
+import { httpMetrics } from './metrics.js';
 
 export type HttpApp = Koa;
 
@@ -26,10 +27,15 @@ export interface HttpAppOptions {
    * the body itself with `readRawBody`, e.g. a JSON-RPC endpoint answering malformed JSON in its own envelope.
    */
   skipBodyParsing?: (ctx: Context) => boolean;
+  /**
+   * Serves `GET /metrics` (`@ars/metrics`' registry) and counts every other request by route
+   * template, method and status (`runService` turns it on).
+   */
+  metrics?: boolean;
 }
 
 /**
- * A Koa app with, in order: request id + per-request logger + access log, error → envelope mapping
+ * A Koa app with, in order: request id + per-request logger + access log, metrics (option), error → envelope mapping
  * (404 for unknown routes and wrong methods), JSON body parsing with a size limit, `/healthz` and `/readyz`. Mount routes with
  * `mountRouters` (or plain `app.use`).
  */
@@ -38,6 +44,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.silent = true;
   app.on('error', (error: unknown) => options.logger.error({ err: error }, 'koa error'));
   app.use(requestIdAndAccessLog(options.logger));
+  if (options.metrics) app.use(httpMetrics());
   app.use(errorEnvelope());
   app.use(healthRoutes(options.service, options.readiness, options.instance));
   app.use(jsonBody(options.bodyLimit ?? DEFAULT_BODY_LIMIT, options.skipBodyParsing));

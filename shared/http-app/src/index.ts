@@ -18,3 +18,4 @@ export { Router } from '@koa/router';
 export type { RouterContext, RouterMiddleware } from '@koa/router';
 export type { Context, Middleware, Next } from 'koa';
 export { pathParam, requestBody } from './params.js';
+export { METRICS_PATH, routeLabel } from './metrics.js';

@@ -12,7 +12,8 @@ export function isSaneRequestId(value: string | undefined): value is string {
   return value !== undefined && SANE_REQUEST_ID.test(value);
 }
 
-const PROBE_PATHS = new Set(['/healthz', '/readyz']);
+// Probes and scrapes come every few seconds: their lines are debug.
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Outermost middleware: takes a sane `X-Request-Id` or makes one, sets it on every response, binds

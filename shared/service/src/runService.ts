@@ -24,6 +24,7 @@ import {
   type Router,
 } from '@ars/http-app';
 import { createLogger, type Logger } from '@ars/logger';
+import { startProcessMetrics } from '@ars/metrics';
 import { connectMongo, ensureIndexes, type CollectionIndexes, type Mongo } from '@ars/mongo';
 import { startTelemetry, type Telemetry } from '@ars/telemetry';
 
@@ -146,6 +147,8 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
   }
 
   const logger = runtime.logger ?? createLogger({ service: definition.name, level: config.LOG_LEVEL });
+  // Every sample of the process names the service; Node's process metrics start (GET /metrics).
+  startProcessMetrics(definition.name);
   const telemetry: Telemetry = startTelemetry({ serviceName: definition.name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 
   const hooks: { name: string; hook: ShutdownHook }[] = [];
@@ -241,6 +244,7 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
       ...(definition.bodyLimit ? { bodyLimit: definition.bodyLimit } : {}),
       ...(definition.skipBodyParsing ? { skipBodyParsing: definition.skipBodyParsing } : {}),
       ...(instance ? { instance } : {}),
+      metrics: true,
       readiness: async () => {
         if (stopping) return { ready: false, checks: { shutdown: { ok: false, error: 'shutting down' } } };
         return runReadinessChecks(checks);

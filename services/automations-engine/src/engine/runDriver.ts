@@ -18,6 +18,7 @@ import type { AutomationEventStore } from '../store/automationEvents.js';
 import type { AutomationRunRecord, AutomationRunStore } from '../store/automationRuns.js';
 import type { AutomationEventDoc } from '../store/collections.js';
 import type { TimerStore } from '../store/timers.js';
+import { recordAutomationTransition } from '../metrics.js';
 import type { ProgramCache } from './programs.js';
 import { recordEndedNodeRuns } from './runTrace.js';
 
@@ -122,12 +123,10 @@ export class RunDriver {
       });
       if (!written) continue;
       this.deps.kickOutbox();
-      recordEndedNodeRuns(
-        { automationId: current.automationId, automationRunId: runId, trace: current.trace },
-        current.records,
-        transition.records,
-        await programs.nodeTypes(current.versionId),
-      );
+      // What this transition ended, as node-run spans of the run's trace and as the engine's metrics.
+      const nodeTypes = await programs.nodeTypes(current.versionId);
+      recordEndedNodeRuns({ automationId: current.automationId, automationRunId: runId, trace: current.trace }, current.records, transition.records, nodeTypes);
+      recordAutomationTransition(current.records, transition.records, nodeTypes, current.createdAt);
       if (dispatch.some((event) => event.type.startsWith('run.'))) {
         const { status, error } = transition.records.run;
         this.deps.logger.info({ automation_run_id: runId, automation_id: current.automationId, status, error }, 'automation run changed status');

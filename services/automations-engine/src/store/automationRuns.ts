@@ -5,6 +5,7 @@ import type { RunSummary } from '../domain/automationView.js';
 import type { AiCall, DispatchEvent, StoredAutomationRun } from '../domain/automationRunView.js';
 import { DISPATCH_KEPT } from '../domain/dispatchEvents.js';
 import type { RunRecords } from '../domain/run/index.js';
+import { recordAutomationRunCreated } from '../metrics.js';
 import { COLLECTIONS, type AutomationRunDoc } from './collections.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -63,6 +64,7 @@ export class AutomationRunStore {
   async insert(doc: AutomationRunDoc, messages: OutboxMessage[]): Promise<boolean> {
     try {
       await this.runs.insertOne(messages.length > 0 ? outboxInsert(doc, messages) : doc);
+      recordAutomationRunCreated(doc.status);
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;

@@ -2,6 +2,7 @@ import { outboxInsert, withOutbox, type OutboxMessage, type RunFailureKind } fro
 import type { RunUsage } from '@ars/contract';
 import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
 import type { RunStatus, TerminalStatus } from '../domain/runStatus.js';
+import { recordRunFinished, recordRunStarted } from '../metrics.js';
 import { COLLECTIONS, type HeldFinish, type QueueNotice, type RunDoc } from './collections.js';
 
 const LIVE: RunStatus[] = ['pending', 'streaming'];
@@ -71,6 +72,7 @@ export class RunStore {
     for (let attempt = 0; attempt < INSERT_ATTEMPTS; attempt += 1) {
       try {
         await this.runs.insertOne(outboxInsert(written, messages));
+        recordRunStarted(doc.harness);
         return { outcome: 'inserted' };
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -155,8 +157,15 @@ export class RunStore {
       },
       $unset: { liveConversation: '', liveWorkspaceSession: '' },
     } as const;
-    const result = await this.runs.updateOne({ _id: runId, status: from }, messages.length > 0 ? withOutbox<RunDoc>(update, messages) : update);
-    return result.modifiedCount === 1;
+    // The run as it was before this write: null when another write moved it first. Its creation
+    // and harness give the duration and labels of the run's one `ars_runs_finished_total`.
+    const before = await this.runs.findOneAndUpdate({ _id: runId, status: from }, messages.length > 0 ? withOutbox<RunDoc>(update, messages) : update, {
+      projection: { createdAt: 1, harness: 1 },
+      returnDocument: 'before',
+    });
+    if (!before) return false;
+    recordRunFinished(ending.status, before.harness, before.createdAt);
+    return true;
   }
 
   /** Keeps a finish until the events it counts are stored (only on a live run without one). */

@@ -105,6 +105,17 @@ export class SandboxStore {
     this.lifecycle = db.collection<LifecycleEventDoc>(COLLECTIONS.lifecycleEvents);
   }
 
+  /** How many sandboxes hold compute now, by provider and status (every instance's: `ars_sandboxes_live`). */
+  async liveCounts(): Promise<{ provider: ProviderName; status: SandboxStatus; count: number }[]> {
+    const groups = await this.sandboxes
+      .aggregate<{ _id: { provider: ProviderName; status: SandboxStatus }; count: number }>([
+        { $match: { status: { $in: [...LIVE_STATUSES] } } },
+        { $group: { _id: { provider: '$provider', status: '$status' }, count: { $sum: 1 } } },
+      ])
+      .toArray();
+    return groups.map((group) => ({ provider: group._id.provider, status: group._id.status, count: group.count }));
+  }
+
   /**
    * Writes the record (`provisioning`, no provider id yet) holding one of its user's live slots, and
    * its first lifecycle event. Not created when a live sandbox already holds the same reuse key (a

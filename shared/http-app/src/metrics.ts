@@ -1,0 +1,56 @@
+import type { Context, Middleware } from 'koa';
+import { counter, histogram, metricsText } from '@ars/metrics';
+
+/** Where Prometheus scrapes a service (same port as its API; see README, "Metrics"). */
+export const METRICS_PATH = '/metrics';
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const PROBES = new Set(['/healthz', '/readyz']);
+
+/**
+ * The route label: the router's matched template (`/internal/runs/:runId`, prefix included), never
+ * the path with its ids. A probe is its own path; anything no router matched is `unmatched` — so a
+ * scan of random paths adds one series, not one per path.
+ */
+export function routeLabel(ctx: Context): string {
+  const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
+  if (matched !== undefined) return String(matched);
+  if (PROBES.has(ctx.path)) return ctx.path;
+  return 'unmatched';
+}
+
+/**
+ * `GET /metrics` (the process's registry, unauthenticated: Prometheus scrapes it; it holds no user
+ * data) and, for every other request, `ars_http_requests_total` and
+ * `ars_http_request_duration_seconds` by method and route (status on the counter). Placed outside
+ * the error envelope, so the status counted is the one answered. Scrapes are not counted.
+ */
+export function httpMetrics(): Middleware {
+  const requests = counter({
+    name: 'ars_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'],
+  });
+  const durations = histogram({
+    name: 'ars_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request (until the handler returned; a stream counts until its headers), by method and route template.',
+    labelNames: ['method', 'route'],
+  });
+  return async (ctx, next) => {
+    if (ctx.path === METRICS_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      const { contentType, body } = await metricsText();
+      ctx.set('Content-Type', contentType);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = body;
+      return;
+    }
+    const stop = durations.startTimer();
+    try {
+      await next();
+    } finally {
+      const labels = { method: METHODS.has(ctx.method) ? ctx.method : 'other', route: routeLabel(ctx) };
+      stop(labels);
+      requests.inc({ ...labels, status: String(ctx.status) });
+    }
+  };
+}

@@ -37,9 +37,9 @@ fi
 # npm dependencies: install when node_modules is missing or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm dependencies"
-  # `npm install`, not `npm ci`: the registry reachable here serves only this platform's optional
-  # binaries (@swc/core-*, resolver bindings), so the lock file cannot list the others and `npm ci`
-  # refuses it. `npm install` still installs the locked versions.
+  # `npm install`, not `npm ci`: it installs only what is missing, so a second setup is quick. The
+  # lock file lists every platform's optional binaries, so the image build's `npm ci` works too
+  # (deploy/containers/README.md).
   npm install --no-audit --no-fund --loglevel=error >&2
 fi
 

@@ -72,9 +72,9 @@ describe('the runs of one workspace session share one sandbox', () => {
     expect(first.status).toBe('success');
     const stopped = await sandboxes.waitFor(
       first.sandboxRecordId ?? '',
-      (logs) => logs.sandbox.status === 'stopped' && eventTypes(logs).includes('snapshot_created'),
+      (logs) => logs.sandbox.status === 'stopped' && eventTypes(logs).includes('destroyed'),
       60_000,
-      'the idle stop and its snapshot',
+      'the idle stop, its snapshot and the release',
     );
     expect(eventTypes(stopped)).toEqual(expect.arrayContaining(['run_ended', 'idle_stopped', 'snapshot_created', 'destroyed']));
     const restored = await ranToTheEnd({ workspaceSessionId, prompt: '@shell cat notes/draft.txt' });

@@ -12,6 +12,11 @@ export interface LiveSandbox {
   dev: { controller: AbortController; done: Promise<void> } | null;
   /** Set when a stop began (idle, shutdown): the first one wins. */
   stopping: boolean;
+  /**
+   * A workspace session's sandbox between its runs: the session's next run restores its snapshot, so
+   * the sandbox keeps the session's reuse key until that snapshot is recorded (or has failed).
+   */
+  workspaceSession: boolean;
   /** Settles when provisioning has finished (ready, failed or aborted). */
   provisioned: Promise<void>;
 }
@@ -24,7 +29,16 @@ export class LiveSandboxes {
     const provisioned = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const sandbox: LiveSandbox = { recordId, userId, provisioning: new AbortController(), allocated: null, dev: null, stopping: false, provisioned };
+    const sandbox: LiveSandbox = {
+      recordId,
+      userId,
+      provisioning: new AbortController(),
+      allocated: null,
+      dev: null,
+      stopping: false,
+      workspaceSession: false,
+      provisioned,
+    };
     this.sandboxes.set(recordId, sandbox);
     return { sandbox, provisioned: settle };
   }
@@ -38,6 +52,7 @@ export class LiveSandboxes {
       allocated,
       dev: null,
       stopping: false,
+      workspaceSession: true,
       provisioned: Promise.resolve(),
     };
     this.sandboxes.set(recordId, sandbox);

@@ -3,8 +3,8 @@
 // set, the compute released. Lost (its keeping instance died): failed by whoever sweeps it.
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SandboxDoc } from '../store/collections.js';
-import { LIVE_STATUSES } from '../store/sandboxes.js';
+import type { SandboxDoc, SandboxStatus } from '../store/collections.js';
+import { LIVE_STATUSES, type LifecycleEntry } from '../store/sandboxes.js';
 import { newSnapshotId } from '../store/snapshots.js';
 import type { LifecycleDeps } from './deps.js';
 import type { LiveSandbox } from './liveSandboxes.js';
@@ -15,18 +15,24 @@ export type StopReason = 'idle_timeout' | 'service_shutdown' | 'workspace_handov
 
 export const SANDBOX_LOST_ERROR = 'the sandbox was lost: the sandboxes service instance keeping it stopped';
 
-/** Stops a live sandbox of this instance (the first stop wins); answers false when it was not ours to stop. */
+/**
+ * Stops a live sandbox of this instance (the first stop wins); answers false when it was not ours to stop.
+ * A public sandbox is `stopped` at once (a new create of the same repository and branches starts
+ * afresh from the repository, never from this snapshot). A workspace session's sandbox stays live,
+ * holding the session's reuse key, until its snapshot is recorded: a run of the session arriving
+ * meanwhile is held, and then restores that snapshot rather than starting from an empty checkout.
+ */
 export async function stopSandbox(deps: LifecycleDeps, live: LiveSandbox, reason: StopReason): Promise<boolean> {
   if (live.stopping) return false;
   live.stopping = true;
-  const claimed = await deps.sandboxes.transition(
-    live.recordId,
-    { status: 'stopped', previewUrl: null },
+  const stopEvent: LifecycleEntry =
     reason === 'idle_timeout'
       ? { eventType: 'idle_stopped', decisionCode: 'idle_timeout', payload: { idleTimeoutMs: deps.settings.idleTimeoutMs } }
-      : { eventType: 'stopped', decisionCode: reason },
-    ['ready', ...(reason === 'service_shutdown' ? (['provisioning'] as const) : [])],
-  );
+      : { eventType: 'stopped', decisionCode: reason };
+  const from: SandboxStatus[] = ['ready', ...(reason === 'service_shutdown' ? (['provisioning'] as const) : [])];
+  const stopped = { status: 'stopped', previewUrl: null } as const;
+  // The status stays (and the reuse key with it) while the snapshot is taken: only the decision is recorded now.
+  const claimed = await deps.sandboxes.transition(live.recordId, live.workspaceSession ? {} : stopped, stopEvent, from);
   if (!claimed) {
     live.stopping = false;
     return false;
@@ -35,6 +41,7 @@ export async function stopSandbox(deps: LifecycleDeps, live: LiveSandbox, reason
   await live.provisioned;
   await stopDevServer(live);
   if (live.allocated) await snapshot(deps, live);
+  if (live.workspaceSession) await deps.sandboxes.transition(live.recordId, stopped, null, from);
   await release(deps, live);
   return true;
 }

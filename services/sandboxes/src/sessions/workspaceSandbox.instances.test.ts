@@ -1,13 +1,18 @@
 // A workspace session's sandbox across two instances of the service: the next run of the session
 // reaching an instance that does not keep the live sandbox asks for it; the keeping instance stops
 // it snapshotted (`stopped` `workspace_handover`), and the run, held in its queue meanwhile,
-// restores it: the file the first run left is there.
+// restores it: the file the first run left is there. While the snapshot is being taken the sandbox
+// still holds the session: a run of it arriving then (on either instance) is held, never given a
+// new, empty sandbox.
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@ars/logger';
 import { freePort, waitFor, type NotYet } from '@ars/testenv';
 import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
 import { fastSession, startSandboxesKit, type SandboxesKit, type TestRepo } from '../testing/sandboxesKit.js';
+import { stopSandbox } from '../lifecycle/stopSandbox.js';
+import type { SandboxDoc } from '../store/collections.js';
 import { startRun } from './startRun.js';
+import { takeWorkspaceSandbox } from './workspaceSandbox.js';
 
 let kit: SandboxesKit;
 let keeping: RunningSandboxes;
@@ -24,6 +29,11 @@ afterAll(async () => {
   await other?.shutdown('test over');
   await kit?.stop();
 }, 60_000);
+
+async function otherInstance(): Promise<RunningSandboxes> {
+  other ??= await startOther();
+  return other;
+}
 
 async function startOther(): Promise<RunningSandboxes> {
   const logger = createLogger({ service: 'sandboxes-b', level: 'debug', destination: { write: (line: string) => void kit.logLines.push(line) } });
@@ -42,10 +52,14 @@ describe('a run of a workspace session on another instance than the one keeping 
     const first = await kit.requestRun(repo, '@write notes.txt left by the first run', { workspaceSessionId });
     expect((await kit.waitFinished(first.runId, 60_000)).status).toBe('success');
     const firstRecord = kit.messages(first.runId).allocated[0]?.sandboxRecordId ?? '';
-    const kept = await keeping.lifecycle.sandboxes.byId(firstRecord);
+    // The run's end is reported before its sandbox is kept for the session's next run.
+    const kept = await waitFor('the sandbox kept between runs', async (): Promise<SandboxDoc | NotYet> => {
+      const doc = await keeping.lifecycle.sandboxes.byId(firstRecord);
+      return doc?.runId === null ? doc : undefined;
+    });
     expect(kept).toMatchObject({ status: 'ready', runId: null, instanceId: keeping.deps.instanceId, workspace_session_id: workspaceSessionId });
 
-    other = await startOther();
+    other = await otherInstance();
     // Handed to the other instance directly, as its runs.requested consumer would.
     const second = { ...first, runId: `run_${randomBytes(8).toString('hex')}`, prompt: '@shell cat notes.txt' };
     await startRun(other.deps, second);
@@ -77,5 +91,54 @@ describe('a run of a workspace session on another instance than the one keeping 
       const doc = await other?.lifecycle.sandboxes.byId(secondRecord);
       return doc?.runId === null && doc.instanceId === other?.deps.instanceId ? true : undefined;
     });
+  }, 120_000);
+});
+
+describe('a workspace sandbox holds its session until its snapshot is recorded', () => {
+  test('a run of the session arriving while the idle stop snapshots it is held on both instances, then restores the file', async () => {
+    const workspaceSessionId = `ws-${randomBytes(4).toString('hex')}`;
+    const first = await kit.requestRun(repo, '@write notes.txt kept through the idle stop', { workspaceSessionId });
+    expect((await kit.waitFinished(first.runId, 60_000)).status).toBe('success');
+    const recordId = kit.messages(first.runId).allocated[0]?.sandboxRecordId ?? '';
+    const live = await waitFor('the sandbox kept between runs', () => keeping.lifecycle.live.get(recordId));
+    expect(live.workspaceSession).toBe(true);
+
+    // The snapshot waits on a latch, so the run below meets the stop exactly mid-snapshot.
+    const provider = keeping.lifecycle.provider;
+    const takeSnapshot = provider.snapshot;
+    let snapshotBegun: () => void = () => undefined;
+    const begun = new Promise<void>((resolve) => (snapshotBegun = resolve));
+    let finishSnapshot: () => void = () => undefined;
+    const latch = new Promise<void>((resolve) => (finishSnapshot = resolve));
+    provider.snapshot = async (sandbox, file) => {
+      provider.snapshot = takeSnapshot;
+      snapshotBegun();
+      await latch;
+      return takeSnapshot.call(provider, sandbox, file);
+    };
+    try {
+      const stopping = stopSandbox(keeping.lifecycle, live, 'idle_timeout');
+      await begun;
+      const next = { ...first, runId: `run_${randomBytes(8).toString('hex')}`, prompt: '@shell cat notes.txt' };
+      await expect(takeWorkspaceSandbox(keeping.deps, next, workspaceSessionId)).resolves.toEqual({ kind: 'held' });
+      await expect(takeWorkspaceSandbox((await otherInstance()).deps, next, workspaceSessionId)).resolves.toEqual({ kind: 'held' });
+      const midSnapshot = await keeping.lifecycle.sandboxes.byId(recordId);
+      expect(midSnapshot).toMatchObject({ status: 'ready', reuse_key: expect.any(String) });
+      finishSnapshot();
+      await expect(stopping).resolves.toBe(true);
+    } finally {
+      finishSnapshot();
+      provider.snapshot = takeSnapshot;
+    }
+    const stopped = await keeping.lifecycle.sandboxes.byId(recordId);
+    expect(stopped?.status).toBe('stopped');
+    expect(stopped?.reuse_key).toBeUndefined();
+    const lifecycle = (await keeping.lifecycle.sandboxes.lifecycleOf(recordId)).map((e) => e.event_type);
+    expect(lifecycle.slice(lifecycle.indexOf('idle_stopped'))).toEqual(['idle_stopped', 'snapshot_created', 'destroyed']);
+
+    const restored = await kit.requestRun(repo, '@shell cat notes.txt', { workspaceSessionId });
+    expect((await kit.waitFinished(restored.runId, 60_000)).status).toBe('success');
+    const output = kit.messages(restored.runId).events.find((e) => e.eventType === 'tool_call')?.payload.output;
+    expect(String(output)).toContain('kept through the idle stop');
   }, 120_000);
 });

@@ -200,11 +200,12 @@ export class SandboxStore {
   }
 
   /**
-   * Applies a change (touching `last_active_at`) and records the lifecycle event. Leaving the live
-   * statuses frees the reuse key and the keeping instance. `onlyIf` makes it conditional on the
-   * current status (answers false when it did not hold).
+   * Applies a change (touching `last_active_at`) and records the lifecycle event (none when `entry`
+   * is null: it was recorded when the change was decided). Leaving the live statuses frees the reuse
+   * key and the keeping instance. `onlyIf` makes it conditional on the current status (answers false
+   * when it did not hold).
    */
-  async transition(id: string, change: SandboxChange, entry: LifecycleEntry, onlyIf?: readonly SandboxStatus[]): Promise<boolean> {
+  async transition(id: string, change: SandboxChange, entry: LifecycleEntry | null, onlyIf?: readonly SandboxStatus[]): Promise<boolean> {
     const now = new Date();
     const set: Partial<SandboxDoc> = { last_active_at: now };
     const unset: Record<string, ''> = {};
@@ -223,7 +224,7 @@ export class SandboxStore {
     const filter: Filter<SandboxDoc> = onlyIf ? { _id: id, status: { $in: [...onlyIf] } } : { _id: id };
     const update = { $set: set, $inc: { lifecycle_seq: 1 }, ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}) };
     const doc = await this.sandboxes.findOneAndUpdate(filter, update, { returnDocument: 'after' });
-    if (doc) await this.record(doc, entry);
+    if (doc && entry) await this.record(doc, entry);
     return doc !== null;
   }
 

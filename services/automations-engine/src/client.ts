@@ -3,13 +3,13 @@
 // but for the public bodies' JSON Schemas (plain objects with the engine's limits).
 import { IDEMPOTENCY_KEY_HEADER, type ReviewFinding } from '@ars/contract';
 import type { HttpClient } from '@ars/http-client';
-import type { AutomationRunDetail } from './domain/automationRunView.js';
-import type { Automation } from './domain/automationView.js';
+import type { AutomationRunDetail, AutomationRunSummary } from './domain/automationRunView.js';
+import type { Automation, AutomationSummary } from './domain/automationView.js';
 import type { FlowGraph } from './domain/flowGraph.js';
 import type { JsonValue } from './domain/expressions.js';
 import type { TriggerResult } from './http/triggerAutomation.js';
 
-export type { Automation, AutomationRunDetail, FlowGraph, TriggerResult };
+export type { Automation, AutomationRunDetail, AutomationRunSummary, AutomationSummary, FlowGraph, TriggerResult };
 /** The public bodies' JSON Schemas (the gateway's MCP tools take their input schemas from them). */
 export {
   CREATE_AUTOMATION_BODY_SCHEMA,
@@ -18,6 +18,16 @@ export {
   UPDATE_AUTOMATION_BODY_SCHEMA,
   VALIDATE_GRAPH_BODY_SCHEMA,
 } from './http/bodies.js';
+/** The answers' JSON Schemas (the gateway's OpenAPI document shows them). */
+export {
+  AUTOMATION_EVENT_RESULT_SCHEMA,
+  AUTOMATION_RUN_DETAIL_SCHEMA,
+  AUTOMATION_RUN_SUMMARY_SCHEMA,
+  AUTOMATION_SCHEMA,
+  AUTOMATION_SUMMARY_SCHEMA,
+  TRIGGER_RESULT_SCHEMA,
+  VALIDATION_RESULT_SCHEMA,
+} from './domain/answerSchemas.js';
 
 export interface NewAutomation {
   installationId: number;

@@ -3,6 +3,8 @@
 // parseFindings) agree. And a classified finding (ReviewFinding): what pr-review hands the automations
 // engine for the run detail.
 
+import type { FromSchema } from 'json-schema-to-ts';
+
 /** The info string of the fenced block holding the findings: ```` ```ars-findings ````. */
 export const FINDINGS_FENCE = 'ars-findings';
 
@@ -59,17 +61,21 @@ export type FindingState = (typeof FINDING_STATES)[number];
  * One finding of one review attempt as the automation run detail shows it (`reviewFindings`):
  * pr-review classifies each attempt's findings and hands them to the automations engine.
  */
-export interface ReviewFinding {
-  /** Line-independent: the same problem keeps it when lines shift. */
-  fingerprint: string;
-  state: FindingState;
-  severity: FindingSeverity;
-  path: string;
-  /** Where it is now (null for a fixed finding: it is no longer anywhere). */
-  line: number | null;
-  title: string | null;
-  message: string;
-}
+export const REVIEW_FINDING_SCHEMA = {
+  type: 'object',
+  required: ['fingerprint', 'state', 'severity', 'path', 'line', 'title', 'message'],
+  additionalProperties: false,
+  properties: {
+    fingerprint: { type: 'string', description: 'Line-independent: the same problem keeps it when lines shift.' },
+    state: { type: 'string', enum: FINDING_STATES },
+    severity: { type: 'string', enum: FINDING_SEVERITIES },
+    path: { type: 'string' },
+    line: { type: ['integer', 'null'], description: 'Where it is now (null for a fixed finding: it is no longer anywhere).' },
+    title: { type: ['string', 'null'] },
+    message: { type: 'string' },
+  },
+} as const;
+export type ReviewFinding = FromSchema<typeof REVIEW_FINDING_SCHEMA>;
 
 /** How many findings one automation run holds (at most MAX_FINDINGS reported per attempt, plus the fixed ones). */
 export const MAX_REVIEW_FINDINGS = 500;
@@ -101,18 +107,39 @@ export const REVIEW_FINDINGS_BODY_SCHEMA = {
   },
 } as const;
 
+const nullableString = { type: ['string', 'null'] } as const;
+
 /** CONTRACT.md, PR review rerun result (`RerunPrReviewData`); each field's meaning is in the pr-review README. */
-export interface RerunPrReviewData {
-  queued: boolean;
-  jobRunId: string | null;
-  prNumber: number;
-  repoId: string;
-  started: boolean;
-  deferred: boolean;
-  reason: string | null;
-  status: string | null;
-  runtimeProvider: string | null;
-  runtimeRunId: string | null;
-  workflowRunId: string | null;
-  versionFallbackUsed: boolean;
-}
+export const RERUN_PR_REVIEW_DATA_SCHEMA = {
+  type: 'object',
+  required: [
+    'queued',
+    'jobRunId',
+    'prNumber',
+    'repoId',
+    'started',
+    'deferred',
+    'reason',
+    'status',
+    'runtimeProvider',
+    'runtimeRunId',
+    'workflowRunId',
+    'versionFallbackUsed',
+  ],
+  additionalProperties: false,
+  properties: {
+    queued: { type: 'boolean' },
+    jobRunId: nullableString,
+    prNumber: { type: 'number' },
+    repoId: { type: 'string' },
+    started: { type: 'boolean' },
+    deferred: { type: 'boolean' },
+    reason: nullableString,
+    status: nullableString,
+    runtimeProvider: nullableString,
+    runtimeRunId: nullableString,
+    workflowRunId: nullableString,
+    versionFallbackUsed: { type: 'boolean' },
+  },
+} as const;
+export type RerunPrReviewData = FromSchema<typeof RERUN_PR_REVIEW_DATA_SCHEMA>;

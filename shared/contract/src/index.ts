@@ -6,7 +6,12 @@ export {
   MAX_FOLLOW_UP_ID_LENGTH,
   MAX_PROMPT_LENGTH,
   MAX_REPO_ID_LENGTH,
+  CANCEL_RUN_ANSWER_SCHEMA,
+  RUN_EVENT_SCHEMA,
   RUN_FIELDS,
+  RUN_SCHEMA,
+  RUN_USAGE_SCHEMA,
+  START_RUN_ANSWER_SCHEMA,
   RUN_STATUSES,
   START_RUN_BODY_SCHEMA,
   TERMINAL_RUN_STATUSES,
@@ -23,8 +28,17 @@ export {
   type StartRunAnswer,
   type StartRunBody,
 } from './runs.js';
-export type { Agent, CatalogRepo, DevInstallation, Model, Repo } from './catalog.js';
-export type { CancelState, LifecycleEvent, Sandbox, SandboxCancelAnswer, SandboxLogs } from './sandboxes.js';
+export { AGENT_SCHEMA, MODEL_SCHEMA, REPO_SCHEMA, type Agent, type CatalogRepo, type DevInstallation, type Model, type Repo } from './catalog.js';
+export {
+  LIFECYCLE_EVENT_SCHEMA,
+  SANDBOX_LOGS_SCHEMA,
+  SANDBOX_SCHEMA,
+  type CancelState,
+  type LifecycleEvent,
+  type Sandbox,
+  type SandboxCancelAnswer,
+  type SandboxLogs,
+} from './sandboxes.js';
 export {
   FINDINGS_FENCE,
   FINDING_SEVERITIES,
@@ -37,6 +51,8 @@ export {
   MAX_FINDING_TITLE_LENGTH,
   MAX_REVIEW_FINDINGS,
   REPORTED_FINDING_SCHEMA,
+  RERUN_PR_REVIEW_DATA_SCHEMA,
+  REVIEW_FINDING_SCHEMA,
   REVIEW_FINDINGS_BODY_SCHEMA,
   type FindingSeverity,
   type FindingState,

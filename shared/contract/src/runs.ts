@@ -1,3 +1,5 @@
+import type { FromSchema } from 'json-schema-to-ts';
+
 /** The harnesses a run can use (CONTRACT.md, POST /runs, `harness`). */
 export const HARNESSES = ['codex', 'claude-code'] as const;
 export type Harness = (typeof HARNESSES)[number];
@@ -40,7 +42,7 @@ export interface InternalStartRunBody extends StartRunBody {
   model?: string;
 }
 
-const nullableString = { type: ['string', 'null'] };
+const nullableString = { type: ['string', 'null'] } as const;
 
 /** The public body's fields: their JSON Schemas. */
 const START_RUN_PROPERTIES = {
@@ -87,24 +89,58 @@ export function isTerminalRunStatus(status: string): status is TerminalRunStatus
   return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
 }
 
+const nullableStringOf = (description: string) => ({ type: ['string', 'null'], description }) as const;
+
 /** CONTRACT.md, Run (`RunDetail`): exactly these fields. */
-export interface Run {
-  runId: string;
-  aiCallId: string;
-  sandboxRecordId: string | null;
-  sandboxId: string | null;
-  repoId: string;
-  harness: Harness;
-  status: RunStatus;
-  branch: { base: string; working: string; createBranch: boolean };
-  rootDirectory: string | null;
-  eventsUrl: string;
-  cancelUrl: string;
-  createdAt: string;
-  updatedAt: string;
-  error: string | null;
-  runtime: { provider: string | null; runId: string | null };
-}
+export const RUN_SCHEMA = {
+  type: 'object',
+  required: [
+    'runId',
+    'aiCallId',
+    'sandboxRecordId',
+    'sandboxId',
+    'repoId',
+    'harness',
+    'status',
+    'branch',
+    'rootDirectory',
+    'eventsUrl',
+    'cancelUrl',
+    'createdAt',
+    'updatedAt',
+    'error',
+    'runtime',
+  ],
+  additionalProperties: false,
+  properties: {
+    runId: { type: 'string' },
+    aiCallId: { type: 'string' },
+    sandboxRecordId: nullableString,
+    sandboxId: nullableStringOf('Null until a sandbox is allocated.'),
+    repoId: { type: 'string' },
+    harness: { type: 'string', enum: HARNESSES },
+    status: { type: 'string', enum: RUN_STATUSES },
+    branch: {
+      type: 'object',
+      required: ['base', 'working', 'createBranch'],
+      additionalProperties: false,
+      properties: { base: { type: 'string' }, working: { type: 'string' }, createBranch: { type: 'boolean' } },
+    },
+    rootDirectory: nullableString,
+    eventsUrl: { type: 'string', description: "The path of the run's events endpoint." },
+    cancelUrl: { type: 'string', description: "The path of the run's cancel endpoint." },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+    error: nullableString,
+    runtime: {
+      type: 'object',
+      required: ['provider', 'runId'],
+      additionalProperties: false,
+      properties: { provider: nullableString, runId: nullableString },
+    },
+  },
+} as const;
+export type Run = FromSchema<typeof RUN_SCHEMA>;
 
 /** The Run's fields, exactly: what tests hold an answer's keys to. */
 export const RUN_FIELDS = [
@@ -126,28 +162,45 @@ export const RUN_FIELDS = [
 ] as const satisfies readonly (keyof Run)[];
 
 /** CONTRACT.md, Run event (`RunEvent`): exactly these fields. */
-export interface RunEvent {
-  id: string;
-  type: string;
-  toolName: string | null;
-  message: string | null;
-  payload: Record<string, unknown>;
-  createdAt: string;
-}
+export const RUN_EVENT_SCHEMA = {
+  type: 'object',
+  required: ['id', 'type', 'toolName', 'message', 'payload', 'createdAt'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string' },
+    toolName: nullableString,
+    message: nullableString,
+    payload: { type: 'object', description: 'Sanitized (CONTRACT.md, Events).' },
+    createdAt: { type: 'string' },
+  },
+} as const;
+export type RunEvent = FromSchema<typeof RUN_EVENT_SCHEMA>;
 
 /** What runs answers (202) to a start: the run, and whether the key had already made it. */
-export type StartRunAnswer = Run & { replayed: boolean };
+export const START_RUN_ANSWER_SCHEMA = {
+  ...RUN_SCHEMA,
+  required: [...RUN_SCHEMA.required, 'replayed'],
+  properties: { ...RUN_SCHEMA.properties, replayed: { type: 'boolean' } },
+} as const;
+export type StartRunAnswer = FromSchema<typeof START_RUN_ANSWER_SCHEMA>;
 
 /**
  * A run's token totals, summed over its harness's usage reports. `inputTokens` counts every input
  * token, cached ones included; `cachedInputTokens` is the part read from the provider's cache;
  * `outputTokens` includes reasoning. Non-negative integers.
  */
-export interface RunUsage {
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-}
+export const RUN_USAGE_SCHEMA = {
+  type: 'object',
+  required: ['inputTokens', 'cachedInputTokens', 'outputTokens'],
+  additionalProperties: false,
+  properties: {
+    inputTokens: { type: 'integer', minimum: 0 },
+    cachedInputTokens: { type: 'integer', minimum: 0 },
+    outputTokens: { type: 'integer', minimum: 0 },
+  },
+} as const;
+export type RunUsage = FromSchema<typeof RUN_USAGE_SCHEMA>;
 
 /**
  * A run as runs answers it to the system's own callers (`X-Internal-View: true`, `getRun` of
@@ -163,8 +216,14 @@ export interface RunUsage {
 export type InternalRun = Run & { model: string | null; usage: RunUsage | null; lastMessage: string | null };
 
 /** `POST /runs/{runId}/cancel`'s answer (form (a) of CONTRACT.md, with `alreadyTerminal`). */
-export interface CancelRunAnswer {
-  run: Run;
-  status: 'cancellation_requested' | 'already_terminal';
-  alreadyTerminal: boolean;
-}
+export const CANCEL_RUN_ANSWER_SCHEMA = {
+  type: 'object',
+  required: ['run', 'status', 'alreadyTerminal'],
+  additionalProperties: false,
+  properties: {
+    run: RUN_SCHEMA,
+    status: { type: 'string', enum: ['cancellation_requested', 'already_terminal'] },
+    alreadyTerminal: { type: 'boolean' },
+  },
+} as const;
+export type CancelRunAnswer = FromSchema<typeof CANCEL_RUN_ANSWER_SCHEMA>;

@@ -45,13 +45,14 @@ export const GRAPH_LIMITS = {
   maxIdLength: 200,
 } as const;
 
-const id = { type: 'string', minLength: 1, maxLength: GRAPH_LIMITS.maxIdLength };
-const handle = { type: ['string', 'null'], maxLength: GRAPH_LIMITS.maxIdLength };
-const finite = { type: 'number' };
+const id = { type: 'string', minLength: 1, maxLength: GRAPH_LIMITS.maxIdLength } as const;
+const handle = { type: ['string', 'null'], maxLength: GRAPH_LIMITS.maxIdLength } as const;
+const finite = { type: 'number' } as const;
 
 // `additionalProperties: false` with `removeAdditional` drops what React Flow adds (`width`,
 // `selected`, `measured`, edge `animated` …): the stored graph is exactly the contract's shape.
-const graphSchema = {
+// The same schema describes the graphs of answers (answerSchemas.ts, the OpenAPI document).
+export const FLOW_GRAPH_SCHEMA = {
   type: 'object',
   required: ['nodes', 'edges'],
   additionalProperties: false,
@@ -93,11 +94,11 @@ const graphSchema = {
       properties: { x: finite, y: finite, zoom: { type: 'number', exclusiveMinimum: 0 } },
     },
   },
-};
+} as const;
 
 // strictNumbers: `1e999` parses to Infinity, which is not a finite number.
 const ajv = new Ajv({ allErrors: true, strict: true, strictNumbers: true, allowUnionTypes: true, removeAdditional: true });
-const validateGraphShape = ajv.compile<FlowGraph>(graphSchema);
+const validateGraphShape = ajv.compile<FlowGraph>(FLOW_GRAPH_SCHEMA);
 
 export type FlowGraphParse = { ok: true; graph: FlowGraph } | { ok: false; problems: string[] };
 

@@ -12,6 +12,7 @@ import type { TriggerResult } from './http/triggerAutomation.js';
 export type { Automation, AutomationRunDetail, AutomationRunSummary, AutomationSummary, FlowGraph, TriggerResult };
 /** The public bodies' JSON Schemas (the gateway's MCP tools take their input schemas from them). */
 export {
+  AUTOMATION_EVENT_BODY_SCHEMA,
   CREATE_AUTOMATION_BODY_SCHEMA,
   SET_NODE_MODEL_BODY_SCHEMA,
   TRIGGER_BODY_SCHEMA,
@@ -28,6 +29,7 @@ export {
   TRIGGER_RESULT_SCHEMA,
   VALIDATION_RESULT_SCHEMA,
 } from './domain/answerSchemas.js';
+export { FLOW_GRAPH_SCHEMA } from './domain/flowGraph.js';
 
 export interface NewAutomation {
   installationId: number;

@@ -6,7 +6,7 @@ import type { CommandConfig, McpServerConfig, McpServerItem, McpServerSettingsIt
 
 export type { CommandConfig, McpServerConfig, McpServerItem, McpServerSettingsItem, UrlConfig };
 export { PUT_MCP_SERVER_BODY_SCHEMA } from './http/bodies.js';
-export { MCP_SERVER_LIMITS, MCP_SERVER_NAME_PATTERN } from './domain/mcpServers.js';
+export { MCP_SERVER_ITEM_SCHEMA, MCP_SERVER_LIMITS, MCP_SERVER_NAME_PATTERN } from './domain/mcpServers.js';
 
 export interface McpRegistryClient {
   /** `GET /internal/users/:userId/mcp/servers`: the public list, configs decrypted (secrets: never log it). */

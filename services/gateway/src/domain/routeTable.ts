@@ -3,7 +3,8 @@ import type { Peer } from '../peers.js';
 
 /**
  * What a public route needs before it runs: `read`/`write` (a PAT with that scope), `token` (a PAT
- * with any scope: the MCP transport) or `none` (CORS preflight and the 405 of `GET /mcp`).
+ * with any scope: the MCP transport) or `none` (CORS preflight, the 405 of `GET /mcp`, and the
+ * OpenAPI document, which is public documentation).
  */
 export type RouteAuth = 'read' | 'write' | 'token' | 'none';
 
@@ -59,6 +60,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'POST', path: '/mcp', auth: 'token', owner: 'gateway', successStatus: 200 },
   { method: 'OPTIONS', path: '/mcp', auth: 'none', owner: 'gateway', successStatus: 200 },
   { method: 'GET', path: '/mcp', auth: 'none', owner: 'gateway', successStatus: 200 },
+  // This API described as OpenAPI 3.1 (openApi.ts): public documentation, answered without a token.
+  { method: 'GET', path: '/openapi.json', auth: 'none', owner: 'gateway', successStatus: 200, addition: true },
 ];
 
 export const PUBLIC_PREFIX = '/api/v1/svc';

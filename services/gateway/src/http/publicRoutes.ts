@@ -9,6 +9,7 @@ import { listAgents } from './listAgents.js';
 import { listModels } from './listModels.js';
 import { listRepos } from './listRepos.js';
 import { mcpGet, mcpPost, mcpPreflight } from './mcpTransport.js';
+import { openApiDocumentRoute } from './openApiDocument.js';
 import { limitPerToken } from './rateLimits.js';
 import { restRoute, type RouteHandler } from './routeCall.js';
 import { runEventsRoute } from './runEventStream.js';
@@ -45,6 +46,8 @@ function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
       return mcpPreflight(gateway);
     case 'GET /mcp':
       return mcpGet();
+    case 'GET /openapi.json':
+      return openApiDocumentRoute();
     case 'GET /runs/:runId/events':
       return runEventsRoute(gateway, route, restRoute(route, routeHandler(gateway, route)));
     default:

@@ -1,5 +1,12 @@
-import { byName, isMcpServerName, sealContext, urlProblem } from './mcpServers.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { byName, isMcpServerName, MCP_SERVER_ITEM_SCHEMA, sealContext, urlProblem, type McpServerItem } from './mcpServers.js';
 import { devExampleServers } from './devExamples.js';
+
+// McpServerItem and MCP_SERVER_ITEM_SCHEMA are one shape: this fails `npm run typecheck` when either drifts.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const same = <T extends true>(): T => true as T;
+same<Same<McpServerItem, FromSchema<typeof MCP_SERVER_ITEM_SCHEMA>>>();
 
 describe('a tool server name is 1–100 characters of A-Z a-z 0-9 _ . - (not . or ..)', () => {
   test.each(['github', 'docs.search', 'a', 'A_b-c.9', 'x'.repeat(100), '...'])('%s is a name', (name) => {
@@ -43,5 +50,13 @@ describe('a development account gets two example servers: a command shape with a
       enabled: true,
       config: { url: expect.stringMatching(/^https:/), http_headers: { Authorization: expect.stringContaining('abc') } },
     });
+  });
+});
+
+describe('MCP_SERVER_ITEM_SCHEMA describes the items listed: both config shapes, nothing else', () => {
+  const validate = new Ajv2020({ strict: true }).compile(MCP_SERVER_ITEM_SCHEMA);
+  test('the example servers (a command shape, a URL shape) match it; a config of neither shape does not', () => {
+    for (const server of devExampleServers('abc')) expect(validate(server)).toBe(true);
+    expect(validate({ name: 'x', enabled: true, config: { command: 'npx', url: 'https://example.com' } })).toBe(false);
   });
 });

@@ -23,6 +23,34 @@ export interface McpServerItem {
   config: McpServerConfig;
 }
 
+const STRING_MAP = { type: 'object', additionalProperties: { type: 'string' } } as const;
+
+/**
+ * JSON Schema of the contract's `McpServerItem` as answered (the gateway's OpenAPI document shows
+ * it; mcpServers.test.ts holds McpServerItem to it). The config is secret: it must not be logged.
+ */
+export const MCP_SERVER_ITEM_SCHEMA = {
+  type: 'object',
+  required: ['name', 'enabled', 'config'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string' },
+    enabled: { type: 'boolean' },
+    config: {
+      description: 'Secret: may carry vault-resolved environment values and authorization headers.',
+      anyOf: [
+        {
+          type: 'object',
+          required: ['command'],
+          additionalProperties: false,
+          properties: { command: { type: 'string' }, args: { type: 'array', items: { type: 'string' } }, env: STRING_MAP },
+        },
+        { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string' }, http_headers: STRING_MAP } },
+      ],
+    },
+  },
+} as const;
+
 /** As the settings routes show it: the item and when it was created and last replaced (ISO 8601). */
 export interface McpServerSettingsItem extends McpServerItem {
   createdAt: string;

@@ -61,7 +61,8 @@ function expectDocumented<T>(method: string, path: string, answer: Answer<T>): T
 
 const api = () => `${system().baseUrl}/api/v1/svc`;
 const get = <T>(path: string) => call<T>(`${api()}${path}`, { headers: bearer(token) });
-const send = <T>(method: string, path: string, json?: unknown) => call<T>(`${api()}${path}`, { method, headers: bearer(token), ...(json === undefined ? {} : { json }) });
+const send = <T>(method: string, path: string, json?: unknown) =>
+  call<T>(`${api()}${path}`, { method, headers: bearer(token), ...(json === undefined ? {} : { json }) });
 
 beforeAll(async () => {
   ({ runs, account, repoId } = await newRunsUser(system().baseUrl, 3));
@@ -105,7 +106,11 @@ describe('every read route’s real answer matches the document’s response sch
   });
 
   test('an automation: POST /automations (201), GET it, validate it, its runs, a run it does not have (null)', async () => {
-    const created = expectDocumented('POST', '/automations', await send<{ automation: { id: string } }>('POST', '/automations', { installationId: account.installationId, name: 'openapi' }));
+    const created = expectDocumented(
+      'POST',
+      '/automations',
+      await send<{ automation: { id: string } }>('POST', '/automations', { installationId: account.installationId, name: 'openapi' }),
+    );
     const id = encodeURIComponent(created.automation.id);
     expectDocumented('GET', '/automations/{automationId}', await get(`/automations/${id}`));
     expectDocumented('POST', '/automations/{automationId}/validate', await send('POST', `/automations/${id}/validate`, {}));

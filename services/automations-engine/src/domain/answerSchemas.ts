@@ -206,7 +206,12 @@ export const AUTOMATION_RUN_DETAIL_SCHEMA = {
     },
     errors: {
       type: 'array',
-      items: { type: 'object', required: ['nodeId', 'message'], additionalProperties: false, properties: { nodeId: nullableString, message: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['nodeId', 'message'],
+        additionalProperties: false,
+        properties: { nodeId: nullableString, message: { type: 'string' } },
+      },
     },
     reviewFindings: { type: 'array', items: REVIEW_FINDING_SCHEMA },
   },

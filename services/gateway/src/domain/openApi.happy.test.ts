@@ -41,7 +41,8 @@ function disagreements(document: OpenApiDocument, routes: readonly PublicRoute[]
     const scope = operation['x-required-scope'];
     const security = JSON.stringify(operation.security);
     if (route.auth === 'read' || route.auth === 'write') {
-      if (scope !== route.auth || security !== JSON.stringify([{ pat: [route.auth] }])) problems.push(`${key}: scope ${String(scope)} ${security} instead of ${route.auth}`);
+      if (scope !== route.auth || security !== JSON.stringify([{ pat: [route.auth] }]))
+        problems.push(`${key}: scope ${String(scope)} ${security} instead of ${route.auth}`);
     } else if (route.auth === 'token') {
       if (scope !== 'any' || security === '[]') problems.push(`${key}: needs a token of any scope`);
     } else if (scope !== undefined || security !== '[]') problems.push(`${key}: needs no token, but the document asks for one`);
@@ -56,6 +57,13 @@ function disagreements(document: OpenApiDocument, routes: readonly PublicRoute[]
     if (Boolean(route.addition) !== Boolean(operation['x-ars-addition'])) problems.push(`${key}: addition mark ${String(operation['x-ars-addition'])}`);
   }
   return problems;
+}
+
+/** One operation of a document, as the test edits it. */
+function operationOf<T>(document: OpenApiDocument, path: string, method: string): T {
+  const operation = document.paths[path]?.[method];
+  if (!operation) throw new Error(`no ${method} ${path}`);
+  return operation as unknown as T;
 }
 
 describe('clients/openapi.json is what the generator makes now', () => {
@@ -79,13 +87,13 @@ describe('every route of the table is in the document with its method, path, suc
   test('a broken document fails the comparison: a missing path, a wrong status, a lost scope, an optional key, another range, an extra route', () => {
     const broken = structuredClone(openApiDocument('1.2.3'));
     delete broken.paths['/runs/{runId}'];
-    const trigger = broken.paths['/automations/{automationId}/trigger']?.post as { responses: Record<string, unknown>; parameters: Parameter[] };
+    const trigger = operationOf<{ responses: Record<string, unknown> }>(broken, '/automations/{automationId}/trigger', 'post');
     trigger.responses['200'] = trigger.responses['202'];
     delete trigger.responses['202'];
-    (broken.paths['/repos']?.get as Record<string, unknown>)['x-required-scope'] = 'write';
-    const start = broken.paths['/runs']?.post as { parameters: Parameter[] };
+    operationOf<Record<string, unknown>>(broken, '/repos', 'get')['x-required-scope'] = 'write';
+    const start = operationOf<{ parameters: Parameter[] }>(broken, '/runs', 'post');
     (start.parameters.find((parameter) => parameter.name === 'Idempotency-Key') as Parameter).required = false;
-    const events = broken.paths['/runs/{runId}/events']?.get as { parameters: Parameter[] };
+    const events = operationOf<{ parameters: Parameter[] }>(broken, '/runs/{runId}/events', 'get');
     (events.parameters.find((parameter) => parameter.name === 'limit') as Parameter).schema = { minimum: 1, maximum: 100, default: 50 };
     (broken.paths['/agents'] as Record<string, unknown>).post = { responses: { '200': {} } };
     expect(disagreements(broken, PUBLIC_ROUTES)).toEqual([
@@ -110,7 +118,7 @@ describe('the document is valid OpenAPI 3.1', () => {
   });
   test('and refuses a document with a parameter in no place OpenAPI knows (the validator can fail)', async () => {
     const broken = structuredClone(openApiDocument(gatewayVersion()));
-    const parameters = (broken.paths['/repos']?.get as { parameters: Parameter[] }).parameters;
+    const { parameters } = operationOf<{ parameters: Parameter[] }>(broken, '/repos', 'get');
     (parameters[0] as Parameter).in = 'body';
     expect((await new Validator().validate(broken)).valid).toBe(false);
   });

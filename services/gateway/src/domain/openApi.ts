@@ -122,7 +122,8 @@ const ERROR_RESPONSES: Record<string, { name: string; codes: ErrorCode[]; descri
   '409': {
     name: 'Conflict',
     codes: ['CONFLICT', 'IDEMPOTENCY_CONFLICT'],
-    description: 'The resource’s state prevents the operation (`CONFLICT`: re-read it first), or the `Idempotency-Key` was used with another body (`IDEMPOTENCY_CONFLICT`).',
+    description:
+      'The resource’s state prevents the operation (`CONFLICT`: re-read it first), or the `Idempotency-Key` was used with another body (`IDEMPOTENCY_CONFLICT`).',
   },
   '429': {
     name: 'RateLimited',
@@ -130,7 +131,11 @@ const ERROR_RESPONSES: Record<string, { name: string; codes: ErrorCode[]; descri
     description: `The per-token limit (60 requests per 60 s) or, on POST /runs, the per-user run-start budget is spent. Retry after \`Retry-After\` (${RETRY_AFTER_SECONDS}) seconds.`,
     retryAfter: true,
   },
-  '500': { name: 'InternalError', codes: ['INTERNAL_ERROR'], description: 'Unexpected; report it with the `X-Request-Id` of the answer. Retry once with backoff.' },
+  '500': {
+    name: 'InternalError',
+    codes: ['INTERNAL_ERROR'],
+    description: 'Unexpected; report it with the `X-Request-Id` of the answer. Retry once with backoff.',
+  },
   '503': {
     name: 'ServiceUnavailable',
     codes: ['SERVICE_UNAVAILABLE'],
@@ -222,7 +227,9 @@ const JSON_RPC_ERRORS = [
   { code: -32603, http: 200, meaning: 'unexpected failure handling the message' },
 ] as const;
 
-const JSON_RPC_TABLE = ['| JSON-RPC code | HTTP | Meaning |', '|---|---|---|', ...JSON_RPC_ERRORS.map((e) => `| ${e.code} | ${e.http} | ${e.meaning} |`)].join('\n');
+const JSON_RPC_TABLE = ['| JSON-RPC code | HTTP | Meaning |', '|---|---|---|', ...JSON_RPC_ERRORS.map((e) => `| ${e.code} | ${e.http} | ${e.meaning} |`)].join(
+  '\n',
+);
 
 const JSON_RPC_ID = { type: ['string', 'number', 'null'] };
 const JSON_RPC_REQUEST = {
@@ -271,7 +278,11 @@ function mcpOperation(route: PublicRoute): OpenApiOperation {
         'x-jsonrpc-errors': JSON_RPC_ERRORS,
         requestBody: { required: true, content: { 'application/json': { schema: JSON_RPC_REQUEST } } },
         responses: {
-          '200': { description: 'A JSON-RPC answer (a result, or a -32601/-32602/-32603 error).', headers: X_REQUEST_ID, content: { 'application/json': { schema: JSON_RPC_RESPONSE } } },
+          '200': {
+            description: 'A JSON-RPC answer (a result, or a -32601/-32602/-32603 error).',
+            headers: X_REQUEST_ID,
+            content: { 'application/json': { schema: JSON_RPC_RESPONSE } },
+          },
           '202': { description: 'A notification (no `id`) was accepted; no body.', headers: X_REQUEST_ID },
           '400': rpcFailure([-32700, -32600], 'Not JSON, or not a JSON-RPC request'),
           '401': rpcFailure([-32001], 'OAuth or PAT authorization missing or invalid'),
@@ -357,7 +368,10 @@ export function openApiDocument(version: string): OpenApiDocument {
       schemas: Object.fromEntries(named),
       responses,
       headers: {
-        'X-Request-Id': { description: 'This request’s id (the request’s own when sane, else generated): quote it when reporting a failure.', schema: { type: 'string' } },
+        'X-Request-Id': {
+          description: 'This request’s id (the request’s own when sane, else generated): quote it when reporting a failure.',
+          schema: { type: 'string' },
+        },
         'Retry-After': { description: `Seconds to wait before retrying (${RETRY_AFTER_SECONDS}).`, schema: { type: 'integer', minimum: 0 } },
       },
       securitySchemes: {

@@ -91,6 +91,14 @@ export function isTerminalRunStatus(status: string): status is TerminalRunStatus
 
 const nullableStringOf = (description: string) => ({ type: ['string', 'null'], description }) as const;
 
+/** Where a run runs (a Run's and an automation trigger result's `runtime`): `{provider, runId}`, each string or null. */
+export const RUNTIME_SCHEMA = {
+  type: 'object',
+  required: ['provider', 'runId'],
+  additionalProperties: false,
+  properties: { provider: nullableString, runId: nullableString },
+} as const;
+
 /** CONTRACT.md, Run (`RunDetail`): exactly these fields. */
 export const RUN_SCHEMA = {
   type: 'object',
@@ -132,12 +140,7 @@ export const RUN_SCHEMA = {
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
     error: nullableString,
-    runtime: {
-      type: 'object',
-      required: ['provider', 'runId'],
-      additionalProperties: false,
-      properties: { provider: nullableString, runId: nullableString },
-    },
+    runtime: RUNTIME_SCHEMA,
   },
 } as const;
 export type Run = FromSchema<typeof RUN_SCHEMA>;

@@ -1,7 +1,7 @@
 // The JSON Schemas of the automation routes' answers (the `data` of each success), written once:
 // the gateway's OpenAPI document shows them, and answerSchemas.test.ts holds the views' TypeScript
 // interfaces and these schemas to the same shape at compile time, so neither can drift. No I/O.
-import { RUN_USAGE_SCHEMA, REVIEW_FINDING_SCHEMA } from '@ars/contract';
+import { RUN_USAGE_SCHEMA, RUNTIME_SCHEMA, REVIEW_FINDING_SCHEMA } from '@ars/contract';
 import { AUTOMATION_STATUSES } from './automationView.js';
 import { FLOW_GRAPH_SCHEMA, NODE_TYPES } from './flowGraph.js';
 import { HARNESSES } from './nodeData.js';
@@ -234,12 +234,7 @@ export const TRIGGER_RESULT_SCHEMA = {
         reason: nullableString,
         started: { type: 'boolean' },
         status: { type: 'string' },
-        runtime: {
-          type: 'object',
-          required: ['provider', 'runId'],
-          additionalProperties: false,
-          properties: { provider: nullableString, runId: nullableString },
-        },
+        runtime: RUNTIME_SCHEMA,
       },
     },
   },

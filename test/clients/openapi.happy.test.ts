@@ -3,6 +3,7 @@
 // stack through HTTP, as a generated client would read them.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { bearer, call, createToken, type Account, type Answer } from '../support/accounts.js';
+import { automationClient, graphOf, publishAutomation, untilRun } from '../support/automations.js';
 import { readEventStream } from '../support/eventStream.js';
 import { newRunsUser, type RunsClient } from '../support/runs.js';
 import { systemForSuite } from '../support/system.js';
@@ -118,6 +119,45 @@ describe('every read route’s real answer matches the document’s response sch
     const none = expectDocumented('GET', '/automations/{automationId}/runs/{runId}', await get<{ run: null }>(`/automations/${id}/runs/no-such-run`));
     expect(none.run).toBeNull();
   });
+});
+
+describe('an automation run through the document: trigger (202), its runs, its detail once it ended, cancel of the ended run', () => {
+  test('a published start → agent → end automation triggered: every answer matches its schema', async () => {
+    // Its own user and PAT: waiting on the run polls.
+    const c = await automationClient(system().baseUrl);
+    const graph = graphOf(
+      [
+        ['start', 'start'],
+        ['work', 'agent', { agentId: c.agentId, prompt: '@say documented' }],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'work'],
+        ['work', 'end'],
+      ],
+    );
+    const id = encodeURIComponent(await publishAutomation(c, graph));
+    const post = (path: string, headers: Record<string, string> = {}, json?: unknown) =>
+      call(`${c.api}${path}`, { method: 'POST', headers: { ...c.auth, ...headers }, ...(json === undefined ? {} : { json }) });
+    const trigger = await post(`/automations/${id}/trigger`, { 'idempotency-key': `openapi-${Date.now()}` }, { repoId: c.repoId, input: {} });
+    const { run } = expectDocumented('POST', '/automations/{automationId}/trigger', trigger as Answer<{ run: { jobRunId: string } }>);
+    const runId = encodeURIComponent(run.jobRunId);
+    await untilRun(c, decodeURIComponent(id), run.jobRunId, 'ended', (current) => ['success', 'failed', 'cancelled'].includes(current.status));
+    const runsPage = expectDocumented(
+      'GET',
+      '/automations/{automationId}/runs',
+      await call<{ runs: unknown[] }>(`${c.api}/automations/${id}/runs`, { headers: c.auth }),
+    );
+    expect(runsPage.runs).toHaveLength(1);
+    const detail = expectDocumented(
+      'GET',
+      '/automations/{automationId}/runs/{runId}',
+      await call<{ run: { aiCalls: unknown[] } }>(`${c.api}/automations/${id}/runs/${runId}`, { headers: c.auth }),
+    );
+    expect(detail.run.aiCalls).toHaveLength(1);
+    expectDocumented('POST', '/automations/{automationId}/runs/{runId}/cancel', await post(`/automations/${id}/runs/${runId}/cancel`));
+    expectDocumented('POST', '/automations/events', await post('/automations/events', {}, { name: 'documented', data: { ok: true } }));
+  }, 120_000);
 });
 
 describe('a run through the document: POST /runs, GET /runs/{runId}, its events as JSON and as Server-Sent Events, cancel, the sandbox’s logs', () => {

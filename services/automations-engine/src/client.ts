@@ -3,13 +3,17 @@
 // but for the public bodies' JSON Schemas (plain objects with the engine's limits).
 import { IDEMPOTENCY_KEY_HEADER, type ReviewFinding } from '@ars/contract';
 import type { HttpClient } from '@ars/http-client';
-import type { AutomationRunDetail } from './domain/automationRunView.js';
-import type { Automation } from './domain/automationView.js';
+import type { AutomationRunDetail, AutomationRunSummary } from './domain/automationRunView.js';
+import type { Automation, AutomationSummary } from './domain/automationView.js';
 import type { FlowGraph } from './domain/flowGraph.js';
 import type { JsonValue } from './domain/expressions.js';
+import type { Problem } from './domain/publishChecks.js';
+import type { AutomationEventBody, CreateAutomationBody, SetNodeModelBody, UpdateAutomationBody, ValidateGraphBody } from './http/bodies.js';
 import type { TriggerResult } from './http/triggerAutomation.js';
 
-export type { Automation, AutomationRunDetail, FlowGraph, TriggerResult };
+export type { Automation, AutomationRunDetail, AutomationRunSummary, AutomationSummary, FlowGraph, JsonValue, Problem, TriggerResult };
+/** The public bodies' types (the typed TypeScript client, @ars/client, sends them). */
+export type { AutomationEventBody, CreateAutomationBody, SetNodeModelBody, UpdateAutomationBody, ValidateGraphBody };
 /** The public bodies' JSON Schemas (the gateway's MCP tools take their input schemas from them). */
 export {
   CREATE_AUTOMATION_BODY_SCHEMA,

@@ -32,7 +32,8 @@ describe('the read routes answer the contract’s data', () => {
   test('automations.listAll follows nextCursor through every page', async () => {
     const { ars, account } = await newUser();
     const created: string[] = [];
-    for (const name of ['first', 'second', 'third']) created.push((await ars.automations.create({ installationId: account.installationId, name })).automation.id);
+    for (const name of ['first', 'second', 'third'])
+      created.push((await ars.automations.create({ installationId: account.installationId, name })).automation.id);
     const listed: string[] = [];
     for await (const summary of ars.automations.listAll({ limit: 2 })) listed.push(summary.id);
     expect(listed.sort()).toEqual(created.sort());

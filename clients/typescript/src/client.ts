@@ -125,8 +125,7 @@ export class ArsClient {
       /** `PUT /automations/{id}/model`: an agent node's model override (`modelId: null` clears it). */
       setModel: (automationId: string, body: SetNodeModelBody) => send<AutomationData>('PUT', automation(automationId, '/model'), body),
       /** `POST /automations/{id}/validate` (addition): the publish checks of the draft, or of `body.graph`; changes nothing. */
-      validate: (automationId: string, body: ValidateGraphBody = {}) =>
-        send<ValidateAutomationData>('POST', automation(automationId, '/validate'), body),
+      validate: (automationId: string, body: ValidateGraphBody = {}) => send<ValidateAutomationData>('POST', automation(automationId, '/validate'), body),
       /** `POST /automations/{id}/trigger` (202) with an `Idempotency-Key`, generated when not given and the same on every retry. */
       trigger: (automationId: string, body: TriggerBody, options: IdempotencyOptions = {}) =>
         send<TriggerAutomationData>('POST', automation(automationId, '/trigger'), body, options.idempotencyKey ?? randomUUID()),
@@ -143,8 +142,7 @@ export class ArsClient {
     };
     this.runs = {
       /** `POST /runs` (202) with an `Idempotency-Key`, generated when not given and the same on every retry; `replayed` for a key seen before. */
-      start: (body: StartRunBody, options: IdempotencyOptions = {}) =>
-        send<StartRunAnswer>('POST', '/runs', body, options.idempotencyKey ?? randomUUID()),
+      start: (body: StartRunBody, options: IdempotencyOptions = {}) => send<StartRunAnswer>('POST', '/runs', body, options.idempotencyKey ?? randomUUID()),
       get: (runId: string) => get<RunData>(run(runId)),
       /** `GET /runs/{runId}/events`: oldest first, `limit` 1–200 (100), `after` an event id to read the ones after it. */
       events: (runId: string, query: { limit?: number; after?: string } = {}) => events(runId, query),

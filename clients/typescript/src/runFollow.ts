@@ -128,6 +128,10 @@ function parseData(data: string, runId: string): unknown {
   try {
     return JSON.parse(data);
   } catch {
-    throw new ArsApiError({ code: 'INVALID_RESPONSE', status: 200, message: `The event stream of run ${runId} sent a frame that is not JSON: ${JSON.stringify(data.slice(0, 200))}` });
+    throw new ArsApiError({
+      code: 'INVALID_RESPONSE',
+      status: 200,
+      message: `The event stream of run ${runId} sent a frame that is not JSON: ${JSON.stringify(data.slice(0, 200))}`,
+    });
   }
 }

@@ -170,7 +170,13 @@ async function readText(response: Response): Promise<string> {
   try {
     return await response.text();
   } catch (error) {
-    throw new ArsApiError({ code: 'CONNECTION_FAILED', status: 0, message: `The answer was cut off: ${String(error)}`, requestId: requestIdOf(response), cause: error });
+    throw new ArsApiError({
+      code: 'CONNECTION_FAILED',
+      status: 0,
+      message: `The answer was cut off: ${String(error)}`,
+      requestId: requestIdOf(response),
+      cause: error,
+    });
   }
 }
 

@@ -1,14 +1,7 @@
 // The public API's shapes, as the services that own them type them (type imports only: erased from
 // the JavaScript, so the client runs without any of those packages; see README, "Types").
 import type { Agent, CancelRunAnswer, Model, RerunPrReviewData, Repo, Run, RunEvent, Sandbox, SandboxLogs, StartRunAnswer } from '@ars/contract';
-import type {
-  Automation,
-  AutomationRunDetail,
-  AutomationRunSummary,
-  AutomationSummary,
-  Problem,
-  TriggerResult,
-} from '@ars/automations-engine/client';
+import type { Automation, AutomationRunDetail, AutomationRunSummary, AutomationSummary, Problem, TriggerResult } from '@ars/automations-engine/client';
 import type { McpServerItem } from '@ars/mcp-registry/client';
 
 export type { Agent, CancelRunAnswer, Model, RerunPrReviewData, Repo, Run, RunEvent, Sandbox, SandboxLogs, StartRunAnswer };

@@ -13,8 +13,13 @@ beforeEach(async () => {
 });
 afterEach(() => standIn.close());
 
-const client = (options: Partial<ConstructorParameters<typeof ArsClient>[0]> = {}) => new ArsClient({ baseUrl: `${standIn.baseUrl}/`, token: 'tok_test', ...options });
-const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const client = (options: Partial<ConstructorParameters<typeof ArsClient>[0]> = {}) =>
+  new ArsClient({ baseUrl: `${standIn.baseUrl}/`, token: 'tok_test', ...options });
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('every request goes to {baseUrl}/api/v1/svc with the bearer, Accept, User-Agent, and Content-Type when it has a body', () => {
   test('a GET: the path, the query as the contract names it, no Content-Type', async () => {

@@ -10,8 +10,13 @@ beforeEach(async () => {
 });
 afterEach(() => standIn.close());
 
-const client = (options: Partial<ConstructorParameters<typeof ArsClient>[0]> = {}) => new ArsClient({ baseUrl: standIn.baseUrl, token: 'tok_test', ...options });
-const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const client = (options: Partial<ConstructorParameters<typeof ArsClient>[0]> = {}) =>
+  new ArsClient({ baseUrl: standIn.baseUrl, token: 'tok_test', ...options });
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('429 and 503 are retried after Retry-After, the same Idempotency-Key on every attempt', () => {
   test('runs.start answered 429 (Retry-After: 1), then 503 (Retry-After: 1), then 202: three attempts, one key, the run', async () => {
@@ -42,7 +47,9 @@ describe('429 and 503 are retried after Retry-After, the same Idempotency-Key on
 
   test('Retry-After as an HTTP date is honoured too', async () => {
     standIn.answer((_, res, n) =>
-      n === 1 ? fail(res, 503, 'SERVICE_UNAVAILABLE', 'Backend down', { 'Retry-After': new Date(Date.now() + 1000).toUTCString() }) : ok(res, 200, { repos: [] }),
+      n === 1
+        ? fail(res, 503, 'SERVICE_UNAVAILABLE', 'Backend down', { 'Retry-After': new Date(Date.now() + 1000).toUTCString() })
+        : ok(res, 200, { repos: [] }),
     );
     expect(await client().repos.list()).toEqual({ repos: [] });
     expect(standIn.received).toHaveLength(2);
@@ -93,7 +100,10 @@ describe('other failures are not retried', () => {
 describe('a network failure is retried only for a GET or an idempotency-keyed POST', () => {
   const dropFirst = () =>
     standIn.answer((_, res, n) => {
-      if (n === 1) return res.socket?.destroy();
+      if (n === 1) {
+        res.socket?.destroy();
+        return;
+      }
       ok(res, 200, { run: runOf('run-1', 'running'), status: 'cancellation_requested', alreadyTerminal: false });
     });
 

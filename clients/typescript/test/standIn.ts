@@ -31,7 +31,13 @@ export async function startStandIn(script: Script = (_, res) => fail(res, 500, '
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
-      const request = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(request);
       res.setHeader('X-Request-Id', `req-${received.length}`);
       void Promise.resolve(current(request, res, received.length)).catch((error: unknown) => res.destroy(error as Error));

@@ -3,6 +3,7 @@
 // gateway sets it, and records every request as it arrived.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ArsClient, type ArsClientOptions } from '../src/index.js';
 
 export interface Received {
   method: string;
@@ -51,6 +52,7 @@ export async function startStandIn(script: Script = (_, res) => fail(res, 500, '
     answer: (next) => {
       current = next;
     },
+    // Idempotent: a test may close it early (nothing listening) and the suite closes it again.
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -95,4 +97,30 @@ export function runOf(runId: string, status: string) {
 /** A run event: `e<n>`, an assistant message saying `said <n>`. */
 export function eventOf(n: number) {
   return { id: `e${n}`, type: 'assistant_message', toolName: null, message: `said ${n}`, payload: {}, createdAt: '2026-01-01T00:00:00.000Z' };
+}
+
+/** A stand-in for each test of the file, started before and closed after it. */
+export function standInPerTest(): () => StandIn {
+  let current: StandIn | undefined;
+  beforeEach(async () => {
+    current = await startStandIn();
+  });
+  afterEach(() => current?.close());
+  return () => {
+    if (!current) throw new Error('the stand-in is started for each test (use it inside tests)');
+    return current;
+  };
+}
+
+/** A client of the stand-in with a test token. */
+export function clientOf(standIn: StandIn, options: Partial<ArsClientOptions> = {}): ArsClient {
+  return new ArsClient({ baseUrl: standIn.baseUrl, token: 'tok_test', ...options });
+}
+
+/** What a promise rejected with (undefined when it resolved). */
+export function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 }

@@ -38,7 +38,8 @@ export async function* followRun(
   const seen = new Set<string>();
   let lastEventId = options.lastEventId;
   let status: string | undefined;
-  // Streams in a row that ended early without a single new frame: bounded like any retry.
+  // Streams in a row that ended early with no new event and no status change: bounded like any
+  // retry (a stream that brought news is always resumed).
   let fruitless = 0;
   for (;;) {
     const stop = new AbortController();
@@ -66,12 +67,16 @@ export async function* followRun(
           for (const frame of frames.splice(0)) {
             const item = itemOf(frame, runId, outcome);
             if (!item) continue;
-            progressed = true;
             if (item.type === 'event') {
               lastEventId = item.event.id;
               if (seen.has(item.event.id)) continue;
               seen.add(item.event.id);
-            } else status = item.run.status;
+            } else {
+              // Each stream starts with the run's status: only a change is news.
+              if (item.run.status === status) continue;
+              status = item.run.status;
+            }
+            progressed = true;
             yield item;
           }
           if (outcome.error) break;
@@ -83,7 +88,7 @@ export async function* followRun(
       }
       // The end of a stream whose run is terminal (and no error frame): every event was sent.
       if (!outcome.error && !outcome.dropped && status !== undefined && TERMINAL_STATUSES.has(status)) return;
-      fruitless = progressed ? 1 : fruitless + 1;
+      fruitless = progressed ? 0 : fruitless + 1;
       if (fruitless >= maxAttempts) {
         throw outcome.error ?? connectionFailed(baseUrl, outcome.dropped ?? new Error(`the event stream of run ${runId} ended before the run did`));
       }

@@ -17,10 +17,11 @@ for (const glob of workspaceGlobs) {
     if (!existsSync(manifest)) continue;
     const { name, exports } = JSON.parse(readFileSync(manifest, 'utf8'));
     // Every entry point a package exports (`.`, `./client`, `./testing` …) maps to the source its
-    // `types` condition names; a package without an exports map is reached through src/index.ts.
+    // `source` condition names (a publishable package, whose `types` are its built .d.ts), else its
+    // `types`; a package without an exports map is reached through src/index.ts.
     const entries = exports && typeof exports === 'object' ? Object.entries(exports) : [['.', { types: './src/index.ts' }]];
     for (const [subpath, target] of entries) {
-      const source = typeof target === 'object' && target !== null ? target.types : undefined;
+      const source = typeof target === 'object' && target !== null ? (target.source ?? target.types) : undefined;
       if (typeof source !== 'string' || !existsSync(join(root, dir, source))) continue;
       const specifier = subpath === '.' ? name : `${name}/${subpath.replace(/^\.\//, '')}`;
       moduleNameMapper[`^${specifier.replace(/[/.]/g, '\\$&')}$`] = `<rootDir>/${dir}/${source.replace(/^\.\//, '')}`;
@@ -35,7 +36,7 @@ export default {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
   moduleNameMapper,
-  testMatch: ['<rootDir>/{shared,services,deploy,test}/**/*.test.ts'],
+  testMatch: ['<rootDir>/{shared,services,deploy,clients,test}/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/shared/testenv/jest/globalSetup.js',
   globalTeardown: '<rootDir>/shared/testenv/jest/globalTeardown.js',

@@ -7,9 +7,13 @@ import type { AutomationRunDetail, AutomationRunSummary } from './domain/automat
 import type { Automation, AutomationSummary } from './domain/automationView.js';
 import type { FlowGraph } from './domain/flowGraph.js';
 import type { JsonValue } from './domain/expressions.js';
+import type { Problem } from './domain/publishChecks.js';
+import type { AutomationEventBody, CreateAutomationBody, SetNodeModelBody, UpdateAutomationBody, ValidateGraphBody } from './http/bodies.js';
 import type { TriggerResult } from './http/triggerAutomation.js';
 
-export type { Automation, AutomationRunDetail, AutomationRunSummary, AutomationSummary, FlowGraph, TriggerResult };
+export type { Automation, AutomationRunDetail, AutomationRunSummary, AutomationSummary, FlowGraph, JsonValue, Problem, TriggerResult };
+/** The public bodies' types (the typed TypeScript client, @ars/client, sends them). */
+export type { AutomationEventBody, CreateAutomationBody, SetNodeModelBody, UpdateAutomationBody, ValidateGraphBody };
 /** The public bodies' JSON Schemas (the gateway's MCP tools take their input schemas from them). */
 export {
   AUTOMATION_EVENT_BODY_SCHEMA,

@@ -5,6 +5,8 @@ import type { HttpClient } from '@ars/http-client';
 
 /** The public body's JSON Schema (the gateway's MCP tools take their input schemas from it). */
 export { CREATE_SANDBOX_BODY_SCHEMA } from './http/bodies.js';
+/** The public body's type (the typed TypeScript client, @ars/client, sends it). */
+export type { CreateSandboxBody } from './domain/sandboxRequest.js';
 
 export interface SandboxesClient {
   /**

@@ -35,7 +35,7 @@ export default {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
   moduleNameMapper,
-  testMatch: ['<rootDir>/{shared,services,deploy,test}/**/*.test.ts'],
+  testMatch: ['<rootDir>/{shared,services,deploy,clients,test}/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/shared/testenv/jest/globalSetup.js',
   globalTeardown: '<rootDir>/shared/testenv/jest/globalTeardown.js',

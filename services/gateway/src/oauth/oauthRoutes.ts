@@ -85,7 +85,8 @@ function withDefaultScope(ctx: Context): void {
   ctx.req.url = `${url.pathname}${url.search}`;
 }
 
-function html(ctx: Context, status: number, body: string): void {
+/** A page of the gateway: HTML, never cached, never framed, no script. */
+export function html(ctx: Context, status: number, body: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');

@@ -3,7 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { ArsApiError, exchangeLoginCode, type LoginToken } from './api.js';
+import { exchangeLoginCode, type LoginToken } from './api.js';
+import { CliError } from './output.js';
 
 /** The browser login of `ars` (gateway README, "CLI login"): PKCE and state, the loopback listener, the browser. */
 
@@ -97,17 +98,17 @@ export async function browserLogin(options: LoginOptions): Promise<LoginToken> {
     const query = url.searchParams;
     if (query.get('state') !== state) {
       answerPage(response, 400, 'Login refused', 'This answer does not belong to the login your terminal started (state mismatch). Nothing was stored. Run ars login again.');
-      return settle.reject(new ArsApiError('STATE_MISMATCH', 0, 'The browser answered with another state; nothing was stored. Run ars login again.'));
+      return settle.reject(new CliError('STATE_MISMATCH', 'The browser answered with another state; nothing was stored. Run ars login again.'));
     }
     const error = query.get('error');
     if (error) {
       answerPage(response, 200, 'Access denied', 'You denied access; the command line got no token. You can close this tab.');
-      return settle.reject(new ArsApiError(error === 'access_denied' ? 'ACCESS_DENIED' : error.toUpperCase(), 0, 'Access was denied in the browser; nothing was stored.'));
+      return settle.reject(new CliError(error === 'access_denied' ? 'ACCESS_DENIED' : error.toUpperCase(), 'Access was denied in the browser; nothing was stored.'));
     }
     const code = query.get('code');
     if (!code) {
       answerPage(response, 400, 'Login failed', 'The answer carried no code. Run ars login again.');
-      return settle.reject(new ArsApiError('BAD_REQUEST', 0, 'The browser answered without a code'));
+      return settle.reject(new CliError('BAD_REQUEST', 'The browser answered without a code'));
     }
     exchangeLoginCode({ baseUrl: options.baseUrl, code, codeVerifier: pkce.verifier, redirectUri }).then(
       (token) => {
@@ -127,7 +128,7 @@ export async function browserLogin(options: LoginOptions): Promise<LoginToken> {
   });
   redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
   const timer = setTimeout(
-    () => settle.reject(new ArsApiError('LOGIN_TIMEOUT', 0, `No answer from the browser within ${Math.round(options.timeoutMs / 1000)} s; run ars login again.`)),
+    () => settle.reject(new CliError('LOGIN_TIMEOUT', `No answer from the browser within ${Math.round(options.timeoutMs / 1000)} s; run ars login again.`)),
     options.timeoutMs,
   );
   try {

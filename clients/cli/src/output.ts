@@ -11,9 +11,22 @@ export const EXIT = {
   cancelled: 130,
 } as const;
 
+/** An error of the command line itself (no answer of the service behind it): HTTP status 0. */
+export class CliError extends Error {
+  readonly status = 0;
+  readonly requestId = null;
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
 /** `error <CODE> (HTTP <status>): <message> [request <id>]`, one line on stderr. */
 export function errorLine(error: unknown): string {
-  if (error instanceof ArsApiError) {
+  if (error instanceof ArsApiError || error instanceof CliError) {
     return `error ${error.code} (HTTP ${error.status}): ${error.message}${error.requestId ? ` [request ${error.requestId}]` : ''}`;
   }
   return `error INTERNAL (HTTP 0): ${(error as Error)?.message ?? String(error)}`;

@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ArsApiError, createApi, type ArsApi, type Run } from './api.js';
 import { credentialsPath, readCredentials, removeCredentials, resolveAccess, writeCredentials } from './credentials.js';
 import { browserLogin, defaultClientName, openInBrowser } from './login.js';
-import { errorLine, EXIT, exitCodeOf, maskedServer, printFields, printJson, printTable, RunProgress, runSummaryLine } from './output.js';
+import { CliError, errorLine, EXIT, exitCodeOf, maskedServer, printFields, printJson, printTable, RunProgress, runSummaryLine } from './output.js';
 
 export const VERSION = '0.1.0';
 
@@ -39,7 +39,7 @@ function act<O extends GlobalOptions, A extends unknown[]>(work: (options: O, ..
 /** The API as the resolved token (`--token`, `ARS_TOKEN`, the credentials file); none is an error before any call. */
 async function apiOf(globals: GlobalOptions): Promise<ArsApi> {
   const access = await resolveAccess(globals);
-  if (!access.token) throw new ArsApiError('NOT_LOGGED_IN', 0, 'No token: run ars login, or give --token or ARS_TOKEN');
+  if (!access.token) throw new CliError('NOT_LOGGED_IN', 'No token: run ars login, or give --token or ARS_TOKEN');
   return createApi({ baseUrl: access.baseUrl, token: access.token, userAgent: `ars/${VERSION}` });
 }
 
@@ -47,7 +47,7 @@ async function apiOf(globals: GlobalOptions): Promise<ArsApi> {
 async function repoIdOf(api: ArsApi, repo: string): Promise<string> {
   const { repos } = await api.repos.list({ limit: 200 });
   const found = repos.find((r) => r.id === repo) ?? repos.find((r) => r.full_name.toLowerCase() === repo.toLowerCase());
-  if (!found) throw new ArsApiError('NOT_FOUND', 404, `No repository ${repo} among yours (ars repos lists them)`);
+  if (!found) throw new CliError('NOT_FOUND', `No repository ${repo} among yours (ars repos lists them)`);
   return found.id;
 }
 
@@ -122,7 +122,7 @@ function logoutCommand(): Command {
     act(async (globals: GlobalOptions) => {
       const access = await resolveAccess(globals);
       const stored = await readCredentials();
-      if (!access.token) throw new ArsApiError('NOT_LOGGED_IN', 0, 'Not logged in: no token to revoke');
+      if (!access.token) throw new CliError('NOT_LOGGED_IN', 'Not logged in: no token to revoke');
       let revoked: { revoked: boolean; id: string | null };
       try {
         revoked = await createApi({ baseUrl: access.baseUrl, token: access.token }).apiKeys.revokeCurrent();
@@ -144,7 +144,7 @@ function whoamiCommand(): Command {
     act(async (globals: GlobalOptions) => {
       const access = await resolveAccess(globals);
       const stored = await readCredentials();
-      if (!access.token) throw new ArsApiError('NOT_LOGGED_IN', 0, 'Not logged in: run ars login, or give --token or ARS_TOKEN');
+      if (!access.token) throw new CliError('NOT_LOGGED_IN', 'Not logged in: run ars login, or give --token or ARS_TOKEN');
       await createApi({ baseUrl: access.baseUrl, token: access.token }).repos.list({ limit: 1 });
       const fromFile = access.tokenSource === 'credentials' ? stored : undefined;
       const shown = {
@@ -316,7 +316,7 @@ function automationsCommand(): Command {
         try {
           input = globals.input === undefined ? undefined : (JSON.parse(globals.input) as Record<string, unknown>);
         } catch {
-          throw new ArsApiError('BAD_REQUEST', 0, '--input must be a JSON object');
+          throw new CliError('BAD_REQUEST', '--input must be a JSON object');
         }
         const api = await apiOf(globals);
         const data = await api.automations.trigger(id, { repoId: await repoIdOf(api, repo), ...(input ? { input } : {}) }, { idempotencyKey: globals.idempotencyKey });

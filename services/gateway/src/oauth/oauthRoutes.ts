@@ -93,7 +93,10 @@ export function html(ctx: Context, status: number, body: string): void {
   // No framing (a consent page must not be clickjacked), no script, no outside resources.
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
-  ctx.set('Referrer-Policy', 'no-referrer');
+  // `same-origin`, not `no-referrer`: the page's URL (its query) never leaves the gateway, while the
+  // form's POST still carries the page's Origin, which checkOrigin needs (under `no-referrer` a
+  // browser sends `Origin: null`, and every real Allow/Deny would be refused).
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.body = body;
 }
 

@@ -2,7 +2,7 @@
 // --follow` printing every event and exiting by the run's outcome (stand-in directives: `@say`,
 // `@fail`), runs get/events/cancel, repos, sandboxes, mcp-servers masked, --json, and the error line.
 import { bearer, call, createAccount, createToken, dataOf, type Account, type CreatedToken } from '../support/accounts.js';
-import { cliConfigDir, runCli } from '../support/cli.js';
+import { cliConfigDir, expectExit, runCli } from '../support/cli.js';
 import type { RunEvent } from '../support/runs.js';
 import { systemForSuite } from '../support/system.js';
 
@@ -25,7 +25,9 @@ function expectEveryEventPrinted(stdout: string, events: RunEvent[]): void {
   const lines = stdout.split('\n');
   let at = 0;
   for (const event of events) {
-    const found = lines.findIndex((line, i) => i >= at && line.includes(event.type) && (event.message === null || line.includes(event.message.split('\n')[0] ?? '')));
+    const found = lines.findIndex(
+      (line, i) => i >= at && line.includes(event.type) && (event.message === null || line.includes(event.message.split('\n')[0] ?? '')),
+    );
     if (found < 0) throw new Error(`event ${event.id} (${event.type} ${event.message}) not printed after line ${at}:\n${stdout}`);
     at = found + 1;
   }
@@ -37,7 +39,7 @@ describe('ars run --follow prints every event live and exits by the outcome', ()
     const repo = account.repos[0];
     const result = await runCli(['run', repo?.full_name ?? '', '@say hello from the cli\n@say second line', '--follow'], env);
     expect(result.stderr).toMatch(/^run \S+ started on /m);
-    expect(result.code).toBe(0);
+    expectExit(result, 0);
     const runId = /^run (\S+) success$/m.exec(result.stdout)?.[1] ?? '';
     const events = await eventsOf(token.token, runId);
     expect(events.map((e) => e.message)).toEqual(expect.arrayContaining(['hello from the cli', 'second line']));
@@ -47,7 +49,7 @@ describe('ars run --follow prints every event live and exits by the outcome', ()
   test('a run that fails (@fail): every event printed, the last line says failed, exit 1', async () => {
     const { account, token, env } = await user();
     const result = await runCli(['run', account.repos[0]?.id ?? '', '@say about to fail\n@fail the stand-in failed on purpose', '--follow'], env);
-    expect(result.code).toBe(1);
+    expectExit(result, 1);
     const runId = /^run (\S+) failed/m.exec(result.stdout)?.[1] ?? '';
     expect(runId).not.toBe('');
     expectEveryEventPrinted(result.stdout, await eventsOf(token.token, runId));
@@ -56,7 +58,7 @@ describe('ars run --follow prints every event live and exits by the outcome', ()
   test('--follow --json prints {run, events} once the run ended, with every event', async () => {
     const { account, token, env } = await user();
     const result = await runCli(['run', account.repos[0]?.id ?? '', '@say json please', '--follow', '--json'], env);
-    expect(result.code).toBe(0);
+    expectExit(result, 0);
     const data = JSON.parse(result.stdout) as { run: { runId: string; status: string }; events: RunEvent[] };
     expect(data.run.status).toBe('success');
     expect(data.events.map((e) => e.id)).toEqual((await eventsOf(token.token, data.run.runId)).map((e) => e.id));
@@ -67,17 +69,17 @@ describe('ars runs get|events|cancel and ars run without --follow', () => {
   test('run answers the started run; runs get and runs events --json answer the service’s data; runs cancel of an ended run says so', async () => {
     const { account, env } = await user();
     const started = await runCli(['run', account.repos[0]?.id ?? '', '@say quick', '--json'], env);
-    expect(started.code).toBe(0);
+    expectExit(started, 0);
     const run = JSON.parse(started.stdout) as { runId: string; replayed: boolean };
     expect(run.replayed).toBe(false);
     const followed = await runCli(['runs', 'events', run.runId, '--follow'], env);
-    expect(followed.code).toBe(0);
+    expectExit(followed, 0);
     const got = await runCli(['runs', 'get', run.runId, '--json'], env);
     expect(JSON.parse(got.stdout)).toMatchObject({ run: { runId: run.runId, status: 'success' } });
     const events = await runCli(['runs', 'events', run.runId, '--json'], env);
     expect((JSON.parse(events.stdout) as { events: RunEvent[] }).events.some((e) => e.message === 'quick')).toBe(true);
     const cancelled = await runCli(['runs', 'cancel', run.runId, '--json'], env);
-    expect(cancelled.code).toBe(0);
+    expectExit(cancelled, 0);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ run: { runId: run.runId, status: 'success' } });
   }, 180_000);
 });
@@ -86,7 +88,7 @@ describe('ars repos, sandboxes and mcp-servers; errors as one line with code, st
   test('repos: a table by default, the data with --json', async () => {
     const { account, env } = await user();
     const table = await runCli(['repos'], env);
-    expect(table.code).toBe(0);
+    expectExit(table, 0);
     for (const repo of account.repos) expect(table.stdout).toContain(repo.full_name);
     const json = await runCli(['repos', '--json'], env);
     expect((JSON.parse(json.stdout) as { repos: { id: string }[] }).repos).toHaveLength(account.repos.length);
@@ -95,18 +97,23 @@ describe('ars repos, sandboxes and mcp-servers; errors as one line with code, st
   test('sandboxes --json answers {sandboxes}', async () => {
     const { env } = await user();
     const result = await runCli(['sandboxes', '--json'], env);
-    expect(result.code).toBe(0);
+    expectExit(result, 0);
     expect(Array.isArray((JSON.parse(result.stdout) as { sandboxes: unknown[] }).sandboxes)).toBe(true);
   }, 60_000);
 
   test('mcp-servers never prints an env or header value, on the terminal or with --json; the names are kept', async () => {
     const { token, env } = await user();
-    const { servers } = dataOf(await call<{ servers: { name: string; config: { env?: Record<string, string>; http_headers?: Record<string, string> } }[] }>(`${base()}/api/v1/svc/mcp/servers`, { headers: bearer(token.token) }));
+    const { servers } = dataOf(
+      await call<{ servers: { name: string; config: { env?: Record<string, string>; http_headers?: Record<string, string> } }[] }>(
+        `${base()}/api/v1/svc/mcp/servers`,
+        { headers: bearer(token.token) },
+      ),
+    );
     const secrets = servers.flatMap((s) => [...Object.values(s.config.env ?? {}), ...Object.values(s.config.http_headers ?? {})]);
     expect(secrets.length).toBeGreaterThan(0);
     for (const args of [['mcp-servers'], ['mcp-servers', '--json']]) {
       const result = await runCli(args, env);
-      expect(result.code).toBe(0);
+      expectExit(result, 0);
       for (const secret of secrets) expect(result.stdout).not.toContain(secret);
       expect(result.stdout).toContain('GITHUB_PERSONAL_ACCESS_TOKEN');
       expect(result.stdout).toContain('••••');
@@ -116,13 +123,13 @@ describe('ars repos, sandboxes and mcp-servers; errors as one line with code, st
   test('an error answer: `error <CODE> (HTTP <status>): <message> [request <id>]` on stderr, exit 2', async () => {
     const { env } = await user();
     const missing = await runCli(['runs', 'get', 'run_does_not_exist'], env);
-    expect(missing.code).toBe(2);
+    expectExit(missing, 2);
     expect(missing.stderr).toMatch(/^error NOT_FOUND \(HTTP 404\): .+ \[request \S+\]$/m);
     const badToken = await runCli(['repos', '--token', `tok_${'B'.repeat(32)}`], env);
-    expect(badToken.code).toBe(2);
+    expectExit(badToken, 2);
     expect(badToken.stderr).toMatch(/^error UNAUTHORIZED \(HTTP 401\): Invalid access token \[request \S+\]$/m);
     const unknownRepo = await runCli(['run', 'nobody/nothing', '@say hi'], env);
-    expect(unknownRepo.code).toBe(2);
+    expectExit(unknownRepo, 2);
     expect(unknownRepo.stderr).toMatch(/^error NOT_FOUND \(HTTP 0\): No repository nobody\/nothing/m);
   }, 60_000);
 });

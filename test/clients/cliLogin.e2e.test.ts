@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { bearer, call, createAccount, createToken, dataOf, errorOf, type Account } from '../support/accounts.js';
-import { browserProfile, cliConfigDir, launchChromium, runCli, startLogin } from '../support/cli.js';
+import { browserProfile, cliConfigDir, expectExit, launchChromium, runCli, startLogin } from '../support/cli.js';
 import { systemForSuite } from '../support/system.js';
 
 const system = systemForSuite();
@@ -34,7 +34,11 @@ async function apiKeys(account: Account): Promise<ApiKey[]> {
 }
 
 /** The consent page opened in Chromium as the signed-in user (or signed out), and the button clicked: where the browser ends up. */
-async function answerInBrowser(url: URL, account: Account | undefined, button?: 'allow' | 'deny'): Promise<{ status: number | undefined; text: string; html: string; finalUrl: string }> {
+async function answerInBrowser(
+  url: URL,
+  account: Account | undefined,
+  button?: 'allow' | 'deny',
+): Promise<{ status: number | undefined; text: string; html: string; finalUrl: string }> {
   const context = await browserProfile(browser, base(), account?.sessionCookie);
   try {
     const page = await context.newPage();
@@ -68,13 +72,13 @@ describe('ars login: Allow in the browser stores a working token, mode 0600, in 
     expect(allowed.finalUrl).toMatch(new RegExp(`^${url.searchParams.get('redirect_uri')}\\?code=`));
     expect(allowed.text).toContain('Signed in');
     const result = await cli.exited;
-    expect(result.code).toBe(0);
+    expectExit(result, 0);
 
     const file = credentialsFile(configDir);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
     const repos = await runCli(['repos', '--json'], { ARS_CONFIG_DIR: configDir });
-    expect(repos.code).toBe(0);
+    expectExit(repos, 0);
     expect((JSON.parse(repos.stdout) as { repos: { id: string }[] }).repos.map((r) => r.id).sort()).toEqual(account.repos.map((r) => r.id).sort());
 
     const [key] = await apiKeys(account);
@@ -87,7 +91,7 @@ describe('ars login: Allow in the browser stores a working token, mode 0600, in 
     const { cli, url } = await startLogin(base(), configDir, ['--scopes', 'read', '--json']);
     await answerInBrowser(url, account, 'allow');
     const result = await cli.exited;
-    expect(result.code).toBe(0);
+    expectExit(result, 0);
     expect(JSON.parse(result.stdout)).toMatchObject({ scopes: ['read'] });
     const { token } = JSON.parse(readFileSync(credentialsFile(configDir), 'utf8')) as { token: string };
     expect(result.stdout + result.stderr).not.toContain(token);
@@ -104,7 +108,7 @@ describe('ars login: Deny leaves nothing behind', () => {
     expect(denied.finalUrl).toContain('error=access_denied');
     expect(denied.text).toContain('Access denied');
     const result = await cli.exited;
-    expect(result.code).toBe(2);
+    expectExit(result, 2);
     expect(result.stderr).toMatch(/^error ACCESS_DENIED \(HTTP 0\): /m);
     expect(existsSync(credentialsFile(configDir))).toBe(false);
     expect(await apiKeys(account)).toEqual([]);
@@ -135,7 +139,7 @@ describe('ars login: an answer with another state is refused and nothing is stor
     expect(refused.status).toBe(400);
     expect(await refused.text()).toContain('state mismatch');
     const result = await cli.exited;
-    expect(result.code).toBe(2);
+    expectExit(result, 2);
     expect(result.stderr).toMatch(/^error STATE_MISMATCH \(HTTP 0\): /m);
     expect(existsSync(credentialsFile(configDir))).toBe(false);
     expect(await apiKeys(account)).toEqual([]);
@@ -164,7 +168,10 @@ async function codeFor(account: Account, fields: Record<string, string>): Promis
 }
 
 function exchange(body: Record<string, string>) {
-  return call<{ token: string; id: string; prefix: string; scopes: string[]; expiresAt: string }>(`${base()}/api/cli/login/token`, { method: 'POST', json: body });
+  return call<{ token: string; id: string; prefix: string; scopes: string[]; expiresAt: string }>(`${base()}/api/cli/login/token`, {
+    method: 'POST',
+    json: body,
+  });
 }
 
 describe('POST /api/cli/login/token: a code is single-use and bound to its PKCE challenge and redirect URI', () => {
@@ -218,17 +225,24 @@ describe('the consent page checks every parameter and never redirects to an unva
     ['a short challenge', { code_challenge: 'abc' }, 'code_challenge must be'],
     ['no state', { state: '' }, 'state must be'],
     ['an unknown scope', { scopes: 'read,admin' }, 'scopes must be'],
-  ])('%s: an error page (400), no Location, on GET and on POST', async (_name, change, problem) => {
-    const account = await createAccount(base());
-    const fields = { ...loginRequest().fields, ...change };
-    const shown = await fetch(`${base()}/cli/login?${new URLSearchParams(fields).toString()}`, { redirect: 'manual', headers: { cookie: account.sessionCookie } });
-    expect(shown.status).toBe(400);
-    expect(shown.headers.get('location')).toBeNull();
-    expect(await shown.text()).toContain(problem);
-    const posted = await decide(account, fields);
-    expect(posted.status).toBe(400);
-    expect(posted.headers.get('location')).toBeNull();
-  }, 60_000);
+  ])(
+    '%s: an error page (400), no Location, on GET and on POST',
+    async (_name, change, problem) => {
+      const account = await createAccount(base());
+      const fields = { ...loginRequest().fields, ...change };
+      const shown = await fetch(`${base()}/cli/login?${new URLSearchParams(fields).toString()}`, {
+        redirect: 'manual',
+        headers: { cookie: account.sessionCookie },
+      });
+      expect(shown.status).toBe(400);
+      expect(shown.headers.get('location')).toBeNull();
+      expect(await shown.text()).toContain(problem);
+      const posted = await decide(account, fields);
+      expect(posted.status).toBe(400);
+      expect(posted.headers.get('location')).toBeNull();
+    },
+    60_000,
+  );
 
   test('localhost is a valid listener too; the client name is capped', async () => {
     const account = await createAccount(base());
@@ -265,16 +279,16 @@ describe('ars logout revokes the token and forgets it; a PAT revokes only itself
     const configDir = cliConfigDir();
     const { cli, url } = await startLogin(base(), configDir);
     await answerInBrowser(url, account, 'allow');
-    expect((await cli.exited).code).toBe(0);
+    expectExit(await cli.exited, 0);
     const { token } = JSON.parse(readFileSync(credentialsFile(configDir), 'utf8')) as { token: string };
     const out = await runCli(['logout'], { ARS_CONFIG_DIR: configDir });
-    expect(out.code).toBe(0);
+    expectExit(out, 0);
     expect(existsSync(credentialsFile(configDir))).toBe(false);
     const after = await call(`${base()}/api/v1/svc/repos`, { headers: bearer(token) });
     expect(after.status).toBe(401);
     expect(errorOf(after).message).toBe('Access token has been revoked');
     const repos = await runCli(['repos'], { ARS_CONFIG_DIR: configDir });
-    expect(repos.code).toBe(2);
+    expectExit(repos, 2);
     expect(repos.stderr).toMatch(/^error NOT_LOGGED_IN/m);
   }, 120_000);
 

@@ -61,6 +61,11 @@ export class CliProcess {
   }
 }
 
+/** Fails with the CLI's output unless it exited with `code`. */
+export function expectExit(result: CliResult, code: number): void {
+  if (result.code !== code) throw new Error(`ars exited ${result.code}, expected ${code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
+}
+
 export function startCli(args: string[], env: Record<string, string>): CliProcess {
   return new CliProcess(args, env);
 }

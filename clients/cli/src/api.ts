@@ -51,7 +51,11 @@ export interface ArsApi {
   automations: {
     list(query?: { limit?: number; cursor?: string }): Promise<{ automations: AutomationSummary[]; nextCursor: string | null }>;
     get(id: string): Promise<{ automation: Record<string, unknown> }>;
-    trigger(id: string, body: { repoId: string; input?: Record<string, unknown> }, options?: { idempotencyKey?: string }): Promise<{ run: Record<string, unknown> }>;
+    trigger(
+      id: string,
+      body: { repoId: string; input?: Record<string, unknown> },
+      options?: { idempotencyKey?: string },
+    ): Promise<{ run: Record<string, unknown> }>;
     runs(id: string, query?: { limit?: number }): Promise<{ runs: Record<string, unknown>[] }>;
   };
   prReviews: { rerun(body: { repoId: string; prNumber: number }): Promise<Record<string, unknown>> };
@@ -60,7 +64,10 @@ export interface ArsApi {
     get(runId: string): Promise<{ run: Run }>;
     events(runId: string, query?: { limit?: number; after?: string }): Promise<{ run: Run; events: RunEvent[] }>;
     cancel(runId: string): Promise<{ run: Run; status: string; alreadyTerminal?: boolean }>;
-    follow(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<{ type: 'event'; event: RunEvent } | { type: 'run'; run: Run }>;
+    follow(
+      runId: string,
+      options?: { lastEventId?: string; signal?: AbortSignal },
+    ): AsyncIterable<{ type: 'event'; event: RunEvent } | { type: 'run'; run: Run }>;
   };
   mcpServers: { list(): Promise<{ servers: McpServerItem[] }> };
   apiKeys: { revokeCurrent(): Promise<{ revoked: true; id: string }> };
@@ -113,7 +120,11 @@ class FetchTransport {
     private readonly userAgent: string | undefined,
   ) {}
 
-  async send(method: string, path: string, options: { query?: Query; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  async send(
+    method: string,
+    path: string,
+    options: { query?: Query; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const url = new URL(`${this.baseUrl.replace(/\/+$/, '')}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
@@ -160,7 +171,7 @@ async function envelopeData<T>(response: Response): Promise<T> {
 }
 
 /** Server-Sent Events of `GET /runs/{runId}/events` (gateway README, the live event stream), without resumption. */
-async function* serverSentEvents(response: Response): AsyncGenerator<{ event: string; data: string }> {
+async function* serverSentEvents(response: Response): AsyncGenerator<{ id: string | undefined; event: string; data: string }> {
   if (!response.body) return;
   const decoder = new TextDecoder();
   let buffer = '';
@@ -171,6 +182,7 @@ async function* serverSentEvents(response: Response): AsyncGenerator<{ event: st
       const block = buffer.slice(0, end.index);
       buffer = buffer.slice(end.index + end[0].length);
       let event = 'message';
+      let id: string | undefined;
       const data: string[] = [];
       for (const line of block.split(/\r?\n/)) {
         if (line.startsWith(':')) continue;
@@ -178,9 +190,10 @@ async function* serverSentEvents(response: Response): AsyncGenerator<{ event: st
         const field = colon < 0 ? line : line.slice(0, colon);
         const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
         if (field === 'event') event = value;
+        else if (field === 'id') id = value;
         else if (field === 'data') data.push(value);
       }
-      if (data.length > 0) yield { event, data: data.join('\n') };
+      if (data.length > 0) yield { id, event, data: data.join('\n') };
     }
   }
 }
@@ -224,7 +237,10 @@ class FetchFallbackClient implements ArsApi {
 
   readonly apiKeys: ArsApi['apiKeys'] = { revokeCurrent: () => this.http.json('DELETE', '/api/settings/api-keys/current') };
 
-  private async *follow(runId: string, options: { lastEventId?: string; signal?: AbortSignal }): AsyncGenerator<{ type: 'event'; event: RunEvent } | { type: 'run'; run: Run }> {
+  private async *follow(
+    runId: string,
+    options: { lastEventId?: string; signal?: AbortSignal },
+  ): AsyncGenerator<{ type: 'event'; event: RunEvent } | { type: 'run'; run: Run }> {
     const response = await this.http.send('GET', `/api/v1/svc/runs/${encodeURIComponent(runId)}/events`, {
       headers: { accept: 'text/event-stream', ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}) },
       ...(options.signal ? { signal: options.signal } : {}),
@@ -233,12 +249,15 @@ class FetchFallbackClient implements ArsApi {
       await envelopeData(response);
       throw new ArsApiError('HTTP_ERROR', response.status, 'The run event stream was not offered');
     }
-    for await (const { event, data } of serverSentEvents(response)) {
-      if (event === 'run') yield { type: 'run', run: JSON.parse(data) as Run };
+    // A run event has an `id:` (its type may be anything, `error` included); the run's status
+    // (`event: run`) and the stream's own failure (`event: error`) have none.
+    for await (const { id, event, data } of serverSentEvents(response)) {
+      if (id !== undefined) yield { type: 'event', event: JSON.parse(data) as RunEvent };
+      else if (event === 'run') yield { type: 'run', run: JSON.parse(data) as Run };
       else if (event === 'error') {
         const error = JSON.parse(data) as { code?: string; message?: string };
         throw new ArsApiError(error.code ?? 'STREAM_ERROR', 0, error.message ?? 'the event stream ended with an error');
-      } else yield { type: 'event', event: JSON.parse(data) as RunEvent };
+      }
     }
   }
 }

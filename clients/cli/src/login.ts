@@ -37,7 +37,11 @@ export function defaultClientName(): string {
 /** The platform's opener, detached: a missing one is no failure (the URL is printed anyway). */
 export function openInBrowser(url: string): void {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.on('error', () => undefined);
@@ -97,13 +101,20 @@ export async function browserLogin(options: LoginOptions): Promise<LoginToken> {
     answered = true;
     const query = url.searchParams;
     if (query.get('state') !== state) {
-      answerPage(response, 400, 'Login refused', 'This answer does not belong to the login your terminal started (state mismatch). Nothing was stored. Run ars login again.');
+      answerPage(
+        response,
+        400,
+        'Login refused',
+        'This answer does not belong to the login your terminal started (state mismatch). Nothing was stored. Run ars login again.',
+      );
       return settle.reject(new CliError('STATE_MISMATCH', 'The browser answered with another state; nothing was stored. Run ars login again.'));
     }
     const error = query.get('error');
     if (error) {
       answerPage(response, 200, 'Access denied', 'You denied access; the command line got no token. You can close this tab.');
-      return settle.reject(new CliError(error === 'access_denied' ? 'ACCESS_DENIED' : error.toUpperCase(), 'Access was denied in the browser; nothing was stored.'));
+      return settle.reject(
+        new CliError(error === 'access_denied' ? 'ACCESS_DENIED' : error.toUpperCase(), 'Access was denied in the browser; nothing was stored.'),
+      );
     }
     const code = query.get('code');
     if (!code) {

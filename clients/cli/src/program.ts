@@ -105,14 +105,17 @@ function loginCommand(): Command {
           clientName: globals.clientName,
           timeoutMs: globals.timeout * 1000,
           onUrl: (url) => {
-            process.stderr.write(`${globals.browser ? 'Opening your browser; if it does not open, visit' : 'Open this URL in a browser to sign in'}:\n  ${url}\nWaiting for the browser…\n`);
+            process.stderr.write(
+              `${globals.browser ? 'Opening your browser; if it does not open, visit' : 'Open this URL in a browser to sign in'}:\n  ${url}\nWaiting for the browser…\n`,
+            );
             if (globals.browser) openInBrowser(url);
           },
         });
         const file = await writeCredentials({ baseUrl, token: token.token, prefix: token.prefix, scopes: token.scopes, expiresAt: token.expiresAt });
         const shown = { baseUrl, id: token.id, prefix: token.prefix, scopes: token.scopes, expiresAt: token.expiresAt, credentialsFile: file };
         if (globals.json) printJson(shown);
-        else process.stdout.write(`Signed in to ${baseUrl}: token ${token.prefix}… (${token.scopes.join(', ')}), expires ${token.expiresAt}\nStored in ${file}\n`);
+        else
+          process.stdout.write(`Signed in to ${baseUrl}: token ${token.prefix}… (${token.scopes.join(', ')}), expires ${token.expiresAt}\nStored in ${file}\n`);
       }),
     );
 }
@@ -134,7 +137,10 @@ function logoutCommand(): Command {
       const forgot = stored?.token === access.token;
       if (forgot) await removeCredentials();
       if (globals.json) printJson({ ...revoked, credentialsRemoved: forgot });
-      else process.stdout.write(`${revoked.revoked ? `Revoked token ${revoked.id}` : 'The token was no longer valid'}${forgot ? `; removed ${credentialsPath()}` : ''}\n`);
+      else
+        process.stdout.write(
+          `${revoked.revoked ? `Revoked token ${revoked.id}` : 'The token was no longer valid'}${forgot ? `; removed ${credentialsPath()}` : ''}\n`,
+        );
     }),
   );
 }
@@ -225,7 +231,16 @@ function runsCommand(): Command {
         const data = await (await apiOf(globals)).runs.get(runId);
         if (globals.json) return printJson(data);
         const { run } = data;
-        printFields({ runId: run.runId, status: run.status, repoId: run.repoId, harness: run.harness, branch: run.branch.working, createdAt: run.createdAt, updatedAt: run.updatedAt, error: run.error });
+        printFields({
+          runId: run.runId,
+          status: run.status,
+          repoId: run.repoId,
+          harness: run.harness,
+          branch: run.branch.working,
+          createdAt: run.createdAt,
+          updatedAt: run.updatedAt,
+          error: run.error,
+        });
       }),
     );
   runs
@@ -319,7 +334,11 @@ function automationsCommand(): Command {
           throw new CliError('BAD_REQUEST', '--input must be a JSON object');
         }
         const api = await apiOf(globals);
-        const data = await api.automations.trigger(id, { repoId: await repoIdOf(api, repo), ...(input ? { input } : {}) }, { idempotencyKey: globals.idempotencyKey });
+        const data = await api.automations.trigger(
+          id,
+          { repoId: await repoIdOf(api, repo), ...(input ? { input } : {}) },
+          { idempotencyKey: globals.idempotencyKey },
+        );
         if (globals.json) return printJson(data);
         printFields(data.run);
       }),
@@ -380,7 +399,7 @@ export function program(): Command {
     .version(VERSION)
     .option('--base-url <url>', 'the service (default: ARS_BASE_URL, the stored login, http://127.0.0.1:8080)')
     .option('--token <token>', 'a personal access token (default: ARS_TOKEN, then the stored login)')
-    .option('--json', 'print the answer’s data as JSON')
+    .option('--json', 'print the answer’s data as JSON');
   for (const command of [
     loginCommand(),
     logoutCommand(),

@@ -46,8 +46,10 @@ function parseScopes(raw: string | undefined): Scope[] | undefined {
 
 /** The client's name as the page shows it: control characters out, whitespace folded, capped. */
 function displayClientName(raw: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
-  const cleaned = (raw ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim();
+  const cleaned = (raw ?? '')
+    .replace(/\p{Cc}/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (cleaned === '') return DEFAULT_CLIENT_NAME;
   const chars = [...cleaned];
   return chars.length > CLIENT_NAME_MAX_LENGTH ? `${chars.slice(0, CLIENT_NAME_MAX_LENGTH - 1).join('')}…` : cleaned;

@@ -102,7 +102,10 @@ async function limitExchanges(gateway: Gateway, ctx: Context): Promise<void> {
     throw AppError.unavailable(LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS);
   }
   if (!allowed) {
-    throw AppError.rateLimited(`Too many login code exchanges: ${TOKEN_EXCHANGE_LIMIT.limit} per minute per address; retry after ${RETRY_AFTER_SECONDS} seconds`, RETRY_AFTER_SECONDS);
+    throw AppError.rateLimited(
+      `Too many login code exchanges: ${TOKEN_EXCHANGE_LIMIT.limit} per minute per address; retry after ${RETRY_AFTER_SECONDS} seconds`,
+      RETRY_AFTER_SECONDS,
+    );
   }
 }
 

@@ -48,7 +48,7 @@ export function printTable(headers: string[], rows: (string | number | boolean |
 }
 
 /** `key: value` lines, for one record. */
-export function printFields(fields: Record<string, unknown>): void {
+export function printFields(fields: object): void {
   const width = Math.max(...Object.keys(fields).map((k) => k.length));
   for (const [key, value] of Object.entries(fields)) {
     const shown = value === null || value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value);

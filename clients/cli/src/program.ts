@@ -354,7 +354,11 @@ function automationsCommand(): Command {
         if (globals.json) return printJson(data);
         printTable(
           ['ID', 'STATUS', 'CREATED'],
-          data.runs.map((r) => [String(r.id ?? r.runId ?? '-'), String(r.status ?? '-'), String(r.createdAt ?? '-')]),
+          data.runs.map((run) => {
+            // The contract does not list the summary's fields: shown when present.
+            const r = run as Record<string, unknown>;
+            return [String(r.id ?? r.runId ?? '-'), String(r.status ?? '-'), String(r.createdAt ?? '-')];
+          }),
         );
       }),
     );

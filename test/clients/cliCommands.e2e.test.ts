@@ -101,6 +101,17 @@ describe('ars repos, sandboxes and mcp-servers; errors as one line with code, st
     expect(Array.isArray((JSON.parse(result.stdout) as { sandboxes: unknown[] }).sandboxes)).toBe(true);
   }, 60_000);
 
+  test('automations list --json answers {automations, nextCursor}; whoami names the token’s source and proves it works', async () => {
+    const { token, env } = await user();
+    const automations = await runCli(['automations', 'list', '--json'], env);
+    expectExit(automations, 0);
+    expect(JSON.parse(automations.stdout)).toEqual({ automations: expect.any(Array), nextCursor: null });
+    const whoami = await runCli(['whoami', '--json'], env);
+    expectExit(whoami, 0);
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ baseUrl: base(), tokenSource: 'ARS_TOKEN', prefix: token.prefix, valid: true });
+    expect(whoami.stdout).not.toContain(token.token);
+  }, 60_000);
+
   test('mcp-servers never prints an env or header value, on the terminal or with --json; the names are kept', async () => {
     const { token, env } = await user();
     const { servers } = dataOf(

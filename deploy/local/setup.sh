@@ -22,6 +22,9 @@ fi
 command -v go >/dev/null 2>&1 || need_debs+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/Masterminds/sprig ] || need_debs+=(golang-github-masterminds-sprig-dev)
 [ -d /usr/share/gocode/src/github.com/ghodss/yaml ] || need_debs+=(golang-github-ghodss-yaml-dev)
+# The CLI login's end-to-end tests open the gateway's consent page in headless Chromium, driven
+# by puppeteer-core (test/clients/README.md); Debian's build, since no browser is downloaded.
+command -v chromium >/dev/null 2>&1 || need_debs+=(chromium)
 if [ ${#need_debs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     log "installing Debian packages: ${need_debs[*]}"

@@ -11,6 +11,8 @@ import { sessionRoutes } from './http/sessionRoutes.js';
 import { createPeerClients, peerReadinessChecks } from './peers.js';
 import { sessionIndexes, sessionStore } from './store/sessions.js';
 import { tokenIndexes, tokenStore } from './store/personalAccessTokens.js';
+import { cliLoginCodeIndexes, cliLoginCodeStore } from './store/cliLoginCodes.js';
+import { CLI_LOGIN_PATH, cliLoginRoutes } from './http/cliLogin.js';
 import { userIndexes, userStore } from './store/users.js';
 import { createRedisRateLimiter } from './store/rateLimiter.js';
 import { oauthRecordIndexes } from './store/oauthRecords.js';
@@ -38,6 +40,7 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
     users: userStore(ctx.mongo.db),
     sessions: sessionStore(ctx.mongo.db),
     tokens: tokenStore(ctx.mongo.db),
+    cliLoginCodes: cliLoginCodeStore(ctx.mongo.db),
     publicOrigin,
     production: environmentOf(config) === 'production',
     oauth,
@@ -56,16 +59,20 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
     requireBus: true,
     configSchema: gatewayConfigSchema,
     developmentDefaults: gatewayDevelopmentDefaults,
-    indexes: [userIndexes, sessionIndexes, tokenIndexes, oauthRecordIndexes],
+    indexes: [userIndexes, sessionIndexes, tokenIndexes, cliLoginCodeIndexes, oauthRecordIndexes],
     // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
     // its own (malformed JSON there is a JSON-RPC -32700, not a REST 400).
     // GitHub deliveries are handed on as the raw bytes their signature covers. The authorization
-    // server (oidc-provider, and the consent form) reads its own bodies.
+    // server (oidc-provider, and the consent form) and the CLI login form read their own bodies.
     skipBodyParsing: (ctx) =>
-      ctx.path === PUBLIC_PREFIX || ctx.path.startsWith(`${PUBLIC_PREFIX}/`) || ctx.path === GITHUB_WEBHOOK_PATH || isOAuthPath(ctx.path),
+      ctx.path === PUBLIC_PREFIX ||
+      ctx.path.startsWith(`${PUBLIC_PREFIX}/`) ||
+      ctx.path === GITHUB_WEBHOOK_PATH ||
+      ctx.path === CLI_LOGIN_PATH ||
+      isOAuthPath(ctx.path),
     compose: composeGateway,
     readiness: (_ctx, gateway) => ({ redis: () => gateway.limiter.ping(), ...peerReadinessChecks(gateway.peers) }),
-    routes: (_ctx, gateway) => [publicRoutes(gateway), sessionRoutes(gateway), githubWebhookRoutes(gateway), oauthRoutes(gateway)],
+    routes: (_ctx, gateway) => [publicRoutes(gateway), sessionRoutes(gateway), cliLoginRoutes(gateway), githubWebhookRoutes(gateway), oauthRoutes(gateway)],
     ...(runtime ? { runtime } : {}),
   });
 }

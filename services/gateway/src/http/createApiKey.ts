@@ -29,26 +29,47 @@ const parseCreateApiKey = validateBody<CreateApiKeyBody>({
   },
 });
 
+/** What a newly minted token answers: the plaintext, here only. */
+export interface MintedToken {
+  id: string;
+  token: string;
+  prefix: string;
+  scopes: Scope[];
+  expiresAt: string;
+}
+
 /**
- * POST /api/settings/api-keys → 201 `{id, token, prefix, scopes, expiresAt}`. The plaintext is in
- * this answer only; the store keeps its SHA-256 and the first 12 characters. `expiresAt` is always
- * a date: `expiresInDays` (default DEFAULT_EXPIRES_IN_DAYS) from now.
+ * A new PAT for the user: the plaintext answered once, the store keeps its SHA-256 and the first
+ * 12 characters. `expiresAt` is always a date: `expiresInDays` (default DEFAULT_EXPIRES_IN_DAYS) from now.
  */
+export async function mintToken(
+  gateway: Gateway,
+  request: { userId: string; name: string; scopes: readonly Scope[]; expiresInDays?: number },
+): Promise<MintedToken> {
+  const token = generateToken();
+  const expiresAt = new Date(Date.now() + (request.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS) * 86_400_000);
+  const record = await gateway.tokens.create({
+    userId: request.userId,
+    name: request.name,
+    tokenHash: hashToken(token),
+    prefix: displayPrefixOf(token),
+    scopes: [...request.scopes].sort(),
+    expiresAt,
+  });
+  return { id: record._id, token, prefix: record.prefix, scopes: record.scopes, expiresAt: expiresAt.toISOString() };
+}
+
+/** POST /api/settings/api-keys → 201 `{id, token, prefix, scopes, expiresAt}` (mintToken). */
 export function createApiKey(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const { userId } = sessionPrincipalOf(ctx.state);
     const body = parseCreateApiKey(requestBody(ctx));
-    const token = generateToken();
-    const scopes = [...(body.scopes ?? DEFAULT_SCOPES)].sort();
-    const expiresAt = new Date(Date.now() + (body.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS) * 86_400_000);
-    const record = await gateway.tokens.create({
+    const minted = await mintToken(gateway, {
       userId,
       name: body.name.trim(),
-      tokenHash: hashToken(token),
-      prefix: displayPrefixOf(token),
-      scopes,
-      expiresAt,
+      scopes: body.scopes ?? DEFAULT_SCOPES,
+      expiresInDays: body.expiresInDays,
     });
-    ok(ctx, { id: record._id, token, prefix: record.prefix, scopes: record.scopes, expiresAt: expiresAt.toISOString() }, 201);
+    ok(ctx, minted, 201);
   };
 }

@@ -8,6 +8,7 @@ import type { Peer } from '../peers.js';
 import type { RateLimiter } from '../store/rateLimiter.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TokenStore } from '../store/personalAccessTokens.js';
+import type { CliLoginCodeStore } from '../store/cliLoginCodes.js';
 import type { UserStore } from '../store/users.js';
 import type { AuthorizationServer } from '../oauth/authorizationServer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,6 +26,8 @@ export interface Gateway {
   users: UserStore;
   sessions: SessionStore;
   tokens: TokenStore;
+  /** The one-time codes of `ars login` (http/cliLogin.ts). */
+  cliLoginCodes: CliLoginCodeStore;
   /** `PUBLIC_BASE_URL`'s origin, e.g. `http://127.0.0.1:8080`. */
   publicOrigin: string;
   production: boolean;

@@ -8,12 +8,14 @@ import { logout } from './logout.js';
 import { deleteMcpServer, listMcpServerSettings, putMcpServer } from './mcpServerSettings.js';
 import { openDevPullRequest } from './openDevPullRequest.js';
 import { revokeApiKey } from './revokeApiKey.js';
+import { revokeCurrentApiKey } from './revokeCurrentApiKey.js';
+import { authenticateToken } from './authenticateToken.js';
 import { checkOrigin, requireSession } from './sessionAuth.js';
 import './state.js';
 
 /**
  * The internal, unversioned `/api/*` routes of the web app (not part of the public contract):
- * session, PAT lifecycle and tool server settings (session only), and outside production the development account route.
+ * session, PAT lifecycle and tool server settings (session only; a PAT's self-revocation is its bearer's), and outside production the development account route.
  */
 export function sessionRoutes(gateway: Gateway): Router {
   const router = new Router({ prefix: '/api' });
@@ -23,6 +25,8 @@ export function sessionRoutes(gateway: Gateway): Router {
   router.post('/session/logout', origin, logout(gateway));
   router.get('/settings/api-keys', session, listApiKeys(gateway));
   router.post('/settings/api-keys', session, origin, createApiKey(gateway));
+  // Before `/:id`: `current` is the PAT's own self-revocation (bearer only), never a session route.
+  router.delete('/settings/api-keys/current', authenticateToken(gateway), revokeCurrentApiKey(gateway));
   router.delete('/settings/api-keys/:id', session, origin, revokeApiKey(gateway));
   const toolServerSession = requireSession(gateway, 'Personal access tokens cannot manage tool server settings; sign in with a browser session');
   router.get('/settings/mcp-servers', toolServerSession, listMcpServerSettings(gateway));

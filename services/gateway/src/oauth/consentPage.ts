@@ -1,15 +1,16 @@
 /** The consent page's HTML: plain server-rendered forms, no script (the page works with scripting off). */
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
-const SCOPE_WORDS: Record<string, string> = {
+export const SCOPE_WORDS: Record<string, string> = {
   read: 'read your repositories, runs, sandboxes, automations and tool servers',
   write: 'start and cancel agent runs, create sandboxes, change and trigger automations, re-run PR reviews',
 };
 
-function page(title: string, body: string): string {
+/** The gateway's pages' one frame: title, the shared look, no script. */
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>

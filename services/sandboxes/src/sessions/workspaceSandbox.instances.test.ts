@@ -96,15 +96,19 @@ describe('a run of a workspace session on another instance than the one keeping 
 
 describe('a workspace sandbox holds its session until its snapshot is recorded', () => {
   test('a run of the session arriving while the idle stop snapshots it is held on both instances, then restores the file', async () => {
+    // Both instances consume runs.requested: the session's first run may land on either, which keeps its sandbox.
+    const instances = [keeping, await otherInstance()];
     const workspaceSessionId = `ws-${randomBytes(4).toString('hex')}`;
     const first = await kit.requestRun(repo, '@write notes.txt kept through the idle stop', { workspaceSessionId });
     expect((await kit.waitFinished(first.runId, 60_000)).status).toBe('success');
     const recordId = kit.messages(first.runId).allocated[0]?.sandboxRecordId ?? '';
-    const live = await waitFor('the sandbox kept between runs', () => keeping.lifecycle.live.get(recordId));
+    const keeper = await waitFor('the sandbox kept between runs', () => instances.find((instance) => instance.lifecycle.live.get(recordId)));
+    const elsewhere = instances.find((instance) => instance !== keeper)!;
+    const live = keeper.lifecycle.live.get(recordId)!;
     expect(live.workspaceSession).toBe(true);
 
     // The snapshot waits on a latch, so the run below meets the stop exactly mid-snapshot.
-    const provider = keeping.lifecycle.provider;
+    const provider = keeper.lifecycle.provider;
     const takeSnapshot = provider.snapshot;
     let snapshotBegun: () => void = () => undefined;
     const begun = new Promise<void>((resolve) => (snapshotBegun = resolve));
@@ -117,12 +121,12 @@ describe('a workspace sandbox holds its session until its snapshot is recorded',
       return takeSnapshot.call(provider, sandbox, file);
     };
     try {
-      const stopping = stopSandbox(keeping.lifecycle, live, 'idle_timeout');
+      const stopping = stopSandbox(keeper.lifecycle, live, 'idle_timeout');
       await begun;
       const next = { ...first, runId: `run_${randomBytes(8).toString('hex')}`, prompt: '@shell cat notes.txt' };
-      await expect(takeWorkspaceSandbox(keeping.deps, next, workspaceSessionId)).resolves.toEqual({ kind: 'held' });
-      await expect(takeWorkspaceSandbox((await otherInstance()).deps, next, workspaceSessionId)).resolves.toEqual({ kind: 'held' });
-      const midSnapshot = await keeping.lifecycle.sandboxes.byId(recordId);
+      await expect(takeWorkspaceSandbox(keeper.deps, next, workspaceSessionId)).resolves.toEqual({ kind: 'held' });
+      await expect(takeWorkspaceSandbox(elsewhere.deps, next, workspaceSessionId)).resolves.toEqual({ kind: 'held' });
+      const midSnapshot = await keeper.lifecycle.sandboxes.byId(recordId);
       expect(midSnapshot).toMatchObject({ status: 'ready', reuse_key: expect.any(String) });
       finishSnapshot();
       await expect(stopping).resolves.toBe(true);
@@ -130,10 +134,10 @@ describe('a workspace sandbox holds its session until its snapshot is recorded',
       finishSnapshot();
       provider.snapshot = takeSnapshot;
     }
-    const stopped = await keeping.lifecycle.sandboxes.byId(recordId);
+    const stopped = await keeper.lifecycle.sandboxes.byId(recordId);
     expect(stopped?.status).toBe('stopped');
     expect(stopped?.reuse_key).toBeUndefined();
-    const lifecycle = (await keeping.lifecycle.sandboxes.lifecycleOf(recordId)).map((e) => e.event_type);
+    const lifecycle = (await keeper.lifecycle.sandboxes.lifecycleOf(recordId)).map((e) => e.event_type);
     expect(lifecycle.slice(lifecycle.indexOf('idle_stopped'))).toEqual(['idle_stopped', 'snapshot_created', 'destroyed']);
 
     const restored = await kit.requestRun(repo, '@shell cat notes.txt', { workspaceSessionId });

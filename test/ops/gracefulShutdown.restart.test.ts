@@ -46,9 +46,21 @@ interface StartedRun {
   client: RunsClient;
 }
 
-/** One tenant of the load: an account with a reviewed pull request and enough PATs for its pace (60 requests a minute each). */
+/**
+ * A PAT may make 60 requests in any 60 s (CONTRACT.md, Limits): each of the load's read tokens is used
+ * at most once per this long, so the load's pace never depends on how fast the service answers (a
+ * fast machine, or a service down answering 503 at once, would otherwise spend the budget: 429).
+ */
+const PAT_SPACING_MS = 1_100;
+
+/**
+ * One tenant of the load: an account with a reviewed pull request and enough PATs for its pace. The
+ * first PAT is the run starts' (RunsClient starts with it; retries are spaced as above), the others
+ * the reads'.
+ */
 class LoadUser {
   private turn = 0;
+  private readonly lastUse: number[];
   readonly runs: RunsClient;
   private constructor(
     private readonly baseUrl: string,
@@ -56,6 +68,7 @@ class LoadUser {
     private readonly tokens: readonly string[],
   ) {
     this.runs = new RunsClient(baseUrl, tokens);
+    this.lastUse = tokens.map(() => 0);
   }
 
   static async create(baseUrl: string): Promise<LoadUser> {
@@ -68,14 +81,19 @@ class LoadUser {
     );
   }
 
-  private token(): string {
-    this.turn = (this.turn + 1) % this.tokens.length;
-    return this.tokens[this.turn] ?? '';
+  /** The next read token, once it may be used again. */
+  private async token(): Promise<string> {
+    this.turn = (this.turn % (this.tokens.length - 1)) + 1;
+    const turn = this.turn;
+    const wait = (this.lastUse[turn] ?? 0) + PAT_SPACING_MS - Date.now();
+    if (wait > 0) await sleep(wait);
+    this.lastUse[turn] = Date.now();
+    return this.tokens[turn] ?? '';
   }
 
-  request(kind: Exclude<RequestKind, 'run start' | 'run events'>): Promise<Answer> {
+  async request(kind: Exclude<RequestKind, 'run start' | 'run events'>): Promise<Answer> {
     const api = `${this.baseUrl}/api/v1/svc`;
-    const headers = bearer(this.token());
+    const headers = bearer(await this.token());
     const repoId = this.account.repos[0]?.id ?? '';
     switch (kind) {
       case 'repos':
@@ -91,14 +109,14 @@ class LoadUser {
     }
   }
 
-  events(runId: string): Promise<Answer> {
-    return call(`${this.baseUrl}/api/v1/svc/runs/${encodeURIComponent(runId)}/events`, { headers: bearer(this.token()) });
+  async events(runId: string): Promise<Answer> {
+    return call(`${this.baseUrl}/api/v1/svc/runs/${encodeURIComponent(runId)}/events`, { headers: bearer(await this.token()) });
   }
 }
 
 /**
  * Clients at work: each user starts a run every 1.2 s (a 503 is retried with the same key until the
- * start is accepted) and cycles through every read route, for as long as the load runs.
+ * start is accepted, within the start PAT's budget) and cycles through every read route, for as long as the load runs.
  */
 class Load {
   readonly observed: Observed[] = [];
@@ -133,7 +151,7 @@ class Load {
           break;
         }
         if (answer.status !== 503) break;
-        await sleep(250);
+        await sleep(PAT_SPACING_MS);
       }
       await sleep(1_200);
     }

@@ -40,7 +40,7 @@ export interface CatalogClient {
   /** `GET /internal/users/:userId/models`: the models available to the user. */
   listModels(userId: string): Promise<Model[]>;
   /** `POST /internal/dev/installations` (development only; NOT_FOUND in production). */
-  createDevInstallation(body: { userId: string; repoCount?: number }): Promise<DevInstallation>;
+  createDevInstallation(body: { userId: string; repoCount?: number }, options?: CallOptions): Promise<DevInstallation>;
 }
 
 /** `http`'s base URL is the catalog's root (`CATALOG_URL`); every failure is the AppError the client maps. */
@@ -72,8 +72,8 @@ export function createCatalogClient(http: HttpClient): CatalogClient {
     async listModels(userId) {
       return (await http.get<{ models: Model[] }>(`${user(userId)}/models`)).models;
     },
-    async createDevInstallation(body) {
-      return http.post<DevInstallation>('/internal/dev/installations', body);
+    async createDevInstallation(body, options = {}) {
+      return http.post<DevInstallation>('/internal/dev/installations', body, options);
     },
   };
 }

@@ -8,6 +8,13 @@ const parseDevAccount = validateBody<{ repoCount?: number; pullRequest?: boolean
   properties: { repoCount: { type: 'integer', minimum: 2, maximum: 20 }, pullRequest: { type: 'boolean' } },
 });
 
+/**
+ * Setting up a development account writes git repositories and pushes a sample change (child
+ * processes in catalog and pr-review): seconds on a busy machine, never a hot path, so its calls are
+ * not held to the peers' usual 5 s deadline.
+ */
+const DEV_SETUP_TIMEOUT_MS = 60_000;
+
 /** The sample pull request of a development account, with its first review's check run linked (pr-review's answer). */
 interface DevPullRequest {
   pullRequest: { repoId: string; number: number; url: string; headRef: string; headSha: string };
@@ -28,15 +35,23 @@ export function createDevAccount(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const body = parseDevAccount(requestBody(ctx));
     const user = await gateway.users.create('dev');
-    const created = await gateway.catalog.createDevInstallation({ userId: user._id, repoCount: body.repoCount ?? 2 });
+    const created = await gateway.catalog.createDevInstallation({ userId: user._id, repoCount: body.repoCount ?? 2 }, { timeoutMs: DEV_SETUP_TIMEOUT_MS });
     // Two example tool servers (mcp-registry): a command shape with an env secret, a URL shape with an Authorization header.
-    await gateway.peers['mcp-registry'].post(`/internal/dev/users/${encodeURIComponent(user._id)}/mcp-servers/examples`, {});
+    await gateway.peers['mcp-registry'].post(
+      `/internal/dev/users/${encodeURIComponent(user._id)}/mcp-servers/examples`,
+      {},
+      { timeoutMs: DEV_SETUP_TIMEOUT_MS },
+    );
     const firstRepo = created.repos[0];
     const sample =
       body.pullRequest === true && firstRepo
-        ? await gateway.peers['pr-review'].post<DevPullRequest>(`/internal/dev/users/${encodeURIComponent(user._id)}/pr-reviews/sample`, {
-            repoId: firstRepo.id,
-          })
+        ? await gateway.peers['pr-review'].post<DevPullRequest>(
+            `/internal/dev/users/${encodeURIComponent(user._id)}/pr-reviews/sample`,
+            {
+              repoId: firstRepo.id,
+            },
+            { timeoutMs: DEV_SETUP_TIMEOUT_MS },
+          )
         : null;
     const sessionCookie = await startSession(gateway, ctx, user._id);
     ok(

@@ -1,76 +1,73 @@
-// The public API's shapes, as the services that own them type them (type imports only: erased from
-// the JavaScript, so the client runs without any of those packages; see README, "Types").
-import type { Agent, CancelRunAnswer, Model, RerunPrReviewData, Repo, Run, RunEvent, Sandbox, SandboxLogs, StartRunAnswer } from '@ars/contract';
-import type { Automation, AutomationRunDetail, AutomationRunSummary, AutomationSummary, Problem, TriggerResult } from '@ars/automations-engine/client';
-import type { McpServerItem } from '@ars/mcp-registry/client';
+// The public API's shapes, all derived from `openapi.ts`, which `npm run openapi` generates from the
+// checked-in OpenAPI document (clients/openapi.json) with openapi-typescript. So the client carries no
+// type of the services' own packages and is published on its own (README, "Types"); the document is
+// generated from the very schemas the routes validate with, so these names cannot drift from them.
+import type { components, operations } from './openapi.js';
 
-export type { Agent, CancelRunAnswer, Model, RerunPrReviewData, Repo, Run, RunEvent, Sandbox, SandboxLogs, StartRunAnswer };
-export type { RunStatus, StartRunBody, Harness, TerminalRunStatus } from '@ars/contract';
-export type { Automation, AutomationRunDetail, AutomationRunSummary, AutomationSummary, Problem, TriggerResult, McpServerItem };
-export type {
-  AutomationEventBody,
-  CreateAutomationBody,
-  FlowGraph,
-  JsonValue,
-  SetNodeModelBody,
-  TriggerBody,
-  UpdateAutomationBody,
-  ValidateGraphBody,
-} from '@ars/automations-engine/client';
-export type { McpServerConfig } from '@ars/mcp-registry/client';
-export type { CreateSandboxBody } from '@ars/sandboxes/client';
+type Schemas = components['schemas'];
+/** The JSON body an operation takes. */
+type BodyOf<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+/** The `data` of an operation's success envelope. */
+type DataOf<Op extends keyof operations, Status extends number> =
+  operations[Op]['responses'] extends Record<Status, { content: { 'application/json': { data: infer D } } }> ? D : never;
+
+export type Repo = Schemas['Repo'];
+export type Agent = Schemas['Agent'];
+export type Model = Schemas['Model'];
+export type Sandbox = Schemas['Sandbox'];
+export type SandboxLogs = Schemas['SandboxLogs'];
+export type Run = Schemas['Run'];
+export type RunEvent = Schemas['RunEvent'];
+export type StartRunAnswer = Schemas['StartRunAnswer'];
+export type CancelRunAnswer = Schemas['CancelRunAnswer'];
+export type RerunPrReviewData = Schemas['RerunPrReviewData'];
+export type Automation = Schemas['Automation'];
+export type AutomationSummary = Schemas['AutomationSummary'];
+export type AutomationRunSummary = Schemas['AutomationRunSummary'];
+export type AutomationRunDetail = Schemas['AutomationRunDetail'];
+export type FlowGraph = Schemas['FlowGraph'];
+export type TriggerResult = Schemas['TriggerAutomationData'];
+export type Problem = Schemas['ValidationResult']['problems'][number];
+export type McpServerItem = Schemas['McpServerItem'];
+/** A server's launch or connection settings (secret: may carry resolved env values and headers). */
+export type McpServerConfig = McpServerItem['config'];
+
+/** CONTRACT.md, Run status. */
+export type RunStatus = Run['status'];
+/** The statuses a run never leaves. */
+export type TerminalRunStatus = Exclude<RunStatus, 'pending' | 'streaming'>;
+export type Harness = Run['harness'];
+/** Any JSON value (an automation's trigger input and event data). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export type StartRunBody = BodyOf<'postRuns'>;
+export type CreateSandboxBody = BodyOf<'postSandboxes'>;
+export type CreateAutomationBody = BodyOf<'postAutomations'>;
+export type UpdateAutomationBody = BodyOf<'putAutomationsByAutomationId'>;
+export type SetNodeModelBody = BodyOf<'putAutomationsByAutomationIdModel'>;
+export type ValidateGraphBody = BodyOf<'postAutomationsByAutomationIdValidate'>;
+export type TriggerBody = BodyOf<'postAutomationsByAutomationIdTrigger'>;
+export type AutomationEventBody = BodyOf<'postAutomationsEvents'>;
 
 /** CONTRACT.md names for the answers (`data` of the success envelope). */
 export type SandboxLogsData = SandboxLogs;
 export type TriggerAutomationData = TriggerResult;
 
-export interface ReposData {
-  repos: Repo[];
-}
-export interface AgentsData {
-  agents: Agent[];
-}
-export interface ModelsData {
-  models: Model[];
-}
-export interface SandboxesData {
-  sandboxes: Sandbox[];
-}
-export interface SandboxData {
-  sandbox: Sandbox;
-}
-export interface AutomationsPage {
-  automations: AutomationSummary[];
-  nextCursor: string | null;
-}
-export interface AutomationData {
-  automation: Automation;
-}
-export interface ValidateAutomationData {
-  valid: boolean;
-  problems: Problem[];
-}
-export interface AutomationRunsData {
-  runs: AutomationRunSummary[];
-}
-export interface AutomationRunData {
-  run: AutomationRunDetail | null;
-}
+export type ReposData = DataOf<'getRepos', 200>;
+export type AgentsData = DataOf<'getAgents', 200>;
+export type ModelsData = DataOf<'getModels', 200>;
+export type SandboxesData = DataOf<'getSandboxes', 200>;
+export type SandboxData = DataOf<'postSandboxes', 202>;
+export type AutomationsPage = DataOf<'getAutomations', 200>;
+export type AutomationData = DataOf<'getAutomationsByAutomationId', 200>;
+export type ValidateAutomationData = DataOf<'postAutomationsByAutomationIdValidate', 200>;
+export type AutomationRunsData = DataOf<'getAutomationsByAutomationIdRuns', 200>;
+export type AutomationRunData = DataOf<'getAutomationsByAutomationIdRunsByRunId', 200>;
 /** `POST /automations/events` (addition): the stored event and how many live automation runs it reached. */
-export interface DeliveredEventData {
-  event: { id: string; name: string; data: unknown; receivedAt: string };
-  deliveredTo: number;
-}
-export interface RunData {
-  run: Run;
-}
-export interface RunEventsData {
-  run: Run;
-  events: RunEvent[];
-}
-export interface McpServersData {
-  servers: McpServerItem[];
-}
+export type DeliveredEventData = DataOf<'postAutomationsEvents', 202>;
+export type RunData = DataOf<'getRunsByRunId', 200>;
+export type RunEventsData = DataOf<'getRunsByRunIdEvents', 200>;
+export type McpServersData = DataOf<'getMcpServers', 200>;
 /** `DELETE {base_url}/api/settings/api-keys/current`: the PAT that made the request, revoked. */
 export interface RevokedApiKeyData {
   revoked: true;

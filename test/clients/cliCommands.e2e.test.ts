@@ -1,7 +1,9 @@
 // The `ars` commands on the whole stack, as a child process with ARS_TOKEN (no login): `ars run
 // --follow` printing every event and exiting by the run's outcome (stand-in directives: `@say`,
-// `@fail`), runs get/events/cancel, repos, sandboxes, mcp-servers masked, --json, and the error line.
+// `@fail`), runs get/events/cancel, repos, sandboxes, mcp-servers masked, automations get/trigger/runs,
+// pr-review rerun, --json, and the error line.
 import { bearer, call, createAccount, createToken, dataOf, type Account, type CreatedToken } from '../support/accounts.js';
+import { automationClient, graphOf, publishAutomation, untilRun, type AutomationClient } from '../support/automations.js';
 import { cliConfigDir, expectExit, runCli } from '../support/cli.js';
 import type { RunEvent } from '../support/runs.js';
 import { systemForSuite } from '../support/system.js';
@@ -142,5 +144,93 @@ describe('ars repos, sandboxes and mcp-servers; errors as one line with code, st
     const unknownRepo = await runCli(['run', 'nobody/nothing', '@say hi'], env);
     expectExit(unknownRepo, 2);
     expect(unknownRepo.stderr).toMatch(/^error NOT_FOUND \(HTTP 0\): No repository nobody\/nothing/m);
+  }, 60_000);
+});
+
+/** The CLI's environment for an automation client's user: its PAT as ARS_TOKEN. */
+function envOf(c: AutomationClient): Record<string, string> {
+  return { ARS_TOKEN: (c.auth.authorization ?? '').replace(/^Bearer /, ''), ARS_BASE_URL: base(), ARS_CONFIG_DIR: cliConfigDir() };
+}
+
+describe('ars automations get|trigger|runs: an automation run started and followed from the command line', () => {
+  test('get --json answers {automation}; trigger <id> <full name> --input starts a run, replayed under the same key; runs lists it; it succeeds with the input', async () => {
+    const c = await automationClient(base());
+    const env = envOf(c);
+    const automationId = await publishAutomation(
+      c,
+      graphOf(
+        [
+          ['start', 'start'],
+          ['greet', 'agent', { agentId: c.agentId, prompt: '@say hello {{ input.name }}' }],
+          ['end', 'end'],
+        ],
+        [
+          ['start', 'greet'],
+          ['greet', 'end'],
+        ],
+      ),
+    );
+    const got = await runCli(['automations', 'get', automationId, '--json'], env);
+    expectExit(got, 0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ automation: { id: automationId } });
+
+    const repo = c.account.repos[0]?.full_name ?? '';
+    const trigger = ['automations', 'trigger', automationId, repo, '--input', '{"name":"from the cli"}', '--idempotency-key', `cli-${automationId}`, '--json'];
+    const triggered = await runCli(trigger, env);
+    expectExit(triggered, 0);
+    const { run } = JSON.parse(triggered.stdout) as { run: { jobRunId: string; outcome: string; automationId: string } };
+    expect(run).toMatchObject({ automationId, outcome: 'started', jobRunId: expect.any(String) });
+    const replayed = await runCli(trigger, env);
+    expectExit(replayed, 0);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ run: { jobRunId: run.jobRunId, outcome: 'replayed' } });
+
+    const ended = await untilRun(c, automationId, run.jobRunId, 'the run ended', (detail) => ['success', 'failed', 'cancelled'].includes(detail.status));
+    expect(ended.status).toBe('success');
+    expect(ended.nodeRuns.find((node) => node.nodeId === 'greet')?.output).toMatchObject({ lastMessage: 'hello from the cli' });
+
+    const runs = await runCli(['automations', 'runs', automationId, '--json'], env);
+    expectExit(runs, 0);
+    expect((JSON.parse(runs.stdout) as { runs: { id: string; status: string }[] }).runs).toEqual([
+      expect.objectContaining({ id: run.jobRunId, status: 'success' }),
+    ]);
+    const table = await runCli(['automations', 'runs', automationId], env);
+    expectExit(table, 0);
+    expect(table.stdout).toMatch(new RegExp(`^${run.jobRunId}\\s+success\\s`, 'm'));
+  }, 180_000);
+
+  test('trigger with --input that is not JSON: exit 2 before any request; an unknown automation: NOT_FOUND, exit 2', async () => {
+    const c = await automationClient(base());
+    const env = envOf(c);
+    const badInput = await runCli(['automations', 'trigger', 'aut_x', c.repoId, '--input', '{not json'], env);
+    expectExit(badInput, 2);
+    expect(badInput.stderr).toMatch(/^error BAD_REQUEST .*--input must be a JSON object/m);
+    const missing = await runCli(['automations', 'get', 'aut_does_not_exist'], env);
+    expectExit(missing, 2);
+    expect(missing.stderr).toMatch(/^error NOT_FOUND \(HTTP 404\): .+ \[request \S+\]$/m);
+  }, 60_000);
+});
+
+describe('ars pr-review rerun queues a fresh review of a pull request', () => {
+  test('the development account’s pull request by repository full name and number: {queued: true, prNumber, repoId}; fields on the terminal', async () => {
+    const c = await automationClient(base(), { pullRequest: true });
+    const env = envOf(c);
+    const pr = c.account.pullRequest;
+    const repo = c.account.repos.find((r) => r.id === pr?.repoId);
+    const rerun = await runCli(['pr-review', 'rerun', repo?.full_name ?? '', String(pr?.number ?? 0), '--json'], env);
+    expectExit(rerun, 0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ queued: true, prNumber: pr?.number, repoId: pr?.repoId });
+    const shown = await runCli(['pr-review', 'rerun', pr?.repoId ?? '', String(pr?.number ?? 0)], env);
+    expectExit(shown, 0);
+    expect(shown.stdout).toMatch(/^queued:\s+true$/m);
+  }, 120_000);
+
+  test('a number that is not one is refused before any request; a pull request that does not exist: NOT_FOUND, exit 2', async () => {
+    const c = await automationClient(base());
+    const env = envOf(c);
+    const notANumber = await runCli(['pr-review', 'rerun', c.repoId, 'seven'], env);
+    expectExit(notANumber, 2);
+    const missing = await runCli(['pr-review', 'rerun', c.repoId, '999', '--json'], env);
+    expectExit(missing, 2);
+    expect(missing.stderr).toMatch(/^error NOT_FOUND \(HTTP 404\): /m);
   }, 60_000);
 });

@@ -263,13 +263,69 @@ describe('the consent page checks every parameter and never redirects to an unva
 });
 
 describe('without a browser session the page says where to sign in', () => {
-  test('Chromium without the session cookie: 401, “Sign in to continue”, the development account command', async () => {
+  test('Chromium without the session cookie: 401, “Sign in to continue”, the development account command and its sign-in link', async () => {
     const { fields } = loginRequest();
     const page = await answerInBrowser(new URL(`${base()}/cli/login?${new URLSearchParams(fields).toString()}`), undefined);
     expect(page.status).toBe(401);
     expect(page.text).toContain('Sign in to continue');
     expect(page.text).toContain('npm run admin -- dev-account');
+    expect(page.text).toContain('signInUrl');
     expect(page.html).not.toContain('<form');
+  }, 60_000);
+});
+
+describe('a development account’s signInUrl signs a browser in, once: then ars login is answered in that browser', () => {
+  test('signed out: the sign-in page names signInUrl; the link signs the browser in; reloaded, the consent page is shown and Allow completes the login', async () => {
+    const account = await createAccount(base());
+    const configDir = cliConfigDir();
+    const { cli, url } = await startLogin(base(), configDir);
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      const signedOut = await page.goto(url.href, { waitUntil: 'load' });
+      expect(signedOut?.status()).toBe(401);
+      expect(await page.$eval('body', (b) => b.innerText)).toContain('signInUrl');
+
+      const signedIn = await page.goto(account.signInUrl, { waitUntil: 'load' });
+      expect(signedIn?.status()).toBe(200);
+      expect(signedIn?.headers()['referrer-policy']).toBe('no-referrer');
+      expect(await page.$eval('body', (b) => b.innerText)).toContain(`signed in as the development account ${account.userId}`);
+
+      const consent = await page.goto(url.href, { waitUntil: 'load' });
+      expect(consent?.status()).toBe(200);
+      const [answer] = await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[value="allow"]')]);
+      expect(answer?.url()).toMatch(new RegExp(`^${url.searchParams.get('redirect_uri')}\\?code=`));
+    } finally {
+      await context.close();
+    }
+    expectExit(await cli.exited, 0);
+    const repos = await runCli(['repos', '--json'], { ARS_CONFIG_DIR: configDir });
+    expectExit(repos, 0);
+    expect((JSON.parse(repos.stdout) as { repos: { id: string }[] }).repos.map((r) => r.id).sort()).toEqual(account.repos.map((r) => r.id).sort());
+  }, 90_000);
+
+  test('the link works once: a second browser opening it gets 400 and no session; a made-up code is 400 too', async () => {
+    const account = await createAccount(base());
+    const first = await browser.createBrowserContext();
+    const second = await browser.createBrowserContext();
+    try {
+      expect((await (await first.newPage()).goto(account.signInUrl, { waitUntil: 'load' }))?.status()).toBe(200);
+      const page = await second.newPage();
+      const reused = await page.goto(account.signInUrl, { waitUntil: 'load' });
+      expect(reused?.status()).toBe(400);
+      expect(await page.$eval('body', (b) => b.innerText)).toContain('invalid, expired or already used');
+      expect(await second.cookies()).toEqual([]);
+      const madeUp = await page.goto(`${base()}/dev/sign-in?code=${'A'.repeat(43)}`, { waitUntil: 'load' });
+      expect(madeUp?.status()).toBe(400);
+      expect(await second.cookies()).toEqual([]);
+      const session = await call<{ userId: string }>(`${base()}/api/session`, {
+        headers: { cookie: (await first.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+      });
+      expect(dataOf(session)).toMatchObject({ userId: account.userId });
+    } finally {
+      await first.close();
+      await second.close();
+    }
   }, 60_000);
 });
 

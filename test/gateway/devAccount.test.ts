@@ -39,14 +39,15 @@ afterAll(async () => {
 }, 60_000);
 
 describe('npm run --silent admin -- dev-account --json prints exactly one JSON object for a brand-new account', () => {
-  test('{baseUrl, userId, sessionCookie, installationId, repos, pullRequest} on one line; the cookie authenticates the API key routes', async () => {
+  test('{baseUrl, userId, sessionCookie, signInUrl, installationId, repos, pullRequest} on one line; the cookie authenticates the API key routes', async () => {
     const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     const account = JSON.parse(result.stdout) as Account & { baseUrl: string };
-    expect(Object.keys(account)).toEqual(['baseUrl', 'userId', 'sessionCookie', 'installationId', 'repos', 'pullRequest']);
+    expect(Object.keys(account)).toEqual(['baseUrl', 'userId', 'sessionCookie', 'signInUrl', 'installationId', 'repos', 'pullRequest']);
     expect(account.baseUrl).toBe(gateway.baseUrl);
     expect(account.sessionCookie).toMatch(/^ars_session=[A-Za-z0-9_-]{43}$/);
+    expect(account.signInUrl).toMatch(new RegExp(`^${gateway.baseUrl.replace(/[.]/g, '\\.')}/dev/sign-in\\?code=[A-Za-z0-9_-]{43}$`));
     expect(Number.isInteger(account.installationId)).toBe(true);
     expect(account.repos.length).toBeGreaterThanOrEqual(2);
     for (const repo of account.repos) expect(Object.keys(repo)).toEqual(['id', 'full_name', 'default_branch']);
@@ -204,10 +205,13 @@ describe('it is a development tool: it refuses production', () => {
     expect(result.stderr).toContain('production');
   });
 
-  test('a gateway running in production has no development account route (404), and the command says so', async () => {
+  test('a gateway running in production has no development account route and no sign-in link page (404), and the command says so', async () => {
     const answer = await call(`${production.baseUrl}/api/dev/accounts`, { method: 'POST', json: {} });
     expect(answer.status).toBe(404);
     expect(errorOf(answer).code).toBe('NOT_FOUND');
+    const signIn = await fetch(`${production.baseUrl}/dev/sign-in?code=${'A'.repeat(43)}`);
+    expect(signIn.status).toBe(404);
+    expect(signIn.headers.get('set-cookie')).toBeNull();
     const result = await admin({ ARS_BASE_URL: production.baseUrl, ARS_ENV: 'development' });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');

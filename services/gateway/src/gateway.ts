@@ -11,8 +11,11 @@ import { sessionRoutes } from './http/sessionRoutes.js';
 import { createPeerClients, peerReadinessChecks } from './peers.js';
 import { sessionIndexes, sessionStore } from './store/sessions.js';
 import { tokenIndexes, tokenStore } from './store/personalAccessTokens.js';
-import { cliLoginCodeIndexes, cliLoginCodeStore } from './store/cliLoginCodes.js';
+import { CLI_LOGIN_CODES, DEV_SIGN_IN_CODES, oneTimeCodeIndexes, oneTimeCodeStore } from './store/oneTimeCodes.js';
 import { CLI_LOGIN_PATH, cliLoginRoutes } from './http/cliLogin.js';
+import { devSignInRoutes } from './http/devSignIn.js';
+import type { CliLoginGrant } from './domain/cliLogin.js';
+import type { DevSignInGrant } from './domain/devSignIn.js';
 import { userIndexes, userStore } from './store/users.js';
 import { createRedisRateLimiter } from './store/rateLimiter.js';
 import { oauthRecordIndexes } from './store/oauthRecords.js';
@@ -40,7 +43,8 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
     users: userStore(ctx.mongo.db),
     sessions: sessionStore(ctx.mongo.db),
     tokens: tokenStore(ctx.mongo.db),
-    cliLoginCodes: cliLoginCodeStore(ctx.mongo.db),
+    cliLoginCodes: oneTimeCodeStore<CliLoginGrant>(ctx.mongo.db, CLI_LOGIN_CODES),
+    devSignInCodes: oneTimeCodeStore<DevSignInGrant>(ctx.mongo.db, DEV_SIGN_IN_CODES),
     publicOrigin,
     production: environmentOf(config) === 'production',
     oauth,
@@ -59,7 +63,7 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
     requireBus: true,
     configSchema: gatewayConfigSchema,
     developmentDefaults: gatewayDevelopmentDefaults,
-    indexes: [userIndexes, sessionIndexes, tokenIndexes, cliLoginCodeIndexes, oauthRecordIndexes],
+    indexes: [userIndexes, sessionIndexes, tokenIndexes, oneTimeCodeIndexes(CLI_LOGIN_CODES), oneTimeCodeIndexes(DEV_SIGN_IN_CODES), oauthRecordIndexes],
     // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
     // its own (malformed JSON there is a JSON-RPC -32700, not a REST 400).
     // GitHub deliveries are handed on as the raw bytes their signature covers. The authorization
@@ -72,7 +76,14 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
       isOAuthPath(ctx.path),
     compose: composeGateway,
     readiness: (_ctx, gateway) => ({ redis: () => gateway.limiter.ping(), ...peerReadinessChecks(gateway.peers) }),
-    routes: (_ctx, gateway) => [publicRoutes(gateway), sessionRoutes(gateway), cliLoginRoutes(gateway), githubWebhookRoutes(gateway), oauthRoutes(gateway)],
+    routes: (_ctx, gateway) => [
+      publicRoutes(gateway),
+      sessionRoutes(gateway),
+      cliLoginRoutes(gateway),
+      devSignInRoutes(gateway),
+      githubWebhookRoutes(gateway),
+      oauthRoutes(gateway),
+    ],
     ...(runtime ? { runtime } : {}),
   });
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { SCOPES, type Scope } from './scopes.js';
 
 /**
@@ -26,6 +26,15 @@ export interface CliLoginRequest {
   state: string;
   codeChallenge: string;
   scopes: Scope[];
+  clientName: string;
+}
+
+/** What a login code gives its exchange (a one-time code's grant, store/oneTimeCodes.ts): the PAT's owner and scopes, and what the exchange must match. */
+export interface CliLoginGrant {
+  userId: string;
+  scopes: Scope[];
+  codeChallenge: string;
+  redirectUri: string;
   clientName: string;
 }
 
@@ -74,15 +83,6 @@ export function parseCliLoginRequest(params: (name: string) => string | undefine
   const scopes = parseScopes(params('scopes'));
   if (!scopes || scopes.length === 0) return { ok: false, problem: 'scopes must be read, write or read,write' };
   return { ok: true, request: { redirectUri, state, codeChallenge, scopes, clientName: displayClientName(params('client_name')) } };
-}
-
-/** A one-time code: 32 bytes of the CSPRNG; only its SHA-256 is stored. */
-export function generateLoginCode(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-export function hashLoginCode(code: string): string {
-  return createHash('sha256').update(code, 'utf8').digest('hex');
 }
 
 /** RFC 7636 S256: BASE64URL(SHA256(verifier)) equals the challenge. */

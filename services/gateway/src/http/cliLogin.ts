@@ -4,13 +4,12 @@ import {
   callbackUrl,
   CLI_LOGIN_CODE_TTL_SECONDS,
   cliTokenName,
-  generateLoginCode,
-  hashLoginCode,
   INVALID_LOGIN_CODE,
   parseCliLoginRequest,
   TOKEN_EXCHANGE_LIMIT,
   verifierMatches,
 } from '../domain/cliLogin.js';
+import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
 import { LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS } from '../domain/limits.js';
 import { signInPageHtml } from '../oauth/consentPage.js';
 import { html } from '../oauth/oauthRoutes.js';
@@ -55,10 +54,10 @@ function decideCliConsent(gateway: Gateway): RouterMiddleware {
     if (decision === 'deny') {
       location = callbackUrl(request, { error: 'access_denied' });
     } else {
-      const code = generateLoginCode();
+      const code = generateOneTimeCode();
       await gateway.cliLoginCodes.create(
+        hashOneTimeCode(code),
         {
-          _id: hashLoginCode(code),
           userId: session.userId,
           scopes: request.scopes,
           codeChallenge: request.codeChallenge,
@@ -118,7 +117,7 @@ function exchangeLoginCode(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     await limitExchanges(gateway, ctx);
     const body = parseTokenExchange(requestBody(ctx));
-    const taken = await gateway.cliLoginCodes.take(hashLoginCode(body.code));
+    const taken = await gateway.cliLoginCodes.take(hashOneTimeCode(body.code));
     if (!taken) throw AppError.badRequest(INVALID_LOGIN_CODE);
     if (!verifierMatches(body.code_verifier, taken.codeChallenge)) throw AppError.badRequest('code_verifier does not match the code_challenge');
     if (body.redirect_uri !== taken.redirectUri) throw AppError.badRequest('redirect_uri does not match the login request');

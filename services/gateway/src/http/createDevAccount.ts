@@ -1,4 +1,6 @@
 import { ok, validateBody, type RouterMiddleware } from '@ars/http-app';
+import { DEV_SIGN_IN_TTL_SECONDS, devSignInUrl } from '../domain/devSignIn.js';
+import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
 import type { Gateway } from './deps.js';
 import { requestBody } from './requestBody.js';
 import { startSession } from './sessionAuth.js';
@@ -25,7 +27,8 @@ interface DevPullRequest {
  * POST /api/dev/accounts (only outside production): a new user, a session for it, and a new
  * installation with real repositories on the local source host (the catalog's
  * `POST /internal/dev/installations`), and two example tool servers (mcp-registry's
- * `POST /internal/dev/users/:userId/mcp-servers/examples`). 201 `{userId, sessionCookie, installationId, repos}`.
+ * `POST /internal/dev/users/:userId/mcp-servers/examples`). 201 `{userId, sessionCookie, signInUrl,
+ * installationId, repos}`: `signInUrl` signs a browser in as the account, once, within 10 minutes.
  * With `pullRequest: true` (what `npm run admin -- dev-account` asks for) also `pullRequest`: an open
  * pull request on the first repository whose first review's check run exists and is linked to its
  * attempt (pr-review's `POST /internal/dev/users/:userId/pr-reviews/sample`), so
@@ -54,11 +57,15 @@ export function createDevAccount(gateway: Gateway): RouterMiddleware {
           )
         : null;
     const sessionCookie = await startSession(gateway, ctx, user._id);
+    // The browser's way in: a one-time link to open, rather than a cookie to paste (domain/devSignIn.ts).
+    const signInCode = generateOneTimeCode();
+    await gateway.devSignInCodes.create(hashOneTimeCode(signInCode), { userId: user._id }, DEV_SIGN_IN_TTL_SECONDS);
     ok(
       ctx,
       {
         userId: user._id,
         sessionCookie,
+        signInUrl: devSignInUrl(gateway.publicOrigin, signInCode),
         installationId: created.installation.id,
         repos: created.repos.map((repo) => ({ id: repo.id, full_name: repo.full_name, default_branch: repo.default_branch })),
         ...(sample

@@ -8,7 +8,9 @@ import type { Peer } from '../peers.js';
 import type { RateLimiter } from '../store/rateLimiter.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TokenStore } from '../store/personalAccessTokens.js';
-import type { CliLoginCodeStore } from '../store/cliLoginCodes.js';
+import type { CliLoginGrant } from '../domain/cliLogin.js';
+import type { DevSignInGrant } from '../domain/devSignIn.js';
+import type { OneTimeCodeStore } from '../store/oneTimeCodes.js';
 import type { UserStore } from '../store/users.js';
 import type { AuthorizationServer } from '../oauth/authorizationServer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -27,7 +29,9 @@ export interface Gateway {
   sessions: SessionStore;
   tokens: TokenStore;
   /** The one-time codes of `ars login` (http/cliLogin.ts). */
-  cliLoginCodes: CliLoginCodeStore;
+  cliLoginCodes: OneTimeCodeStore<CliLoginGrant>;
+  /** Development sign-in links (only outside production): the user a link signs the browser in as. */
+  devSignInCodes: OneTimeCodeStore<DevSignInGrant>;
   /** `PUBLIC_BASE_URL`'s origin, e.g. `http://127.0.0.1:8080`. */
   publicOrigin: string;
   production: boolean;

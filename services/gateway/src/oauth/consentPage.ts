@@ -49,13 +49,32 @@ ${claimed}<p>It asks to act as you through the tool transport (<code>/mcp</code>
 export function signInPageHtml(publicOrigin: string, production: boolean): string {
   const development = production
     ? ''
-    : `<p>In development, a session comes from a development account: run <code>npm run admin -- dev-account</code> and use the
-<code>sessionCookie</code> it prints (cookie <code>ars_session</code> on ${escapeHtml(publicOrigin)}), then open this page again.</p>`;
+    : `<p>In development, a session comes from a development account: run <code>npm run admin -- dev-account</code> and open the
+<code>signInUrl</code> it prints in this browser (a one-time link, valid 10 minutes), then reload this page.</p>`;
   return page(
     'Sign in to continue',
     `<h1>Sign in to continue</h1>
 <p>An application asked to use the Agent Run Service as you. Sign in at <a href="${escapeHtml(publicOrigin)}">${escapeHtml(publicOrigin)}</a>
 in this browser, then open this page again to allow or deny it.</p>${development}`,
+  );
+}
+
+/** A development sign-in link that worked: the browser now has the account's session. */
+export function devSignedInPageHtml(userId: string): string {
+  return page(
+    'Signed in',
+    `<h1>Signed in</h1>
+<p>This browser is signed in as the development account <code id="user">${escapeHtml(userId)}</code>.</p>
+<p>Go back to the page that asked you to sign in (<code>ars login</code>'s, or an application's consent page) and reload it.</p>`,
+  );
+}
+
+/** A development sign-in link that did not: nothing changed in this browser. */
+export function devSignInFailedPageHtml(problem: string): string {
+  return page(
+    'Sign-in link not valid',
+    `<h1>Sign-in link not valid</h1><p id="problem">${escapeHtml(problem)}</p>
+<p>Run <code>npm run admin -- dev-account</code> for a new account and its link.</p>`,
   );
 }
 

@@ -4,6 +4,8 @@ import { fetchAnswer as call, type Answer } from '@ars/testenv';
 export interface Account {
   userId: string;
   sessionCookie: string;
+  /** A one-time link (10 minutes) that signs a browser in as this account. */
+  signInUrl: string;
   installationId: number;
   repos: { id: string; full_name: string; default_branch: string | null }[];
   /** Asked with `{pullRequest: true}`: an open pull request on the first repository, its first review's check run linked. */

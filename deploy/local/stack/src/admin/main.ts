@@ -26,6 +26,8 @@ export interface DevAccount {
   baseUrl: string;
   userId: string;
   sessionCookie: string;
+  /** Opened in a browser, signs it in as the account: once, within 10 minutes (the consent pages need a browser session). */
+  signInUrl: string;
   installationId: number;
   repos: { id: string; full_name: string; default_branch: string | null }[];
   /** An open pull request on the first repository with its first review's check run linked: `POST /pr-reviews/rerun` works at once. */
@@ -71,8 +73,8 @@ export async function createDevAccount(baseUrl: string): Promise<DevAccount> {
     const detail = envelope.error ? `${envelope.error.code}: ${envelope.error.message}` : `HTTP ${response.status}`;
     throw new CommandError(`the gateway at ${baseUrl} refused the development account (${detail})`);
   }
-  const { userId, sessionCookie, installationId, repos, pullRequest } = envelope.data;
-  return { baseUrl, userId, sessionCookie, installationId, repos, ...(pullRequest ? { pullRequest } : {}) };
+  const { userId, sessionCookie, signInUrl, installationId, repos, pullRequest } = envelope.data;
+  return { baseUrl, userId, sessionCookie, signInUrl, installationId, repos, ...(pullRequest ? { pullRequest } : {}) };
 }
 
 export interface OpenPullRequestArguments {

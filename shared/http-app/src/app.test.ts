@@ -291,3 +291,13 @@ describe('unknown routes are 404 NOT_FOUND naming the method and path; so is a w
     expect((await fetch(`${url}/things/1`)).status).toBe(200);
   });
 });
+
+describe('an idle keep-alive connection is kept open far longer than any client reuses it', () => {
+  test('every answer advertises Keep-Alive: timeout=65; the server closes idle sockets after 65 s and waits 66 s for headers', async () => {
+    const url = await start([]);
+    const answer = await fetch(`${url}/healthz`);
+    expect(answer.headers.get('keep-alive')).toBe('timeout=65');
+    expect(server?.server.keepAliveTimeout).toBe(65_000);
+    expect(server?.server.headersTimeout).toBe(66_000);
+  });
+});

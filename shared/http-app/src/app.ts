@@ -79,12 +79,22 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How long the server keeps an idle keep-alive connection open (see startHttpServer). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /** Listens on `host:port` (port 0 picks a free one) and resolves once bound. */
 export function startHttpServer(app: HttpApp, options: { host?: string; port?: number; keepAliveTimeoutMs?: number } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const httpServer = app.listen({ host, port: options.port ?? 0 });
-    httpServer.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+    // An idle keep-alive connection is closed by the server only long after any client stops reusing
+    // it. Clients (undici: fetch, @ars/http-client) reuse a socket until the advertised timeout minus
+    // a margin, checked with coarse timers; with Node's 5 s a CPU-starved client could write a request
+    // onto a socket the server had just closed ("other side closed"). 65 s is the usual setting behind
+    // load balancers; shutdown does not wait for it (closeServer drops idle connections at once), and
+    // the headers timeout stays above it so a reused connection is never cut mid-request.
+    httpServer.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
+    httpServer.headersTimeout = httpServer.keepAliveTimeout + 1_000;
     httpServer.once('error', reject);
     httpServer.once('listening', () => {
       httpServer.off('error', reject);

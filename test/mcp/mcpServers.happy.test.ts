@@ -17,7 +17,9 @@ beforeAll(async () => {
   settings = toolServerSettings(system().baseUrl, account);
 }, 60_000);
 
-const commandServer = { config: { command: 'node', args: ['server.js', '--port', '0'], env: { API_TOKEN: 'happy-env-secret' } } };
+const commandServer = {
+  config: { command: 'node', args: ['server.js', '--port', '0', '--api-key', 'happy-arg-secret'], env: { API_TOKEN: 'happy-env-secret' } },
+};
 const urlServer = { enabled: false, config: { url: 'https://tools.example.test/mcp', http_headers: { Authorization: 'Bearer happy-header-secret' } } };
 
 describe('a development account has two example servers: a command shape with an env secret, a URL shape with an Authorization header', () => {
@@ -103,13 +105,13 @@ describe('a bad name or body is 400 BAD_REQUEST naming the field, in the contrac
   });
 });
 
-describe('svc_list_mcp_servers (the official SDK Client) shows every env value and every header value masked', () => {
+describe('svc_list_mcp_servers (the official SDK Client) shows every env value and every header value masked, and a command line with its secrets redacted', () => {
   let client: Client;
   afterAll(async () => {
     await client?.close();
   });
 
-  test('names, commands, args and URLs as stored; values of env and http_headers are ••••', async () => {
+  test('names, commands and URLs as stored; values of env and http_headers are ••••; a sensitive flag’s value in args is [REDACTED]', async () => {
     await settings.put('zeta-tools', commandServer);
     client = await mcpClient(system().baseUrl, token.token);
     const result = (await client.callTool({ name: 'svc_list_mcp_servers', arguments: {} })) as {
@@ -119,10 +121,15 @@ describe('svc_list_mcp_servers (the official SDK Client) shows every env value a
     };
     expect(result.isError).toBe(false);
     const servers = result.structuredContent?.servers ?? [];
-    expect(servers.find((server) => server.name === 'zeta-tools')?.config).toEqual({ ...commandServer.config, env: { API_TOKEN: '••••' } });
+    expect(servers.find((server) => server.name === 'zeta-tools')?.config).toEqual({
+      ...commandServer.config,
+      args: ['server.js', '--port', '0', '--api-key', '[REDACTED]'],
+      env: { API_TOKEN: '••••' },
+    });
     expect(servers.find((server) => server.name === 'alpha.remote')?.config).toEqual({ url: urlServer.config.url, http_headers: { Authorization: '••••' } });
     expect(servers.find((server) => server.name === 'github')?.config.env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: '••••' });
     const text = JSON.stringify(result);
-    for (const secret of ['happy-env-secret', 'happy-header-secret', 'example-github-token', 'example-docs-token']) expect(text).not.toContain(secret);
+    for (const secret of ['happy-env-secret', 'happy-arg-secret', 'happy-header-secret', 'example-github-token', 'example-docs-token'])
+      expect(text).not.toContain(secret);
   });
 });

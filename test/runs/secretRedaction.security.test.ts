@@ -22,6 +22,7 @@ const CASES = [
   'curl -H "Authorization: Bearer abc.def-ghi" https://api',
   'export DB_PASSWORD="two words" and env: API_KEY=x',
   `jwt eyJhbGciOiJIUzI1NiJ9.${'p'.repeat(30)}.${'s'.repeat(43)} ok`,
+  'mysql -u root --password=hunter2 app && deploy --api-key abc123xyz --region eu',
 ] as const;
 
 function everyString(value: unknown, visit: (text: string) => void): void {

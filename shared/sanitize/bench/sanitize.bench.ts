@@ -19,6 +19,8 @@ const INPUTS: Record<string, (size: number) => string> = {
   'near-miss token prefixes': (size) => fill(`ghp_${'a'.repeat(19)} sk-${'b'.repeat(15)} eyJ${'c'.repeat(9)}.`, size),
   'a token prefix run': (size) => fill('ghp_', size),
   'many `PASSWORD: "`': (size) => fill('PASSWORD: "', size),
+  'many `--a `': (size) => fill('--a ', size),
+  'many `--password x `': (size) => fill('--password x ', size),
 };
 
 /** The fastest of `times` runs, in ms: noise only ever adds. */

@@ -117,6 +117,14 @@ export const ASSIGNMENT_NAME = new RegExp(
 );
 
 /**
+ * A command-line flag and what separates it from its value: `--api-key=x`, `--password x`,
+ * `-Dpassword=x` (a `NAME=` right after a dash is a flag, which ASSIGNMENT_NAME's lookbehind leaves
+ * out). A blank separates a value only when a value follows (not the next flag). Like an
+ * assignment, the value is consumed only when the flag's name is sensitive.
+ */
+export const FLAG_NAME = new RegExp(`(?<![\\w.-])(--?)([A-Za-z_][\\w.-]{0,${NAME - 1}})(=|[ \\t]{1,${SEPARATOR_BLANKS}}(?=[^\\s-]))`, 'g');
+
+/**
  * A sensitive name's value, from where the separator ends (sticky): an auth scheme before it
  * (`Authorization: Basic x`) stays readable; a quoted value whose closing quote is not on its line
  * runs to the line's end.
@@ -128,6 +136,7 @@ export const ASSIGNMENT_VALUE = new RegExp(
 );
 
 export const ASSIGNMENT_MAX_LENGTH = 2 * 2 + NAME + 2 * SEPARATOR_BLANKS + 1 + 6 + SEPARATOR_BLANKS + 2 * 2 + 2 * ASSIGNMENT_VALUE_LENGTH;
+export const FLAG_MAX_LENGTH = 2 + NAME + SEPARATOR_BLANKS + 6 + SEPARATOR_BLANKS + 2 * 2 + 2 * ASSIGNMENT_VALUE_LENGTH;
 
 /** Every pattern, for the linear-time check and the window's size. */
 export const ALL_PATTERNS: readonly { name: string; regex: RegExp }[] = [
@@ -136,6 +145,7 @@ export const ALL_PATTERNS: readonly { name: string; regex: RegExp }[] = [
   BEARER,
   BASIC_OR_TOKEN,
   { name: 'assignment name', regex: ASSIGNMENT_NAME },
+  { name: 'flag name', regex: FLAG_NAME },
   { name: 'assignment value', regex: ASSIGNMENT_VALUE },
   { name: 'token start', regex: TOKEN_START },
 ];
@@ -147,4 +157,5 @@ export const LONGEST_MATCH = Math.max(
   BEARER.maxLength,
   BASIC_OR_TOKEN.maxLength,
   ASSIGNMENT_MAX_LENGTH,
+  FLAG_MAX_LENGTH,
 );

@@ -68,6 +68,23 @@ describe('assignments whose name looks sensitive are redacted', () => {
   });
 });
 
+describe('command-line flags whose name looks sensitive are redacted: --name=value, --name value, -Dname=value', () => {
+  test.each([
+    ['mytool --api-key=abc123 --verbose', 'mytool --api-key=[REDACTED] --verbose'],
+    ['mysql -u root --password=hunter2 db', 'mysql -u root --password=[REDACTED] db'],
+    ['deploy --client-secret s3cr3t --region eu', 'deploy --client-secret [REDACTED] --region eu'],
+    ['java -Ddb.password=hunter2 -jar app.jar', 'java -Ddb.password=[REDACTED] -jar app.jar'],
+    ['server --auth-token "two words" --port 80', 'server --auth-token "[REDACTED]" --port 80'],
+    ['["--api-key", "abc123"] joined: --api-key abc123', '["--api-key", "abc123"] joined: --api-key [REDACTED]'],
+  ])('%s', (line, expected) => {
+    expect(redactSecrets(line)).toBe(expected);
+  });
+  test('a sensitive flag followed by another flag has no value to redact; other flags keep their values', () => {
+    const line = 'docker login --password-stdin -u me && git log --author Jane --max-tokens 100 --token-file ./t';
+    expect(redactSecrets(line)).toBe(line);
+  });
+});
+
 describe('well-known token shapes are redacted', () => {
   const pat = `tok_${'A1b2C3d4'.repeat(4)}`;
   test.each([

@@ -1,10 +1,10 @@
 import { NO_KNOWN_SECRETS, type KnownSecrets } from './knownSecrets.js';
 import { isSensitiveName } from './sensitiveNames.js';
-import { ASSIGNMENT_NAME, ASSIGNMENT_VALUE, BASIC_OR_TOKEN, BEARER, LONGEST_MATCH, REDACTED, TOKEN_SHAPES, URL_CREDENTIALS } from './patterns.js';
+import { ASSIGNMENT_NAME, ASSIGNMENT_VALUE, BASIC_OR_TOKEN, BEARER, FLAG_NAME, LONGEST_MATCH, REDACTED, TOKEN_SHAPES, URL_CREDENTIALS } from './patterns.js';
 
 /**
  * Text with every secret recognised replaced: known values first (before a shape rule takes part
- * of one), then token shapes, URL credentials, auth schemes and sensitive assignments. Linear in
+ * of one), then token shapes, URL credentials, auth schemes, sensitive flags and assignments. Linear in
  * the text's length, but it reads all of it: callers with a cap use `sanitizeText`.
  */
 export function redactSecrets(text: string, options: SanitizeTextOptions = {}): string {
@@ -15,20 +15,21 @@ export function redactSecrets(text: string, options: SanitizeTextOptions = {}): 
   if (out.includes('://')) out = out.replace(URL_CREDENTIALS.regex, URL_CREDENTIALS.replacement);
   out = out.replace(BEARER.regex, BEARER.replacement);
   out = out.replace(BASIC_OR_TOKEN.regex, BASIC_OR_TOKEN.replacement);
-  return redactAssignments(out);
+  return redactNamedValues(redactNamedValues(out, FLAG_NAME), ASSIGNMENT_NAME);
 }
 
 /**
- * One pass: each name and separator is matched once; a sensitive name's value is consumed and
- * replaced, any other name's value is read on as ordinary text (`env: GITHUB_TOKEN=x` holds one).
+ * One pass: each name and separator (`names`: group 2 is the name) is matched once; a sensitive
+ * name's value is consumed and replaced, any other name's value is read on as ordinary text
+ * (`env: GITHUB_TOKEN=x` holds one).
  */
-function redactAssignments(text: string): string {
+function redactNamedValues(text: string, names: RegExp): string {
   let out = '';
   let copied = 0;
-  const names = new RegExp(ASSIGNMENT_NAME.source, ASSIGNMENT_NAME.flags);
+  const nameAt = new RegExp(names.source, names.flags);
   const values = new RegExp(ASSIGNMENT_VALUE.source, ASSIGNMENT_VALUE.flags);
-  for (let match = names.exec(text); match !== null; match = names.exec(text)) {
-    const [whole, quote = '', name = '', separator = ''] = match;
+  for (let match = nameAt.exec(text); match !== null; match = nameAt.exec(text)) {
+    const [whole, , name = ''] = match;
     if (!isSensitiveName(name)) continue;
     const valueAt = match.index + whole.length;
     values.lastIndex = valueAt;
@@ -37,9 +38,9 @@ function redactAssignments(text: string): string {
     const [value, scheme = '', body = ''] = found;
     const open = /^(\\"|"|')/.exec(body)?.[1] ?? '';
     const close = open !== '' && body.length > open.length && body.endsWith(open) ? open : '';
-    out += `${text.slice(copied, match.index)}${quote}${name}${quote}${separator}${scheme}${open}${REDACTED}${close}`;
+    out += `${text.slice(copied, match.index)}${whole}${scheme}${open}${REDACTED}${close}`;
     copied = valueAt + value.length;
-    names.lastIndex = copied;
+    nameAt.lastIndex = copied;
   }
   return out + text.slice(copied);
 }

@@ -1,3 +1,4 @@
+import { REDACTED } from '@ars/sanitize';
 import { MASKED, maskMcpServerSecrets } from './maskSecrets.js';
 
 describe('svc_list_mcp_servers masks secret values: every env value and every http_headers value (names kept)', () => {
@@ -29,6 +30,32 @@ describe('svc_list_mcp_servers masks secret values: every env value and every ht
     });
     expect(JSON.stringify(masked)).not.toMatch(/secret-/);
     expect(JSON.stringify(masked)).toContain('mcp.example.com/mcp');
+  });
+
+  test('a command line’s secrets are redacted by the sanitizer’s rules: a sensitive flag’s value, NAME=value, token shapes; the rest is kept', () => {
+    const github = `ghp_${'b'.repeat(36)}`;
+    const masked = maskMcpServerSecrets({
+      servers: [
+        {
+          name: 'e',
+          enabled: true,
+          config: { command: `env API_KEY=secret-7 npx`, args: ['-y', 'srv', '--api-key', 'secret-8', '--token=secret-9', github, '--port', '3000'] },
+        },
+      ],
+    });
+    expect(JSON.stringify(masked)).not.toMatch(/secret-|ghp_/);
+    expect(masked).toEqual({
+      servers: [
+        {
+          name: 'e',
+          enabled: true,
+          config: {
+            command: `env API_KEY=${REDACTED} npx`,
+            args: ['-y', 'srv', '--api-key', REDACTED, `--token=${REDACTED}`, REDACTED, '--port', '3000'],
+          },
+        },
+      ],
+    });
   });
 
   test('anything else passes as it is', () => {

@@ -283,7 +283,7 @@ const SPECS: readonly ToolSpec[] = [
     name: 'svc_list_mcp_servers',
     title: 'List external tool servers',
     description:
-      'Lists the external tool servers (MCP servers) configured for you: name, whether enabled, and their configuration with secret values (environment values, header values) masked.',
+      'Lists the external tool servers (MCP servers) configured for you: name, whether enabled, and their configuration with secret values masked (environment values, header values, and secrets in the command line: the value of a sensitive flag, NAME=value, token shapes).',
     ...fromRoute('GET /mcp/servers'),
     annotations: READ,
     successKeys: ['servers'],

@@ -112,6 +112,17 @@ describe('tokens are stored as hashes: the database holds no working access or r
   });
 });
 
+describe('a registered client is not kept forever: it expires when unused, never before its refresh token', () => {
+  test('after an authorization the client record expires no earlier than the refresh token issued to it', async () => {
+    const { tokens, clientId } = await obtainOAuthTokens(system().baseUrl, account.sessionCookie);
+    const client = await records().findOne({ _id: recordId('Client', clientId) });
+    const refresh = await records().findOne({ _id: recordId('RefreshToken', tokens.refresh_token as string) });
+    expect(client?.expiresAt).toBeInstanceOf(Date);
+    expect(refresh?.expiresAt).toBeInstanceOf(Date);
+    expect(client?.expiresAt?.getTime()).toBeGreaterThanOrEqual(refresh?.expiresAt?.getTime() ?? Infinity);
+  });
+});
+
 describe('the consent form: a POST from another origin is refused and grants nothing', () => {
   test('a cross-site POST to the consent page is 403', async () => {
     const answer = await fetch(`${system().baseUrl}/oauth/consent/some-interaction`, {

@@ -33,6 +33,11 @@ export const gatewayConfigSchema = {
   /** Lifetime of an OAuth refresh token (default 30 days; each use rotates it). */
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: env.integer({ min: 3_600, max: 31_536_000, default: 2_592_000 }),
   /**
+   * How long a dynamically registered OAuth client is kept after its last use (registration, an
+   * authorization, a token issued to it; default 30 days). Never before its refresh tokens expire.
+   */
+  OAUTH_UNUSED_CLIENT_TTL_SECONDS: env.integer({ min: 3_600, max: 31_536_000, default: 2_592_000 }),
+  /**
    * Hosts whose client ID metadata documents (`client_id` an https URL) the authorization server
    * fetches. Empty (the default): any public https host; loopback and private addresses never.
    */

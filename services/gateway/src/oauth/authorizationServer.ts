@@ -68,7 +68,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const allowedMetadataHosts = new Set(config.OAUTH_CLIENT_METADATA_HOSTS.map((host) => host.toLowerCase()));
 
   const configuration: Configuration = {
-    adapter: oauthAdapterClass(db),
+    adapter: oauthAdapterClass(db, { unusedClientTtlSeconds: config.OAUTH_UNUSED_CLIENT_TTL_SECONDS }),
     clients: [],
     jwks: ephemeralSigningKeys() as Configuration['jwks'],
     cookies: { keys: config.OAUTH_COOKIE_KEYS ?? [developmentCookieKey()] },

@@ -50,9 +50,27 @@ export function recordIdOf(model: string, id: string): string {
   return `${model}:${createHash('sha256').update(id, 'utf8').digest('base64url')}`;
 }
 
-/** The adapter class `oidc-provider` is configured with, over the gateway's `oauth_records`. */
-export function oauthAdapterClass(db: Db): OAuthAdapterClass {
+export interface OAuthRecordsOptions {
+  /**
+   * How long a dynamically registered client is kept after its last use: its registration, or an
+   * authorization code, grant or token issued to it. Registration is open (any MCP client may
+   * register), so without this every client ever registered would stay forever.
+   */
+  unusedClientTtlSeconds: number;
+}
+
+/**
+ * The adapter class `oidc-provider` is configured with, over the gateway's `oauth_records`. A client
+ * record expires `unusedClientTtlSeconds` after its last use and never before a record issued to it
+ * (a refresh token, a grant): each such record pushes the client's expiry out, never in.
+ */
+export function oauthAdapterClass(db: Db, options: OAuthRecordsOptions): OAuthAdapterClass {
   const records = db.collection<OAuthRecordDocument>(OAUTH_RECORDS);
+  const unusedClientTtlMs = options.unusedClientTtlSeconds * 1000;
+
+  const keepClientUntil = async (clientId: string, until: Date): Promise<void> => {
+    await records.updateOne({ _id: recordIdOf('Client', clientId), model: 'Client' }, { $max: { expiresAt: until } });
+  };
 
   const live = (record: OAuthRecordDocument | null, id: string | undefined): Record<string, unknown> | undefined => {
     if (!record) return undefined;
@@ -74,7 +92,12 @@ export function oauthAdapterClass(db: Db): OAuthAdapterClass {
       if (typeof payload.uid === 'string') document.uid = payload.uid;
       if (typeof payload.userCode === 'string') document.userCode = payload.userCode;
       if (expiresIn) document.expiresAt = new Date(Date.now() + expiresIn * 1000);
+      if (this.model === 'Client' && !expiresIn) document.expiresAt = new Date(Date.now() + unusedClientTtlMs);
       await records.replaceOne({ _id: recordIdOf(this.model, id) }, document, { upsert: true });
+      if (this.model !== 'Client' && typeof payload.clientId === 'string') {
+        const until = Math.max(Date.now() + unusedClientTtlMs, document.expiresAt?.getTime() ?? 0);
+        await keepClientUntil(payload.clientId, new Date(until));
+      }
     }
 
     async find(id: string): Promise<Record<string, unknown> | undefined> {

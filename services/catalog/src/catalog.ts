@@ -1,6 +1,6 @@
 import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
 import type { Logger } from '@ars/logger';
-import { SecretBox } from '@ars/secret-box';
+import { SecretBox, resealInBackground } from '@ars/secret-box';
 import { runService, type RunningService } from '@ars/service';
 import { GitHubAppSourceHost, LocalSourceHost } from '@ars/source-host';
 import { catalogConfigSchema, resolveCatalogSettings } from './config.js';
@@ -48,11 +48,12 @@ export async function startCatalog(runtime: CatalogRuntime = {}): Promise<Runnin
       if (settings.developmentKey) {
         ctx.logger.warn('CATALOG_SECRETS_KEY is not set: provider keys are encrypted with the fixed development key (never use this in production)');
       }
+      const box = new SecretBox(settings.keyring);
       const deps: CatalogDeps = {
         installations: new InstallationStore(db),
         repos: new RepoStore(db),
         agents: new AgentStore(db),
-        modelSettings: new ModelSettingsStore(db, new SecretBox(settings.keyring)),
+        modelSettings: new ModelSettingsStore(db, box),
         localHost: new LocalSourceHost(settings.sourceHostDir),
         githubHost: settings.github ? new GitHubAppSourceHost(settings.github) : undefined,
         production: settings.environment === 'production',
@@ -65,5 +66,10 @@ export async function startCatalog(runtime: CatalogRuntime = {}): Promise<Runnin
       return deps;
     },
     routes: (ctx, deps) => [catalogRoutes(deps, ctx.config.INTERNAL_TOKEN)],
+    start: (ctx, deps) => {
+      // After a key rotation, provider keys sealed under the previous key move to the current one.
+      const reseal = resealInBackground('provider keys', (signal) => deps.modelSettings.resealProviderKeys(signal), ctx.logger);
+      ctx.onShutdown(() => reseal.stop(), 're-seal pass');
+    },
   });
 }

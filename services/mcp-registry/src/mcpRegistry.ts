@@ -1,6 +1,6 @@
 import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
 import type { Logger } from '@ars/logger';
-import { SecretBox } from '@ars/secret-box';
+import { SecretBox, resealInBackground } from '@ars/secret-box';
 import { runService, type RunningService } from '@ars/service';
 import { MCP_REGISTRY_PORT, mcpRegistryConfigSchema, resolveMcpRegistrySettings, type McpRegistrySettings } from './config.js';
 import type { McpRegistryDeps } from './http/deps.js';
@@ -51,5 +51,10 @@ export async function startMcpRegistry(runtime: McpRegistryRuntime = {}): Promis
       return { servers: new McpServerStore(db, box), production: settings.environment === 'production', logger: ctx.logger };
     },
     routes: (ctx, deps) => [mcpRegistryRoutes(deps, ctx.config.INTERNAL_TOKEN)],
+    start: (ctx, deps) => {
+      // After a key rotation, configs sealed under the previous key move to the current one.
+      const reseal = resealInBackground('tool server configs', (signal) => deps.servers.resealConfigs(signal), ctx.logger);
+      ctx.onShutdown(() => reseal.stop(), 're-seal pass');
+    },
   });
 }

@@ -1,6 +1,6 @@
 import type { Collection, Db } from '@ars/mongo';
 import { COLLECTIONS, type ModelPolicyDoc, type ModelVisibilityDoc, type ProviderKeyDoc, type UserPlanDoc } from './collections.js';
-import type { SecretBox } from '@ars/secret-box';
+import { resealStale, type ResealReport, type SealedSecret, type SecretBox } from '@ars/secret-box';
 
 /** What decides which models a user may use: plan, model policy, provider keys (presence only), visibility overrides. */
 export class ModelSettingsStore {
@@ -54,6 +54,21 @@ export class ModelSettingsStore {
   async revealProviderKey(userId: string, provider: string): Promise<string | null> {
     const doc = await this.keys.findOne({ userId, provider });
     return doc ? this.secrets.open(doc.sealed, providerKeyContext(userId, provider)) : null;
+  }
+
+  /**
+   * Re-seals every provider key sealed under another key than the current one (after a rotation),
+   * leaving `updatedAt` alone: the key did not change, only its envelope.
+   */
+  async resealProviderKeys(signal?: AbortSignal): Promise<ResealReport> {
+    const stale = this.keys.find({ 'sealed.keyId': { $ne: this.secrets.currentKeyId } });
+    const stored = (async function* () {
+      for await (const doc of stale)
+        yield { ref: { userId: doc.userId, provider: doc.provider }, sealed: doc.sealed, context: providerKeyContext(doc.userId, doc.provider) };
+    })();
+    const replace = async (ref: { userId: string; provider: string }, from: SealedSecret, to: SealedSecret): Promise<boolean> =>
+      (await this.keys.updateOne({ ...ref, 'sealed.iv': from.iv }, { $set: { sealed: to } })).matchedCount === 1;
+    return resealStale(this.secrets, stored, replace, signal);
   }
 
   /** True when a key was removed. */

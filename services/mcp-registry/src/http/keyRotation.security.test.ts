@@ -1,6 +1,7 @@
 // mcp-registry in-process on the suite's MongoDB and Kafka (its own database), through its internal
 // HTTP API: the internal token guards every route; the key rotates (configs sealed under the old key
-// open once it is a previous key, new writes name the new key id); the dev route is absent in
+// open once it is a previous key, new writes name the new key id, and a start re-seals the rest
+// under the new key, so the old one can go); the dev route is absent in
 // production; and at log level debug, nothing of a config is in the service's log lines.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createLogger } from '@ars/logger';
@@ -89,6 +90,45 @@ describe('the key rotates: what the old key sealed opens once it is a previous k
     expect(replaced.status).toBe(200);
     expect(await keyIds()).toEqual(['2026']);
     await rotated.service.shutdown('next');
+  }, 90_000);
+});
+
+describe('after a rotation every config is re-sealed under the current key at start, so the previous key can be dropped', () => {
+  test('sealed under 2025; a start with 2026 current and 2025 previous re-seals it unasked and says so; a start with 2026 alone then opens it', async () => {
+    const user = `user-${randomUUID()}`;
+    const first = await start({ MCP_REGISTRY_SECRETS_KEY: oldKey });
+    expect((await first.call('PUT', `/internal/users/${user}/settings/mcp-servers/srv`, { config: { command: 'x', env: { TOKEN: SECRET } } })).status).toBe(
+      201,
+    );
+    await first.service.shutdown('rotate');
+    const sealedDocs = async () => {
+      const mongo = await openDb();
+      try {
+        return await mongo.db.collection('mcp_servers').find({ userId: user }).toArray();
+      } finally {
+        await mongo.close();
+      }
+    };
+    const updatedAt = (await sealedDocs())[0]?.updatedAt;
+
+    const linesBefore = logLines.length;
+    const rotated = await start({ MCP_REGISTRY_SECRETS_KEY: newKey, MCP_REGISTRY_SECRETS_PREVIOUS_KEYS: oldKey });
+    const done = 're-seal pass over tool server configs done: all under the current key';
+    const deadline = Date.now() + 30_000;
+    while (!logLines.slice(linesBefore).some((line) => line.includes(done)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const report = logLines.slice(linesBefore).find((line) => line.includes(done));
+    expect(JSON.parse(report ?? '{}')).toMatchObject({ sealed: 'tool server configs', key_id: '2026', unopenable: 0, stopped: false });
+    expect(JSON.parse(report ?? '{}').resealed).toBeGreaterThanOrEqual(1);
+    const [doc] = await sealedDocs();
+    expect((doc?.sealedConfig as { keyId: string }).keyId).toBe('2026');
+    expect(doc?.updatedAt).toEqual(updatedAt);
+    await rotated.service.shutdown('drop the previous key');
+
+    const newOnly = await start({ MCP_REGISTRY_SECRETS_KEY: newKey });
+    const listed = await newOnly.call<{ servers: { config: { env: Record<string, string> } }[] }>('GET', `/internal/users/${user}/mcp/servers`);
+    expect(listed.status).toBe(200);
+    expect(listed.data.servers[0]?.config.env.TOKEN).toBe(SECRET);
+    await newOnly.service.shutdown('next');
   }, 90_000);
 });
 

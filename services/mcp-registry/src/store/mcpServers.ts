@@ -1,6 +1,6 @@
 import { AppError } from '@ars/errors';
 import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
-import type { SecretBox } from '@ars/secret-box';
+import { resealStale, type ResealReport, type SealedSecret, type SecretBox } from '@ars/secret-box';
 import { MCP_SERVER_LIMITS, sealContext, type McpServerConfig, type McpServerSettingsItem } from '../domain/mcpServers.js';
 import { COLLECTIONS, type McpServerDoc } from './collections.js';
 
@@ -51,6 +51,21 @@ export class McpServerStore {
   /** True when the user had a server of that name. */
   async delete(userId: string, name: string): Promise<boolean> {
     return (await this.servers.deleteOne({ userId, name })).deletedCount > 0;
+  }
+
+  /**
+   * Re-seals every config sealed under another key than the current one (after a rotation),
+   * leaving `updatedAt` alone: the config did not change, only its envelope.
+   */
+  async resealConfigs(signal?: AbortSignal): Promise<ResealReport> {
+    const stale = this.servers.find({ 'sealedConfig.keyId': { $ne: this.secrets.currentKeyId } });
+    const stored = (async function* () {
+      for await (const doc of stale)
+        yield { ref: { userId: doc.userId, name: doc.name }, sealed: doc.sealedConfig, context: sealContext(doc.userId, doc.name) };
+    })();
+    const replace = async (ref: { userId: string; name: string }, from: SealedSecret, to: SealedSecret): Promise<boolean> =>
+      (await this.servers.updateOne({ ...ref, 'sealedConfig.iv': from.iv }, { $set: { sealedConfig: to } })).matchedCount === 1;
+    return resealStale(this.secrets, stored, replace, signal);
   }
 
   private itemOf(doc: McpServerDoc): McpServerSettingsItem {

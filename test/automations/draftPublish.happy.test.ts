@@ -1,8 +1,8 @@
 // Automations through the public API on the whole stack: create → put → validate → publish, as a client would.
 import { bearer, call, createToken, dataOf, errorOf, tenant } from '../support/accounts.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 interface Automation {
   id: string;

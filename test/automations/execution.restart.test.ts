@@ -5,9 +5,9 @@
 import { MongoClient } from 'mongodb';
 import { call, dataOf } from '../support/accounts.js';
 import { automationClient, graphOf, nodeStatuses, startAutomation, untilRun } from '../support/automations.js';
-import { systemForSuite } from '../support/system.js';
+import { ownSystem } from '@ars/testenv';
 
-const system = systemForSuite({ AUTOMATIONS_SWEEP_INTERVAL_MS: '500', AUTOMATIONS_CHECK_AFTER_MS: '3000', AUTOMATIONS_TIMER_POLL_MS: '100' });
+const system = ownSystem('it kills and restarts the automations engine', { AUTOMATIONS_SWEEP_INTERVAL_MS: '500', AUTOMATIONS_CHECK_AFTER_MS: '3000', AUTOMATIONS_TIMER_POLL_MS: '100' });
 
 async function killAndRestartEngine(): Promise<void> {
   const engine = system().stack.services['automations-engine'];

@@ -4,7 +4,7 @@
 // await_event timed out, a failing agent; 20 racing triggers with one key; a run pinned to its
 // version; the model override reaching the harness.
 import { randomUUID } from 'node:crypto';
-import { waitFor } from '@ars/testenv';
+import { waitFor, sharedSystem } from '@ars/testenv';
 import { call, dataOf } from '../support/accounts.js';
 import {
   automationClient,
@@ -16,9 +16,8 @@ import {
   untilRun,
   type AutomationClient,
 } from '../support/automations.js';
-import { systemForSuite } from '../support/system.js';
 
-const system = systemForSuite({ AUTOMATIONS_SWEEP_INTERVAL_MS: '500', AUTOMATIONS_CHECK_AFTER_MS: '3000', AUTOMATIONS_TIMER_POLL_MS: '100' });
+const system = sharedSystem();
 
 // A user (and PAT) per test: a PAT may make 60 requests a minute, and waiting on a run polls.
 let c: AutomationClient;

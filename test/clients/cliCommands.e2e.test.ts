@@ -6,9 +6,9 @@ import { bearer, call, createAccount, createToken, dataOf, type Account, type Cr
 import { automationClient, graphOf, publishAutomation, untilRun, type AutomationClient } from '../support/automations.js';
 import { cliConfigDir, expectExit, runCli } from '../support/cli.js';
 import type { RunEvent } from '../support/runs.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 const base = () => system().baseUrl;
 
 /** A fresh user (the run-start budget is per user) and the CLI's environment for it: ARS_TOKEN and the base URL, no credentials file. */

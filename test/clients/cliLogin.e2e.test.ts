@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { bearer, call, createAccount, createToken, dataOf, errorOf, type Account } from '../support/accounts.js';
 import { browserProfile, cliConfigDir, expectExit, launchChromium, runCli, startLogin } from '../support/cli.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 const base = () => system().baseUrl;
 let browser: Browser;
 

@@ -6,9 +6,9 @@ import { bearer, call, createToken, type Account, type Answer } from '../support
 import { automationClient, graphOf, publishAutomation, untilRun } from '../support/automations.js';
 import { readEventStream } from '../support/eventStream.js';
 import { newRunsUser, type RunsClient } from '../support/runs.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 type Json = Record<string, unknown>;
 let document: Json;

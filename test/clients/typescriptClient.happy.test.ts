@@ -3,9 +3,9 @@
 // and runs.follow() see every event of a run once, and failures are ArsApiErrors.
 import { ArsApiError, ArsClient, type FollowItem, type RunEvent } from '@ars/client';
 import { createAccount, createToken, type Account } from '../support/accounts.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 /** A new user (its own run-start budget) and a client holding one of its read+write PATs. */
 async function newUser(): Promise<{ ars: ArsClient; account: Account; repoId: string }> {

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { LocalSourceHost } from '@ars/source-host';
 import { repoRoot } from '@ars/stack';
 import { startGatewayUnderTest, type GatewayUnderTest } from '@ars/gateway/testing';
-import { startSystem, type System } from '../support/system.js';
+import { sharedSystem, type SystemView } from '@ars/testenv';
 import { bearer, call, createToken, dataOf, errorOf, type Account } from '../support/accounts.js';
 
 const run = promisify(execFile);
@@ -22,11 +22,12 @@ async function admin(env: Record<string, string>, args = ['dev-account', '--json
   }
 }
 
-let system: System;
-let gateway: System['gateway'];
+const sharedView = sharedSystem();
+let system: SystemView;
+let gateway: SystemView['gateway'];
 let production: GatewayUnderTest;
 beforeAll(async () => {
-  system = await startSystem();
+  system = sharedView();
   gateway = system.gateway;
   production = await startGatewayUnderTest({
     system,
@@ -35,7 +36,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await production?.stop();
-  await system?.stop();
 }, 60_000);
 
 describe('npm run --silent admin -- dev-account --json prints exactly one JSON object for a brand-new account', () => {

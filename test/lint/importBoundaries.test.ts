@@ -63,7 +63,7 @@ describe('no file imports another workspace by a relative path', () => {
     ['services/runs/src/testing/runsHarness.ts', '../http/startRun.js'],
     ['services/runs/src/http/startRun.ts', './startRun.error.js'],
     ['deploy/local/stack/src/admin/main.ts', '../stackFile.js'],
-    ['test/gateway/devAccount.test.ts', '../support/system.js'],
+    ['test/gateway/devAccount.test.ts', '../support/accounts.js'],
   ])('a relative import that stays inside: %s importing %s is allowed', async (filePath, specifier) => {
     expect(await refusals(filePath, specifier)).toEqual([]);
   });

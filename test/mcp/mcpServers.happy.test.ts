@@ -5,9 +5,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { dataOf, errorOf, tenant, type Account, type CreatedToken } from '../support/accounts.js';
 import { mcpClient, publicServers, toolServerSettings } from '../support/mcpServers.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 let account: Account;
 let token: CreatedToken;

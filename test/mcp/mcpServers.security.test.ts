@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { bearer, call, dataOf, errorOf, tenant, type Account, type CreatedToken } from '../support/accounts.js';
 import { mcpClient, publicServers, toolServerSettings } from '../support/mcpServers.js';
-import { systemForSuite } from '../support/system.js';
+import { ownSystem } from '@ars/testenv';
 
-// Every service's output goes to this file (test/support/system.ts reads it when the stack starts).
+// Every service's output goes to this file (startSystem of @ars/testenv reads it when the stack starts).
 const logDir = mkdtempSync(join(tmpdir(), 'ars-mcp-registry-log-'));
 const logFile = join(logDir, 'stack.log');
 process.env.ARS_TEST_STACK_LOG = logFile;
-const system = systemForSuite();
+const system = ownSystem('it reads every service’s output, at info level (ARS_TEST_STACK_LOG)');
 afterAll(() => {
   rmSync(logDir, { recursive: true, force: true });
 });

@@ -5,10 +5,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { tenant, type Account } from '../support/accounts.js';
-import { systemForSuite } from '../support/system.js';
 import { CookieJar, MemoryOAuthClient, sdkClientMetadata, TEST_REDIRECT_URI, visitAuthorization } from '../support/oauthBrowser.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 const REDIRECT = TEST_REDIRECT_URI;
 const mcpUrl = () => new URL(`${system().baseUrl}/api/v1/svc/mcp`);
 

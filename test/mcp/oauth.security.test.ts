@@ -7,10 +7,10 @@ import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { createLogger } from '@ars/logger';
 import { connectMongo, type Mongo } from '@ars/mongo';
 import { tenant, type Account } from '../support/accounts.js';
-import { systemForSuite } from '../support/system.js';
 import { CookieJar, obtainOAuthTokens } from '../support/oauthBrowser.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 let account: Account;
 let mongo: Mongo;
 beforeAll(async () => {

@@ -5,9 +5,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 const FIXTURES = fileURLToPath(new URL('./fixtures/registrations/', import.meta.url));
 const fixtures = readdirSync(FIXTURES)
   .filter((file) => file.endsWith('.json'))

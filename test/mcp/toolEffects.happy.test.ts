@@ -11,11 +11,11 @@ import { automationClient, graphOf, publishAutomation, triggerAutomation, untilR
 import { callTool, connectMcp, type ToolAnswer } from '../support/mcp.js';
 import { untilAttemptEnded } from '../support/prReviews.js';
 import { SandboxesClient, type Sandbox, type SandboxLogs } from '../support/sandboxes.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
 jest.setTimeout(180_000);
 
-const system = systemForSuite({ PR_REVIEW_REPORT_POLL_MS: '200', SANDBOX_LOG_FLUSH_MS: '200' });
+const system = sharedSystem();
 
 // One account (with its reviewed pull request) and a PAT per use: the MCP client, REST checks, and
 // the sandboxes' polling each stay well under the per-PAT limit of 60 requests a minute.

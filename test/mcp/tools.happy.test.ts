@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createToken, tenant, type Account } from '../support/accounts.js';
 import { callTool, connectMcp, type ToolAnswer } from '../support/mcp.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 const connect = (token: string) => connectMcp(system().baseUrl, token);
 
 let account: Account;

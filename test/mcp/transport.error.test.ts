@@ -2,9 +2,9 @@
 // (authentication first, then the origin, then the body), notifications, ping, and X-Request-Id on
 // every answer.
 import { bearer, tenant } from '../support/accounts.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 let token: string;
 beforeAll(async () => {
   token = (await tenant(system().baseUrl)).token.token;

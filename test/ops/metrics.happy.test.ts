@@ -4,12 +4,11 @@
 // metric families the services export.
 import { readFileSync } from 'node:fs';
 import { parseMetricsText, sumOf, type Scrape } from '@ars/metrics';
-import { waitFor } from '@ars/testenv';
+import { waitFor, ownSystem } from '@ars/testenv';
 import { automationClient, graphOf, startAutomation, untilRun } from '../support/automations.js';
 import { newRunsUser } from '../support/runs.js';
-import { systemForSuite } from '../support/system.js';
 
-const system = systemForSuite();
+const system = ownSystem('it reads the services’ metric totals, which count every tenant');
 
 const SERVICES = ['gateway', 'catalog', 'runs', 'sandboxes', 'automations-engine', 'pr-review', 'mcp-registry'] as const;
 type Service = (typeof SERVICES)[number];

@@ -4,9 +4,8 @@
 // reported by sandboxes from the harness's events) and the events back to runs — every parent
 // link valid across Kafka —, the harness process gets the trace in `TRACEPARENT`, the services'
 // log lines inside it carry its `trace_id`, and nothing secret or agent-written reaches a span.
-import { SPAN_KIND, startOtlpReceiver, waitFor, type OtlpReceiver, type ReceivedSpan } from '@ars/testenv';
+import { SPAN_KIND, startOtlpReceiver, waitFor, type OtlpReceiver, type ReceivedSpan, ownSystem } from '@ars/testenv';
 import { newRunsUser, type RunEvent, type RunsClient } from '../support/runs.js';
-import { systemForSuite } from '../support/system.js';
 
 let receiver: OtlpReceiver;
 const lines: string[] = [];
@@ -15,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => receiver.close());
 
-const system = systemForSuite({}, () => ({
+const system = ownSystem('telemetry is on in every service, exporting to its own collector', {}, () => ({
   telemetry: { otlpEndpoint: receiver.url, exportDelayMs: 100 },
   logLevel: 'info',
   output: (line) => lines.push(line),

@@ -18,8 +18,7 @@ import { call, dataOf } from '../support/accounts.js';
 import { automationClient, type AutomationClient } from '../support/automations.js';
 import { mirroredRepo, type MirroredRepo } from '../support/githubPullRequests.js';
 import { untilAttemptEnded } from '../support/prReviews.js';
-import { startSystem, type System } from '../support/system.js';
-import { waitFor } from '@ars/testenv';
+import { waitFor, startSystem, type System } from '@ars/testenv';
 
 const APP_ID = '9191';
 const INSTALLATION = 4242;

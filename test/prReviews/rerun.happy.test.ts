@@ -9,11 +9,11 @@ import { automationClient, type AutomationClient } from '../support/automations.
 import { firstReview, attemptOf, reviewedRepo, untilAttemptEnded, type AttemptView, type ReviewedRepo } from '../support/prReviews.js';
 import { createLogger } from '@ars/logger';
 import { connectMongo } from '@ars/mongo';
-import { systemForSuite } from '../support/system.js';
 import type { RerunPrReviewData } from '@ars/contract';
 import type { PullRequest } from '@ars/source-host';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite({ PR_REVIEW_REPORT_POLL_MS: '200' });
+const system = sharedSystem();
 
 const APP_LOGIN = 'agent-run-service[bot]';
 const REVIEW_MD = [

@@ -1,11 +1,10 @@
 // POST /runs/{runId}/cancel in the form DESIGN.md fixes: {run, status, alreadyTerminal}.
 import { MongoClient } from 'mongodb';
-import { waitFor } from '@ars/testenv';
-import { systemForSuite } from '../support/system.js';
+import { waitFor, sharedSystem } from '@ars/testenv';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { harnessPid, newRunsUser, processAlive } from '../support/runs.js';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 /** The runs service's own record of a cancel request (`cancelRequestedAt`) in the stack's MongoDB. */
 async function storedCancelRequest(runId: string): Promise<Date | null | undefined> {

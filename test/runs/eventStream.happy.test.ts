@@ -5,9 +5,9 @@
 import { bearer, dataOf, errorOf } from '../support/accounts.js';
 import { readEventStream, type SseFrame } from '../support/eventStream.js';
 import { newRunsUser, type RunEvent, type RunsClient } from '../support/runs.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 const SAYS = 500;
 const LONG = 300_000;
 

@@ -6,10 +6,10 @@
 import { dataOf } from '../support/accounts.js';
 import { newRunsUser, type RunEvent, type RunsClient } from '../support/runs.js';
 import { SandboxesClient, eventTypes } from '../support/sandboxes.js';
-import { systemForSuite } from '../support/system.js';
+import { ownSystem } from '@ars/testenv';
 
 const IDLE_TIMEOUT_MS = 3_000;
-const system = systemForSuite({ SANDBOX_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) });
+const system = ownSystem('a short sandbox idle timeout, which would stop other suites’ sandboxes', { SANDBOX_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) });
 let runs: RunsClient;
 let sandboxes: SandboxesClient;
 let repoId: string;

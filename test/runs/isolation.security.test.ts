@@ -1,10 +1,10 @@
 // Issue 11: an agent is locked in its sandbox (the local provider under bubblewrap, the stack's
 // default SANDBOX_ISOLATION=bwrap). Each rule is tried from inside a run, through the public API,
 // with the stand-in's `@shell`, and checked in what GET /runs/{id}/events returns.
-import { systemForSuite } from '../support/system.js';
 import { newRunsUser, type RunEvent } from '../support/runs.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 /** The outputs of the run's shell tool calls, in order, once the run has ended (it must succeed). */
 async function shellOutputs(prompt: string, harness: 'codex' | 'claude-code' = 'codex'): Promise<string[]> {

@@ -3,14 +3,14 @@
 import { jest } from '@jest/globals';
 import { dataOf } from '../support/accounts.js';
 import { newRunsUser } from '../support/runs.js';
-import { systemForSuite } from '../support/system.js';
+import { ownSystem } from '@ars/testenv';
 
 jest.setTimeout(240_000);
 
 // Long enough for a first clone and harness start on a busy machine, shorter than the run ahead.
 const START_TIMEOUT_MS = 12_000;
 
-const system = systemForSuite({
+const system = ownSystem('it asserts queueing, under session and queue limits of its own', {
   SANDBOX_MAX_SESSIONS: '1',
   RUN_START_TIMEOUT_MS: String(START_TIMEOUT_MS),
   WATCHDOG_INTERVAL_MS: '200',

@@ -1,8 +1,7 @@
 // A run never stays pending or streaming forever: services killed mid-run, a sandbox service that is
 // away, a harness that runs too long. Short limits so the suite does not wait half an hour.
 import { MongoClient } from 'mongodb';
-import { waitFor } from '@ars/testenv';
-import { systemForSuite } from '../support/system.js';
+import { waitFor, ownSystem } from '@ars/testenv';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { harnessPid, newRunsUser, processAlive, reportedPid, type RunEvent } from '../support/runs.js';
 
@@ -21,7 +20,7 @@ const LIMITS = {
   CLAUDE_CODE_PATH: '/bin/false',
 };
 
-const system = systemForSuite(LIMITS);
+const system = ownSystem('it kills and restarts runs and sandboxes', LIMITS);
 
 /** Sandboxes' session of a run (its own record of what it did), read from the stack's MongoDB. */
 interface Session {

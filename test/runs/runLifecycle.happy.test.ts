@@ -3,12 +3,11 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@ars/testenv';
-import { systemForSuite } from '../support/system.js';
+import { waitFor, sharedSystem } from '@ars/testenv';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { git, newRunsUser, processAlive, reportedPid, type Run, RUN_FIELDS, type RunEvent, RunsClient, sourceRepositoryPath } from '../support/runs.js';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 const toolCalls = (events: RunEvent[]): (string | null)[] => events.filter((e) => e.type === 'tool_call').map((e) => e.toolName);
 

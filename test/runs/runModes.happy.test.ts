@@ -5,9 +5,9 @@
 // default mode, named too.
 import { dataOf } from '../support/accounts.js';
 import { newRunsUser, type RunEvent, type RunsClient } from '../support/runs.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 let runs: RunsClient;
 let repoId: string;
 beforeAll(async () => {

@@ -1,10 +1,10 @@
 // CONTRACT.md, Events 4: every rule of the sanitization, each broken on purpose by a directive, and
 // checked in what GET /runs/{runId}/events returns.
-import { systemForSuite } from '../support/system.js';
 import { dataOf } from '../support/accounts.js';
 import { newRunsUser, type RunEvent } from '../support/runs.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 /** Runs the prompt to its end with each harness and returns what GET /events answers, as sent. */
 async function eventsOf(prompt: string, harness: 'codex' | 'claude-code'): Promise<{ events: RunEvent[]; raw: string }> {

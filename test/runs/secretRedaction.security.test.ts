@@ -7,11 +7,11 @@ import { MongoClient } from 'mongodb';
 import { dataOf } from '../support/accounts.js';
 import { newRunsUser, type RunEvent } from '../support/runs.js';
 import { commitFiles, newSandboxesUser } from '../support/sandboxes.js';
-import { systemForSuite } from '../support/system.js';
+import { ownSystem } from '@ars/testenv';
 
 /** A provider key configured for the stack: only sandboxes knows it, so only it can redact it. */
 const PROVIDER_KEY = 'provider-key-5c1e0a9b7d3f';
-const system = systemForSuite({ CODEX_API_KEY: PROVIDER_KEY, ANTHROPIC_API_KEY: PROVIDER_KEY });
+const system = ownSystem('the services hold provider keys of its own, which it looks for in what agents print', { CODEX_API_KEY: PROVIDER_KEY, ANTHROPIC_API_KEY: PROVIDER_KEY });
 
 /** One table of secret cases, printed by a run's command and by a sandbox's install step. */
 const CASES = [

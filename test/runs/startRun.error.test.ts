@@ -1,10 +1,10 @@
 // POST /runs: the body table, Idempotency-Key rules and replays, through the gateway on the whole stack.
-import { systemForSuite } from '../support/system.js';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { newRunsUser } from '../support/runs.js';
 import { letRunStartMinutePass } from '@ars/gateway/testing';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 describe('same key and same body replays the original run; 20 identical requests racing create one run', () => {
   test('20 racing starts: all 202, one runId, exactly one with replayed false', async () => {

@@ -3,11 +3,11 @@
 import { jest } from '@jest/globals';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { eventTypes, newSandboxesUser } from '../support/sandboxes.js';
-import { systemForSuite } from '../support/system.js';
+import { ownSystem } from '@ars/testenv';
 
 jest.setTimeout(240_000);
 
-const system = systemForSuite({
+const system = ownSystem('sandbox limits of its own (sessions, live sandboxes per user, log caps)', {
   SANDBOX_MAX_LIVE_PER_USER: '2',
   SANDBOX_LIFECYCLE_EVENTS_MAX: '6',
   SANDBOX_IDLE_TIMEOUT_MS: '3000',

@@ -2,11 +2,11 @@
 import { jest } from '@jest/globals';
 import { bearer, call, createToken, dataOf, errorOf } from '../support/accounts.js';
 import { newSandboxesUser } from '../support/sandboxes.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
 jest.setTimeout(120_000);
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 describe('rootDirectory must be a relative path without parent traversal', () => {
   test.each([['../x'], ['/abs'], ['a/../../b'], ['a/..']])('rootDirectory %s is 400 naming rootDirectory', async (rootDirectory) => {

@@ -3,11 +3,11 @@
 import { jest } from '@jest/globals';
 import { dataOf, errorOf } from '../support/accounts.js';
 import { commitFiles, DEV_SERVER, eventTypes, newSandboxesUser, NPM_PROJECT, SANDBOX_FIELDS } from '../support/sandboxes.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
 jest.setTimeout(180_000);
 
-const system = systemForSuite({ SANDBOX_DEV_READY_TIMEOUT_MS: '30000', SANDBOX_LOG_FLUSH_MS: '200' });
+const system = sharedSystem();
 
 describe('create or reuse: the same caller, repository, branches and root directory reuse a live sandbox', () => {
   test('a create answers 202 with the Sandbox (record id, provider id null until the provider has one); the same inputs again reuse it with a reused lifecycle event', async () => {

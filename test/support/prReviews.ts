@@ -8,7 +8,7 @@ import { LocalSourceHost, type PullRequest, type RepositoryRef } from '@ars/sour
 import { workingClone } from './workingClone.js';
 import { fetchAnswer, waitFor } from '@ars/testenv';
 import type { AutomationClient } from './automations.js';
-import type { System } from './system.js';
+import type { SystemView } from '@ars/testenv';
 
 export interface ReviewedRepo {
   host: LocalSourceHost;
@@ -22,7 +22,7 @@ export interface ReviewedRepo {
 }
 
 /** The user's first repository on the stack's local source host, cloned into a temporary directory. */
-export async function reviewedRepo(system: System, fullName: string): Promise<ReviewedRepo> {
+export async function reviewedRepo(system: SystemView, fullName: string): Promise<ReviewedRepo> {
   const host = new LocalSourceHost(system.sourceHostDir);
   const [account] = fullName.split('/');
   const ref: RepositoryRef = { installation: { account: account ?? '', externalId: null }, fullName };
@@ -49,10 +49,10 @@ export interface AttemptView {
   error: string | null;
 }
 
-const internal = (system: System) => ({ 'x-internal-token': system.internalToken, 'x-caller-service': 'system-tests' });
+const internal = (system: SystemView) => ({ 'x-internal-token': system.internalToken, 'x-caller-service': 'system-tests' });
 
 /** A first review of the pull request's head, as its opening (or a push) asks pr-review for one. */
-export async function firstReview(system: System, c: AutomationClient, prNumber: number): Promise<AttemptView> {
+export async function firstReview(system: SystemView, c: AutomationClient, prNumber: number): Promise<AttemptView> {
   const answer = await fetchAnswer<{ attempt: AttemptView }>(
     `${system.stack.services['pr-review'].url}/internal/users/${encodeURIComponent(c.userId)}/pr-reviews/reviews`,
     { method: 'POST', headers: internal(system), json: { repoId: c.repoId, prNumber } },
@@ -61,7 +61,7 @@ export async function firstReview(system: System, c: AutomationClient, prNumber:
   return answer.data.attempt;
 }
 
-export async function attemptOf(system: System, c: AutomationClient, attemptId: string): Promise<AttemptView> {
+export async function attemptOf(system: SystemView, c: AutomationClient, attemptId: string): Promise<AttemptView> {
   const answer = await fetchAnswer<{ attempt: AttemptView }>(
     `${system.stack.services['pr-review'].url}/internal/users/${encodeURIComponent(c.userId)}/pr-reviews/attempts/${attemptId}`,
     { headers: internal(system) },
@@ -70,7 +70,7 @@ export async function attemptOf(system: System, c: AutomationClient, attemptId: 
 }
 
 /** Waits until the attempt has ended (its report on the host, or its failure). */
-export async function untilAttemptEnded(system: System, c: AutomationClient, attemptId: string, timeoutMs = 120_000): Promise<AttemptView> {
+export async function untilAttemptEnded(system: SystemView, c: AutomationClient, attemptId: string, timeoutMs = 120_000): Promise<AttemptView> {
   return waitFor(
     `review attempt ${attemptId} to end`,
     async () => {

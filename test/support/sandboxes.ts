@@ -7,7 +7,7 @@ import type { LifecycleEvent, Sandbox, SandboxLogs } from '@ars/contract';
 import { waitFor } from '@ars/testenv';
 import { bearer, call, createAccount, createToken, dataOf, type Account, type Answer } from './accounts.js';
 import { git, sourceRepositoryPath } from './runs.js';
-import type { System } from './system.js';
+import type { SystemView } from '@ars/testenv';
 
 // The public shapes are the contract package's (CONTRACT.md, Sandbox, Sandbox logs); named here for the system tests.
 export type { LifecycleEvent, Sandbox, SandboxLogs };
@@ -108,7 +108,7 @@ export async function newSandboxesUser(
 }
 
 /** Commits `files` (path → content) on `branch` of the repository behind `repoId` (created from the default branch when new). */
-export async function commitFiles(system: System, account: Account, repoId: string, files: Record<string, string>, branch?: string): Promise<void> {
+export async function commitFiles(system: SystemView, account: Account, repoId: string, files: Record<string, string>, branch?: string): Promise<void> {
   const bare = await sourceRepositoryPath(system.stack.services.catalog.url, system.internalToken, account, repoId);
   const work = await mkdtemp(join(tmpdir(), 'ars-test-commit-'));
   try {

@@ -21,6 +21,10 @@ export const gatewayConfigSchema = {
   }),
   /** Requests to `/mcp` with a token that is refused, per client address and minute, before they answer 429 (-32002) instead of 401. */
   MCP_FAILED_AUTH_PER_MINUTE: env.integer({ min: 1, max: 100_000, default: 30 }),
+  /** OAuth dynamic client registrations per client address and hour, before 429 `too_many_requests`. */
+  OAUTH_REGISTRATIONS_PER_HOUR: env.integer({ min: 1, max: 100_000, default: 20 }),
+  /** `ars login` code exchanges (`POST /api/cli/token`) per client address and minute, before 429 RATE_LIMITED. */
+  CLI_TOKEN_EXCHANGES_PER_MINUTE: env.integer({ min: 1, max: 100_000, default: 30 }),
   /** Behind a TLS-terminating proxy: `X-Forwarded-Proto: https` makes the session cookie `Secure`. */
   TRUST_PROXY: env.boolean({ default: false }),
   /**

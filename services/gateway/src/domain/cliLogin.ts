@@ -108,5 +108,7 @@ export function callbackUrl(request: Pick<CliLoginRequest, 'redirectUri' | 'stat
 /** The token exchange's failures all read alike: a caller learns nothing about which part was wrong beyond the field. */
 export const INVALID_LOGIN_CODE = 'Invalid, expired or already used login code';
 
-/** Exchanges per client address per minute: a code has 256 bits, so this only keeps a flood off MongoDB. */
-export const TOKEN_EXCHANGE_LIMIT = { limit: 30, windowMs: 60_000 } as const;
+/** The window of login code exchanges from one client address (one minute, `CLI_TOKEN_EXCHANGES_PER_MINUTE`): a code has 256 bits, so this only keeps a flood off MongoDB. */
+export function tokenExchangeWindow(address: string, perMinute: number): { key: string; limit: number; windowMs: number } {
+  return { key: `rl:cli-login:${address}`, limit: perMinute, windowMs: 60_000 };
+}

@@ -70,8 +70,10 @@ export function registrationProblem(body: unknown): string | undefined {
   return undefined;
 }
 
-/** Registrations per client address: 20 per hour (RESEARCH.md: registration is rate limited). */
-export const REGISTRATION_LIMIT = { limit: 20, windowMs: 3_600_000 } as const;
+/** The window of client registrations from one client address (one hour, `OAUTH_REGISTRATIONS_PER_HOUR`; RESEARCH.md: registration is rate limited). */
+export function registrationWindow(address: string, perHour: number): { key: string; limit: number; windowMs: number } {
+  return { key: `rl:oauth-reg:${address}`, limit: perHour, windowMs: 3_600_000 };
+}
 
 /** The window of refused `/mcp` tokens from one client address (one minute, `MCP_FAILED_AUTH_PER_MINUTE`). */
 export function failedAuthenticationWindow(address: string, perMinute: number): { key: string; limit: number; windowMs: number } {

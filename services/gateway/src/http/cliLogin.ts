@@ -6,7 +6,7 @@ import {
   cliTokenName,
   INVALID_LOGIN_CODE,
   parseCliLoginRequest,
-  TOKEN_EXCHANGE_LIMIT,
+  tokenExchangeWindow,
   verifierMatches,
 } from '../domain/cliLogin.js';
 import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
@@ -93,16 +93,17 @@ const parseTokenExchange = validateBody<TokenExchangeBody>({
 
 /** Per client address, like registration: the exchange needs no token, so the address is all there is to count. */
 async function limitExchanges(gateway: Gateway, ctx: Context): Promise<void> {
+  const perMinute = gateway.config.CLI_TOKEN_EXCHANGES_PER_MINUTE;
   let allowed: boolean;
   try {
-    allowed = (await gateway.limiter.consume([{ key: `rl:cli-login:${ctx.ip}`, ...TOKEN_EXCHANGE_LIMIT }])).allowed;
+    allowed = (await gateway.limiter.consume([tokenExchangeWindow(ctx.ip, perMinute)])).allowed;
   } catch (error) {
     gateway.logger.warn({ err: error }, 'rate-limit backend unavailable');
     throw AppError.unavailable(LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS);
   }
   if (!allowed) {
     throw AppError.rateLimited(
-      `Too many login code exchanges: ${TOKEN_EXCHANGE_LIMIT.limit} per minute per address; retry after ${RETRY_AFTER_SECONDS} seconds`,
+      `Too many login code exchanges: ${perMinute} per minute per address; retry after ${RETRY_AFTER_SECONDS} seconds`,
       RETRY_AFTER_SECONDS,
     );
   }

@@ -1,22 +1,19 @@
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from '@ars/testenv';
-import { startSystem, type System } from '@ars/system-tests/support';
+import { freePort, sharedSystem } from '@ars/testenv';
 import { startGatewayUnderTest, startRedis, stopRedis, tenant, type GatewayUnderTest } from '../testing/index.js';
 
 // The limit counts per client address, and every test speaks from 127.0.0.1: this gateway keeps its
 // counts in a private Redis, so no other test's refused tokens fill its window.
 let redis: ChildProcess;
-let system: System;
+const system = sharedSystem();
 let gateway: GatewayUnderTest;
 beforeAll(async () => {
   const port = await freePort();
   redis = await startRedis(port);
-  system = await startSystem();
-  gateway = await startGatewayUnderTest({ system, redisUrl: `redis://127.0.0.1:${port}`, env: { MCP_FAILED_AUTH_PER_MINUTE: '3' } });
-}, 120_000);
+  gateway = await startGatewayUnderTest({ system: system(), redisUrl: `redis://127.0.0.1:${port}`, env: { MCP_FAILED_AUTH_PER_MINUTE: '3' } });
+}, 60_000);
 afterAll(async () => {
   await gateway?.stop();
-  await system?.stop();
   if (redis) await stopRedis(redis);
 }, 60_000);
 

@@ -1,5 +1,5 @@
-import { newRunsUser } from '@ars/system-tests/support';
-import { bearer, call, errorOf, gatewaySuite, tenant, type CreatedToken } from '../testing/index.js';
+import { waitFor } from '@ars/testenv';
+import { bearer, call, dataOf, errorOf, gatewaySuite, startRunAt, tenant, type CreatedToken } from '../testing/index.js';
 
 /** A gateway whose unbuilt services are stand-ins that record what the gateway forwarded. */
 const suite = gatewaySuite({ withStandIns: true });
@@ -84,10 +84,14 @@ describe("limit: not an integer is 400 naming it; out of range is clamped into t
   });
 
   test(`a limit past the safe integers (${HUGE}, 400 nines) is clamped like any other on /repos, /sandboxes and /runs/{id}/events of the stack`, async () => {
-    const { runs, repoId } = await newRunsUser(suite.gateway.baseUrl);
-    const runId = (await runs.started({ repoId, prompt: '@say clamp' })).runId;
-    await runs.waitFor(runId);
-    const headers = bearer(runs.token);
+    const { account, token } = await tenant(suite.gateway.baseUrl);
+    const headers = bearer(token.token);
+    const { runId } = dataOf(await startRunAt(suite.api, token.token, account, 'clamp', { repoId: account.repos[0]?.id, prompt: '@say clamp' }));
+    await waitFor('the run to succeed', async () => {
+      const answer = await call<{ run: { status: string } }>(`${suite.api}/runs/${runId}`, { headers });
+      return dataOf(answer).run.status === 'success';
+      // One poll a second: the PAT's 60 requests a minute must leave room for the reads below.
+    }, { timeoutMs: 45_000, intervalMs: 1_000 });
     for (const limit of [HUGE, '9'.repeat(400)]) {
       const repos = await call<{ repos: unknown[] }>(`${suite.api}/repos?limit=${limit}`, { headers });
       expect([limit, repos.status, repos.body.ok && repos.body.data.repos.length]).toEqual([limit, 200, expect.any(Number)]);

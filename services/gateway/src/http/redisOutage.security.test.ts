@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { freePort, waitFor } from '@ars/testenv';
-import { startSystem, type System } from '@ars/system-tests/support';
+import { freePort, sharedSystem, waitFor } from '@ars/testenv';
 import { bearer, call, errorOf, startGatewayUnderTest, startRedis, stopRedis, tenant, type GatewayUnderTest } from '../testing/index.js';
 
 // Redis reconnects with backoff: the gateway's answers are polled, as the local helper did (every 200 ms, 20 s).
@@ -8,18 +7,16 @@ const REDIS_BACK = { timeoutMs: 20_000, intervalMs: 200 };
 
 let port: number;
 let redis: ChildProcess;
-let system: System;
+const system = sharedSystem();
 let gateway: GatewayUnderTest;
 beforeAll(async () => {
   port = await freePort();
   redis = await startRedis(port);
-  system = await startSystem();
   // The stack's gateway uses the suite's Redis; this one uses the private Redis the test stops.
-  gateway = await startGatewayUnderTest({ system, redisUrl: `redis://127.0.0.1:${port}` });
-}, 120_000);
+  gateway = await startGatewayUnderTest({ system: system(), redisUrl: `redis://127.0.0.1:${port}` });
+}, 60_000);
 afterAll(async () => {
   await gateway?.stop();
-  await system?.stop();
   if (redis) await stopRedis(redis);
 }, 60_000);
 

@@ -7,7 +7,7 @@ import {
   OAUTH_PREFIX,
   PROTECTED_RESOURCE_METADATA_PATH,
   protectedResourceMetadata,
-  REGISTRATION_LIMIT,
+  registrationWindow,
   registrationProblem,
 } from '../domain/oauthClients.js';
 import type { Gateway } from '../http/deps.js';
@@ -43,7 +43,8 @@ async function handOver(gateway: Gateway, ctx: Context, url = ctx.req.url?.slice
 
 /** Registration: rate limited per client address, at most 10 redirect URIs, and native clients recognised. */
 async function register(gateway: Gateway, ctx: Context): Promise<void> {
-  const windows = [{ key: `rl:oauth-reg:${ctx.ip}`, ...REGISTRATION_LIMIT }];
+  const perHour = gateway.config.OAUTH_REGISTRATIONS_PER_HOUR;
+  const windows = [registrationWindow(ctx.ip, perHour)];
   let allowed: boolean;
   try {
     allowed = (await gateway.limiter.consume(windows)).allowed;
@@ -53,7 +54,7 @@ async function register(gateway: Gateway, ctx: Context): Promise<void> {
   }
   if (!allowed) {
     ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-    return oauthError(ctx, 429, 'too_many_requests', `at most ${REGISTRATION_LIMIT.limit} client registrations per hour from one address`);
+    return oauthError(ctx, 429, 'too_many_requests', `at most ${perHour} client registrations per hour from one address`);
   }
   let body: unknown;
   try {

@@ -1,6 +1,7 @@
-// The whole system for one HTTP test file, started once before its first test and stopped after its
-// last: every gateway HTTP test starts it the same way, so the way is written here once.
-import { startSystem, type System } from '@ars/system-tests/support';
+// The whole system for one HTTP test file: every gateway HTTP test reaches it the same way, so the
+// way is written here once. The run's shared system, unless the suite asks for one of its own.
+import { sharedSystem, type SystemView } from '@ars/testenv';
+import { afterAll, beforeAll } from '@jest/globals';
 import { startGatewayUnderTest, type GatewayUnderTest } from './gatewayUnderTest.js';
 
 export interface GatewaySuiteOptions {
@@ -10,9 +11,9 @@ export interface GatewaySuiteOptions {
 
 /** What a test reads once `beforeAll` has run; reading earlier throws. */
 export interface GatewaySuite {
-  system: System;
+  system: SystemView;
   /** The stack's gateway. */
-  gateway: System['gateway'];
+  gateway: SystemView['gateway'];
   /** The stack gateway's public API root (`/api/v1/svc`). */
   api: string;
   /** The stack gateway's personal access token route (`/api/settings/api-keys`). */
@@ -28,36 +29,30 @@ const API_KEYS = '/api/settings/api-keys';
 
 /** Registers the suite's `beforeAll`/`afterAll`; the answer's fields are readable inside tests and hooks. */
 export function gatewaySuite(options: GatewaySuiteOptions = {}): GatewaySuite {
-  let system: System | undefined;
+  const system = sharedSystem();
   let standIns: GatewayUnderTest | undefined;
   beforeAll(async () => {
-    system = await startSystem();
-    if (options.withStandIns) standIns = await startGatewayUnderTest({ system });
-  }, 120_000);
+    if (options.withStandIns) standIns = await startGatewayUnderTest({ system: system() });
+  }, 60_000);
   afterAll(async () => {
     await standIns?.stop();
-    await system?.stop();
   }, 60_000);
-  const started = (): System => {
-    if (!system) throw new Error('the system is not started (use it inside tests or hooks)');
-    return system;
-  };
   const withStandIns = (): GatewayUnderTest => {
     if (!standIns) throw new Error('no gateway with stand-ins: start the suite with { withStandIns: true }, then use it inside tests or hooks');
     return standIns;
   };
   return {
     get system() {
-      return started();
+      return system();
     },
     get gateway() {
-      return started().gateway;
+      return system().gateway;
     },
     get api() {
-      return `${started().gateway.baseUrl}${PUBLIC_API}`;
+      return `${system().gateway.baseUrl}${PUBLIC_API}`;
     },
     get keys() {
-      return `${started().gateway.baseUrl}${API_KEYS}`;
+      return `${system().gateway.baseUrl}${API_KEYS}`;
     },
     get standIns() {
       return withStandIns();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@ars/logger';
-import { freePort, testInfrastructure } from '@ars/testenv';
+import { freePort, TEST_ADDRESS_LIMITS, testInfrastructure } from '@ars/testenv';
 import { startGateway } from '../index.js';
 import { startEmptyPeer, startRunsStandIn, type EmptyPeer, type RunsStandIn } from './peerStandIns.js';
 
@@ -15,7 +15,7 @@ export interface GatewayUnderTest {
 }
 
 /**
- * What the gateway under test takes from the running system (the system tests' `System` fits): the
+ * What the gateway under test takes from the running system (`@ars/testenv`'s `SystemView` fits): the
  * internal token its services accept and its catalog's internal API.
  */
 export interface RunningSystem {
@@ -54,6 +54,7 @@ export async function startGatewayUnderTest(options: GatewayOptions): Promise<Ga
   const mongoDb = `ars_gateway_test_${randomBytes(6).toString('hex')}`;
   const running = await startGateway({
     env: {
+      ...TEST_ADDRESS_LIMITS,
       PORT: String(port),
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: mongoDb,

@@ -1,6 +1,7 @@
-// Starts the test infrastructure once per jest run; workers inherit its addresses through the
-// environment. Plain JS on the built package: jest loads global set-up outside its module system.
-import { startTestInfrastructure } from '@ars/testenv';
+// Starts the test infrastructure once per jest run, and offers the shared system (started by the
+// first suite that asks for it); workers inherit their addresses through the environment. Plain JS on
+// the built package: jest loads global set-up outside its module system.
+import { SHARED_SYSTEM_VARIABLE, startSharedSystemHost, startTestInfrastructure } from '@ars/testenv/jest-host';
 
 export default async function globalSetup() {
   // Quick runs of tests that need no servers: ARS_TEST_INFRA=off npm run test:jest -- <path>
@@ -22,4 +23,8 @@ export default async function globalSetup() {
   console.error(
     `\n[testenv] kafka (${kafka}) ${process.env.ARS_TEST_KAFKA_BROKERS}; mongo (${mongo}) ${infrastructure.mongoUrl}; redis (${redis}) ${infrastructure.redisUrl}`,
   );
+  // Nothing starts here: the host starts the shared system when a suite first asks for it.
+  const host = await startSharedSystemHost();
+  globalThis.__arsSharedSystemHost = host;
+  process.env[SHARED_SYSTEM_VARIABLE] = host.url;
 }

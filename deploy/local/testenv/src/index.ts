@@ -17,3 +17,7 @@ export { sseItems } from './eventStream.js';
 export type { SseFrame, SseItem } from './eventStream.js';
 export { startOtlpReceiver, spansOfExport, SPAN_KIND } from './otlpReceiver.js';
 export type { OtlpReceiver, ReceivedSpan, SpanAttributeValue } from './otlpReceiver.js';
+export { startSystem, viewOf, TEST_ADDRESS_LIMITS, TEST_SYSTEM_SETTINGS } from './system.js';
+export type { System, SystemOptions, SystemView } from './system.js';
+export { ownSystem, sharedSystem } from './suiteSystems.js';
+export { SHARED_SYSTEM_SETTINGS } from './sharedSystemHost.js';

@@ -43,4 +43,6 @@ export default {
   testTimeout: 60_000,
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
+  // Longest first: suites with a system of their own, then the shared system's, then the rest.
+  testSequencer: '<rootDir>/scripts/jestSequencer.cjs',
 };

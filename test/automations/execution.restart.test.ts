@@ -7,7 +7,11 @@ import { call, dataOf } from '../support/accounts.js';
 import { automationClient, graphOf, nodeStatuses, startAutomation, untilRun } from '../support/automations.js';
 import { ownSystem } from '@ars/testenv';
 
-const system = ownSystem('it kills and restarts the automations engine', { AUTOMATIONS_SWEEP_INTERVAL_MS: '500', AUTOMATIONS_CHECK_AFTER_MS: '3000', AUTOMATIONS_TIMER_POLL_MS: '100' });
+const system = ownSystem('it kills and restarts the automations engine', {
+  AUTOMATIONS_SWEEP_INTERVAL_MS: '500',
+  AUTOMATIONS_CHECK_AFTER_MS: '3000',
+  AUTOMATIONS_TIMER_POLL_MS: '100',
+});
 
 async function killAndRestartEngine(): Promise<void> {
   const engine = system().stack.services['automations-engine'];

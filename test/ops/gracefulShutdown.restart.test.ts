@@ -16,7 +16,10 @@ import { ownSystem } from '@ars/testenv';
 
 // Sandboxes lets its live runs finish for up to 8 s of a 14 s shutdown (SANDBOX_DRAIN_MS) before it
 // aborts them; the stack's stop sends SIGKILL after 15 s.
-const system = ownSystem('it stops and restarts every service, with drain and shutdown settings of its own', { SANDBOX_DRAIN_MS: '8000', SHUTDOWN_TIMEOUT_MS: '14000' });
+const system = ownSystem('it stops and restarts every service, with drain and shutdown settings of its own', {
+  SANDBOX_DRAIN_MS: '8000',
+  SHUTDOWN_TIMEOUT_MS: '14000',
+});
 
 /** What the load asks of the gateway; each kind reaches one service behind it. */
 type RequestKind = 'run start' | 'run events' | 'repos' | 'sandboxes' | 'automations' | 'mcp servers' | 'pr review rerun';

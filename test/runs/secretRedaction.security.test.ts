@@ -11,7 +11,10 @@ import { ownSystem } from '@ars/testenv';
 
 /** A provider key configured for the stack: only sandboxes knows it, so only it can redact it. */
 const PROVIDER_KEY = 'provider-key-5c1e0a9b7d3f';
-const system = ownSystem('the services hold provider keys of its own, which it looks for in what agents print', { CODEX_API_KEY: PROVIDER_KEY, ANTHROPIC_API_KEY: PROVIDER_KEY });
+const system = ownSystem('the services hold provider keys of its own, which it looks for in what agents print', {
+  CODEX_API_KEY: PROVIDER_KEY,
+  ANTHROPIC_API_KEY: PROVIDER_KEY,
+});
 
 /** One table of secret cases, printed by a run's command and by a sandbox's install step. */
 const CASES = [

@@ -6,7 +6,11 @@ import { ownSystem } from '@ars/testenv';
 
 jest.setTimeout(240_000);
 
-const system = ownSystem('a short idle timeout and heartbeat, which would stop other suites’ sandboxes', { SANDBOX_IDLE_TIMEOUT_MS: '4000', SESSION_HEARTBEAT_MS: '500', SANDBOX_LOG_FLUSH_MS: '200' });
+const system = ownSystem('a short idle timeout and heartbeat, which would stop other suites’ sandboxes', {
+  SANDBOX_IDLE_TIMEOUT_MS: '4000',
+  SESSION_HEARTBEAT_MS: '500',
+  SANDBOX_LOG_FLUSH_MS: '200',
+});
 
 /** An install step that leaves an untracked file the first time and reports it every time. */
 const MARKER_INSTALL = JSON.stringify({ install: '[ -f marker.txt ] || { date +%s%N > marker.txt; echo created marker; }; echo "marker=$(cat marker.txt)"' });

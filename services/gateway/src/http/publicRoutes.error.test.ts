@@ -87,11 +87,15 @@ describe("limit: not an integer is 400 naming it; out of range is clamped into t
     const { account, token } = await tenant(suite.gateway.baseUrl);
     const headers = bearer(token.token);
     const { runId } = dataOf(await startRunAt(suite.api, token.token, account, 'clamp', { repoId: account.repos[0]?.id, prompt: '@say clamp' }));
-    await waitFor('the run to succeed', async () => {
-      const answer = await call<{ run: { status: string } }>(`${suite.api}/runs/${runId}`, { headers });
-      return dataOf(answer).run.status === 'success';
-      // One poll a second: the PAT's 60 requests a minute must leave room for the reads below.
-    }, { timeoutMs: 45_000, intervalMs: 1_000 });
+    await waitFor(
+      'the run to succeed',
+      async () => {
+        const answer = await call<{ run: { status: string } }>(`${suite.api}/runs/${runId}`, { headers });
+        return dataOf(answer).run.status === 'success';
+        // One poll a second: the PAT's 60 requests a minute must leave room for the reads below.
+      },
+      { timeoutMs: 45_000, intervalMs: 1_000 },
+    );
     for (const limit of [HUGE, '9'.repeat(400)]) {
       const repos = await call<{ repos: unknown[] }>(`${suite.api}/repos?limit=${limit}`, { headers });
       expect([limit, repos.status, repos.body.ok && repos.body.data.repos.length]).toEqual([limit, 200, expect.any(Number)]);

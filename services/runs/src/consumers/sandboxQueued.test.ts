@@ -4,6 +4,8 @@ import { jest } from '@jest/globals';
 import type { Run } from '../domain/runView.js';
 import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
 
+// Each test has a run of its own and waits on the watchdog's real deadlines: the tests of one rule
+// wait side by side (test.concurrent), not one after another.
 // Long enough for the consumer's lag on a busy machine; the renewals below come every 2 s.
 const START_TIMEOUT_MS = 15_000;
 
@@ -67,7 +69,7 @@ async function untilStatus(userId: string, runId: string, status: Run['status'])
 }
 
 describe('a queued run is not failed for waiting: each notice restarts its start deadline, which counts from leaving the queue', () => {
-  test('renewed notices past several start deadlines, then dequeued, allocated, success', async () => {
+  test.concurrent('renewed notices past several start deadlines, then dequeued, allocated, success', async () => {
     const { userId, runId, createdAt } = await newRun();
     // Renewals every 2 s (well within the window) until past createdAt + 2 start windows.
     let sent = 0;
@@ -87,7 +89,7 @@ describe('a queued run is not failed for waiting: each notice restarts its start
 });
 
 describe('a queue that stops renewing lets the start deadline pass: the watchdog fails the run, saying it waited in a queue', () => {
-  test('one queued notice, then silence: failed sandbox_allocation with the queue in its error', async () => {
+  test.concurrent('one queued notice, then silence: failed sandbox_allocation with the queue in its error', async () => {
     const { userId, runId } = await newRun();
     await notice(runId, 'queued', 'user_full');
     await noticeRead(runId, 1);
@@ -95,7 +97,7 @@ describe('a queue that stops renewing lets the start deadline pass: the watchdog
     expect(run.error).toBe('no sandbox was allocated: the run waited in the sandboxes queue, which sent no word for 15 s');
   });
 
-  test('dequeued, then no allocation within the start deadline: failed, counted from leaving the queue', async () => {
+  test.concurrent('dequeued, then no allocation within the start deadline: failed, counted from leaving the queue', async () => {
     const { userId, runId } = await newRun();
     await notice(runId, 'queued');
     await noticeRead(runId, 1);
@@ -105,7 +107,7 @@ describe('a queue that stops renewing lets the start deadline pass: the watchdog
     expect(run.error).toBe('no sandbox was allocated within 15 s of the run leaving the sandboxes queue');
   });
 
-  test('a notice of an ended run changes nothing', async () => {
+  test.concurrent('a notice of an ended run changes nothing', async () => {
     const { userId, runId } = await newRun();
     const failed = await untilStatus(userId, runId, 'failed');
     expect(failed.error).toBe('no sandbox was allocated within 15 s');

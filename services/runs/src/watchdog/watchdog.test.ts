@@ -1,6 +1,8 @@
 import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
 import type { Run } from '../domain/runView.js';
 
+// Each test has a run of its own and waits on the watchdog's real deadlines: the tests of one rule
+// wait side by side (test.concurrent), not one after another.
 // Short deadlines so the watchdog acts within seconds: start 5 s, harness limit 5 s, grace 1 s (an
 // allocation published at once lands well before startBy even on a busy machine).
 let h: RunsHarness;
@@ -30,7 +32,7 @@ async function untilStatus(userId: string, runId: string, status: Run['status'],
 }
 
 describe('a pending run with no sandbox allocated by startBy becomes failed: "no sandbox was allocated within N s"', () => {
-  test('failed with that error; runs.finished (failed, sandbox_allocation) published; sandboxes told not to start it', async () => {
+  test.concurrent('failed with that error; runs.finished (failed, sandbox_allocation) published; sandboxes told not to start it', async () => {
     const { userId, runId } = await newRun();
     const run = await untilStatus(userId, runId, 'failed');
     expect(run.error).toBe('no sandbox was allocated within 5 s');
@@ -40,7 +42,7 @@ describe('a pending run with no sandbox allocated by startBy becomes failed: "no
     await h.waitFor('the cancel sent to sandboxes', async () => h.sandboxes.cancels.some((c) => c.runId === runId && c.userId === userId));
   });
 
-  test('an allocation arriving after that changes nothing', async () => {
+  test.concurrent('an allocation arriving after that changes nothing', async () => {
     const { userId, runId } = await newRun();
     const failed = await untilStatus(userId, runId, 'failed');
     await h.allocate(runId, 'too-late');
@@ -52,7 +54,7 @@ describe('a pending run with no sandbox allocated by startBy becomes failed: "no
 });
 
 describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GRACE_MS becomes failed: "the sandbox was lost: …"', () => {
-  test('allocated and streaming, then silent: failed as lost; its events stay; a late finish changes nothing', async () => {
+  test.concurrent('allocated and streaming, then silent: failed as lost; its events stay; a late finish changes nothing', async () => {
     const { userId, runId } = await newRun();
     await h.allocate(runId);
     await h.event(runId, 0);
@@ -75,7 +77,7 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
     expect(await h.getRun(userId, runId)).toEqual(run);
   });
 
-  test('a finish held for events that never arrive is applied after the grace, as the sandbox reported it', async () => {
+  test.concurrent('a finish held for events that never arrive is applied after the grace, as the sandbox reported it', async () => {
     const { userId, runId } = await newRun();
     await h.allocate(runId);
     await h.event(runId, 0);
@@ -87,7 +89,7 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
     expect(h.logLines.some((line) => line.includes(runId) && line.includes('run finished without all its events'))).toBe(true);
   });
 
-  test('a run its sandbox finished in time is left alone after its deadlines pass', async () => {
+  test.concurrent('a run its sandbox finished in time is left alone after its deadlines pass', async () => {
     const { userId, runId } = await newRun();
     await h.allocate(runId);
     await h.event(runId, 0);
@@ -103,7 +105,7 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
 });
 
 describe('a terminal run never changes again: a runs.sandbox-allocated read after its end changes nothing', () => {
-  test('ended by its sandbox before the allocation was read: the run stays as it ended', async () => {
+  test.concurrent('ended by its sandbox before the allocation was read: the run stays as it ended', async () => {
     const { userId, runId } = await newRun();
     await h.finish(runId, { status: 'failed', error: 'could not clone the repository', failure: 'sandbox_allocation', eventCount: 0 });
     const ended = await untilStatus(userId, runId, 'failed');
@@ -115,7 +117,7 @@ describe('a terminal run never changes again: a runs.sandbox-allocated read afte
     expect(await h.getRun(userId, runId)).toEqual(ended);
   });
 
-  test('ended by the watchdog: the same, and the allocation is not stored in the database either', async () => {
+  test.concurrent('ended by the watchdog: the same, and the allocation is not stored in the database either', async () => {
     const { userId, runId } = await newRun();
     const failed = await untilStatus(userId, runId, 'failed');
     await h.allocate(runId, 'after-the-watchdog');
@@ -133,7 +135,7 @@ describe('a terminal run never changes again: a runs.sandbox-allocated read afte
 });
 
 describe('a run the watchdog fails frees its conversation and workspace session: the next run of them is accepted', () => {
-  test('409 while live, 202 once failed; the failed run holds no live slot', async () => {
+  test.concurrent('409 while live, 202 once failed; the failed run holds no live slot', async () => {
     const { userId, repoId } = await h.newTenant();
     const body = { repoId, prompt: 'do it', conversationId: 'c1', workspaceSessionId: 'w1' };
     const first = (await h.start(userId, body)).data;

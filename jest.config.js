@@ -1,6 +1,7 @@
 // One jest run across every workspace. Workspace packages are mapped to their TypeScript sources
 // so tests never depend on a stale build; `.js` suffixes of relative ESM imports map to `.ts`.
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('.', import.meta.url).pathname;
@@ -43,7 +44,8 @@ export default {
   testTimeout: 60_000,
   // Most of a whole-system or service suite's time is waiting (a consumer group's first join takes the
   // broker's 3 s rebalance delay; deadlines, restarts): a third worker on two cores fills that idle CPU.
-  maxWorkers: '150%',
+  // Counted here, not as '150%': jest reads a percentage above 100 as a worker count.
+  maxWorkers: Math.max(2, Math.floor(availableParallelism() * 1.5)),
   reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
   // Longest first: suites with a system of their own, then the shared system's, then the rest.
   testSequencer: '<rootDir>/scripts/jestSequencer.cjs',

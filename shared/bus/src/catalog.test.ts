@@ -110,6 +110,28 @@ describe('id, type, occurredAt, data and the key are always checked', () => {
   });
 });
 
+describe('runs.finished may name the run’s allocation (runs.sandbox-allocated’s fields): all three or none; a finish without them stays valid', () => {
+  const envelope = (data: Record<string, unknown>) => ({ id: 'm', type: 'run.finished', occurredAt: new Date().toISOString(), data });
+  const finish = { runId: 'run-1', status: 'success', error: null, failure: null, eventCount: 3 };
+  const allocation = { sandboxRecordId: 'sbx_1', sandboxId: 'local-1', runtime: { provider: 'local', runId: 'ses_1' } };
+
+  test('without an allocation (a message of before, or a session that had no sandbox), and with one', () => {
+    expect(validateMessage('runs.finished', 'run-1', envelope(finish))).toEqual([]);
+    expect(validateMessage('runs.finished', 'run-1', envelope({ ...finish, ...allocation }))).toEqual([]);
+    expect(
+      validateMessage('runs.finished', 'run-1', envelope({ ...finish, ...allocation, sandboxId: null, runtime: { provider: null, runId: null } })),
+    ).toEqual([]);
+  });
+  test('half an allocation, or one of another shape, is refused', () => {
+    const { runtime: _runtime, ...withoutRuntime } = allocation;
+    const paths = (data: Record<string, unknown>) => [...new Set(validateMessage('runs.finished', 'run-1', envelope(data)).map((p) => p.path))];
+    expect(paths({ ...finish, ...withoutRuntime })).toEqual(['/data']);
+    expect(paths({ ...finish, runtime: allocation.runtime })).toEqual(['/data']);
+    expect(paths({ ...finish, ...allocation, sandboxRecordId: '' })).toEqual(['/data/sandboxRecordId']);
+    expect(paths({ ...finish, ...allocation, runtime: { provider: 'local' } })).toEqual(['/data/runtime']);
+  });
+});
+
 describe('kafkajs logs are routed into the logger, not the console', () => {
   test('a pino logger from @ars/logger is a BusLogger', () => {
     const sink = new Writable({ write: (_chunk, _enc, done) => done() });

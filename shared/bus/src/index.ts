@@ -29,6 +29,7 @@ export type {
   DomainTopicName,
   JsonSchema,
   RunAgentEventData,
+  RunAllocation,
   RunFailureKind,
   RunFinishedData,
   RunRequestedData,

@@ -61,6 +61,19 @@ const runsRequested: TopicSpec = {
   },
 };
 
+/** A run's sandbox as sandboxes reports it: in `runs.sandbox-allocated`, and again in the run's `runs.finished`. */
+const allocationProperties = {
+  sandboxRecordId: str,
+  sandboxId: nullableStr,
+  /** The Run's `runtime`: which provider runs it and its id for this run there. */
+  runtime: {
+    type: 'object',
+    required: ['provider', 'runId'],
+    properties: { provider: nullableStr, runId: nullableStr },
+    additionalProperties: false,
+  },
+} as const;
+
 const runsSandboxAllocated: TopicSpec = {
   name: 'runs.sandbox-allocated',
   partitions: 12,
@@ -69,18 +82,7 @@ const runsSandboxAllocated: TopicSpec = {
   dataSchema: {
     type: 'object',
     required: ['runId', 'sandboxRecordId', 'sandboxId', 'runtime'],
-    properties: {
-      runId: str,
-      sandboxRecordId: str,
-      sandboxId: nullableStr,
-      /** The Run's `runtime`: which provider runs it and its id for this run there. */
-      runtime: {
-        type: 'object',
-        required: ['provider', 'runId'],
-        properties: { provider: nullableStr, runId: nullableStr },
-        additionalProperties: false,
-      },
-    },
+    properties: { runId: str, ...allocationProperties },
     additionalProperties: true,
   },
 };
@@ -134,7 +136,7 @@ const runsAgentEvents: TopicSpec = {
 const runsFinished: TopicSpec = {
   name: 'runs.finished',
   partitions: 12,
-  description: 'Sandboxes service: a run reached a terminal state (key: runId). Consumed by runs, automations, pr-review.',
+  description: 'Sandboxes service: a run reached a terminal state (key: runId), with its sandbox when it had one. Consumed by runs, automations, pr-review.',
   types: ['run.finished'],
   dataSchema: {
     type: 'object',
@@ -155,6 +157,16 @@ const runsFinished: TopicSpec = {
         properties: { inputTokens: tokens, cachedInputTokens: tokens, outputTokens: tokens },
         additionalProperties: false,
       },
+      // The allocation again, so the finish alone names the run's sandbox: it may be read before
+      // the run's `runs.sandbox-allocated` (another topic), which then changes nothing. Absent when
+      // the session had no sandbox, and on messages written before it was sent.
+      ...allocationProperties,
+    },
+    // All three or none: half an allocation names no sandbox.
+    dependencies: {
+      sandboxRecordId: ['sandboxId', 'runtime'],
+      sandboxId: ['sandboxRecordId', 'runtime'],
+      runtime: ['sandboxRecordId', 'sandboxId'],
     },
     additionalProperties: true,
   },
@@ -285,12 +297,16 @@ export interface RunRequestedData {
   [field: string]: unknown;
 }
 
-/** `data` of `runs.sandbox-allocated`. */
-export interface RunSandboxAllocatedData {
-  runId: string;
+/** A run's sandbox: its record, the provider's sandbox and the Run's `runtime`. */
+export interface RunAllocation {
   sandboxRecordId: string;
   sandboxId: string | null;
   runtime: { provider: string | null; runId: string | null };
+}
+
+/** `data` of `runs.sandbox-allocated`. */
+export interface RunSandboxAllocatedData extends RunAllocation {
+  runId: string;
   [field: string]: unknown;
 }
 
@@ -335,6 +351,10 @@ export interface RunFinishedData {
   failure?: RunFailureKind | null;
   eventCount?: number;
   usage?: RunUsage;
+  /** The run's allocation (all three or none): set when its session had a sandbox. */
+  sandboxRecordId?: RunAllocation['sandboxRecordId'];
+  sandboxId?: RunAllocation['sandboxId'];
+  runtime?: RunAllocation['runtime'];
   [field: string]: unknown;
 }
 

@@ -1,4 +1,4 @@
-import type { RunFinishedData } from '@ars/bus';
+import type { RunAllocation, RunFinishedData } from '@ars/bus';
 import { runErrorText } from '../domain/runError.js';
 import { isTerminal, nextStatus } from '../domain/runStatus.js';
 import type { HeldFinish } from '../store/collections.js';
@@ -19,6 +19,8 @@ async function endWith(deps: ConsumerDeps, runId: string, finish: Finish): Promi
     if (!run) return false;
     const next = nextStatus(run.status, { kind: 'finished', status: finish.status });
     if (next === null || !isTerminal(next)) return false;
+    // An allocation the run already has stays (the store's write checks that again).
+    const allocation = run.sandboxRecordId === null ? (finish.allocation ?? null) : null;
     const ended = await deps.runs.end(run._id, run.status, {
       status: next,
       error: next === 'failed' ? (finish.error ?? 'the run failed') : null,
@@ -26,6 +28,7 @@ async function endWith(deps: ConsumerDeps, runId: string, finish: Finish): Promi
       finishedBy: 'sandbox',
       finishedEventCount: finish.eventCount,
       usage: finish.usage ?? null,
+      allocation,
     });
     if (ended) {
       deps.logger.info({ run_id: run._id, status: next, failure: finish.failure }, 'run finished');
@@ -51,7 +54,9 @@ export async function completeHeldFinish(deps: ConsumerDeps, runId: string): Pro
  * `runs.finished`: a live run takes the terminal status its sandbox reports, with its `error` (set
  * exactly when failed; sanitized and capped, as it is kept) and its token `usage` (kept when given). When fewer events than its `eventCount` are stored yet (the events topic is
  * read independently and may lag), the finish is held and applied once they are: a terminal run
- * always shows every event. A terminal run never moves again: later or redelivered messages change
+ * always shows every event. The allocation the finish names is set with the end where the run has
+ * none: a `runs.sandbox-allocated` read after the end changes nothing, so the finish is what names
+ * the sandbox then. A terminal run never moves again: later or redelivered messages change
  * nothing.
  */
 export async function applyRunFinished(deps: ConsumerDeps, data: RunFinishedData): Promise<void> {
@@ -71,6 +76,7 @@ export async function applyRunFinished(deps: ConsumerDeps, data: RunFinishedData
     eventCount: data.eventCount ?? null,
     // The topic's schema admits exactly the three non-negative integer totals.
     usage: data.usage ?? null,
+    allocation: finishAllocation(data),
   };
   if (data.eventCount !== undefined && (await deps.events.count(run._id)) < data.eventCount) {
     await deps.runs.holdFinish(run._id, { ...finish, eventCount: data.eventCount, receivedAt: new Date() });
@@ -79,4 +85,14 @@ export async function applyRunFinished(deps: ConsumerDeps, data: RunFinishedData
     return;
   }
   await endWith(deps, run._id, finish);
+}
+
+/** The allocation a finish names (the schema admits all three fields or none), as `applySandboxAllocated` stores it. */
+function finishAllocation(data: RunFinishedData): RunAllocation | null {
+  if (data.sandboxRecordId === undefined || data.runtime === undefined) return null;
+  return {
+    sandboxRecordId: data.sandboxRecordId,
+    sandboxId: data.sandboxId ?? null,
+    runtime: { provider: data.runtime.provider, runId: data.runtime.runId },
+  };
 }

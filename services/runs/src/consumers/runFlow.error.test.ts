@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
 import type { Run } from '../domain/runView.js';
+import { RunStore } from '../store/runs.js';
 
 let h: RunsHarness;
 beforeAll(async () => {
@@ -115,6 +116,77 @@ describe('a finish read before the run’s last events (topics are consumed inde
     const run = await untilStatus(userId, runId, 'failed');
     expect(run.error).toBe('the agent gave up');
     expect((await h.events(userId, runId)).events).toHaveLength(1);
+  });
+});
+
+const NO_ALLOCATION = { sandboxRecordId: null, sandboxId: null, runtime: { provider: null, runId: null } };
+
+describe('a finish names the run’s sandbox: read before the allocation (another topic), it leaves the terminal run with its sandboxRecordId, sandboxId and runtime; the late allocation then changes nothing', () => {
+  test('success read first, with its allocation: the run ends allocated; the runs.sandbox-allocated read after it writes nothing', async () => {
+    const { userId, runId } = await newRun();
+    const allocation = h.allocation(runId, 'record-of-the-finish');
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 0, ...allocation });
+    const ended = await untilStatus(userId, runId, 'success');
+    expect(ended).toMatchObject({
+      sandboxRecordId: 'record-of-the-finish',
+      sandboxId: 'local-record-of-the-finish',
+      runtime: { provider: 'local', runId: `session-${runId}` },
+    });
+    await h.allocate(runId, 'record-of-the-finish');
+    await h.waitFor('the late allocation read', async () =>
+      h.logLines.some((line) => line.includes(runId) && line.includes('sandbox allocation changed nothing')),
+    );
+    expect(await h.getRun(userId, runId)).toEqual(ended);
+  });
+
+  test('a finish held for its events brings its allocation with the end', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'failed', error: 'the agent gave up', failure: 'agent', eventCount: 1, ...h.allocation(runId, 'held-record') });
+    await h.waitFor('the finish held', async () => h.logLines.some((line) => line.includes(runId) && line.includes('finish held until its events are stored')));
+    expect(await h.getRun(userId, runId)).toMatchObject({ status: 'pending', ...NO_ALLOCATION });
+    await h.event(runId, 0);
+    expect(await untilStatus(userId, runId, 'failed')).toMatchObject({
+      error: 'the agent gave up',
+      sandboxRecordId: 'held-record',
+      sandboxId: 'local-held-record',
+    });
+  });
+});
+
+describe('a finish without an allocation (its sandbox could not be allocated) leaves sandboxRecordId, sandboxId and runtime null', () => {
+  test('failed sandbox_allocation, no allocation named: the failed run has none', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'failed', error: 'the repository could not be cloned', failure: 'sandbox_allocation', eventCount: 0 });
+    expect(await untilStatus(userId, runId, 'failed')).toMatchObject({ error: 'the repository could not be cloned', ...NO_ALLOCATION });
+  });
+});
+
+describe('a finish never overwrites an allocation already set', () => {
+  test('allocated first, then a finish naming another sandbox: the run ends with the first', async () => {
+    const { userId, runId } = await newRun();
+    await h.allocate(runId, 'first-record');
+    await h.waitFor('allocation', async () => (await h.getRun(userId, runId)).sandboxRecordId === 'first-record');
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 0, ...h.allocation(runId, 'other-record') });
+    expect(await untilStatus(userId, runId, 'success')).toMatchObject({ ...h.allocation(runId, 'first-record') });
+  });
+
+  test('allocated while the finish was held: the allocation read meanwhile stays', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1, ...h.allocation(runId, 'finish-record') });
+    await h.waitFor('the finish held', async () => h.logLines.some((line) => line.includes(runId) && line.includes('finish held until its events are stored')));
+    await h.allocate(runId, 'allocated-record');
+    await h.waitFor('allocation', async () => (await h.getRun(userId, runId)).sandboxRecordId === 'allocated-record');
+    await h.event(runId, 0);
+    expect(await untilStatus(userId, runId, 'success')).toMatchObject({ ...h.allocation(runId, 'allocated-record') });
+  });
+
+  test('allocated between the finish’s read of the run and its end: the store’s end keeps that allocation and still ends the run', async () => {
+    const { userId, runId } = await newRun();
+    await h.allocate(runId, 'allocated-record');
+    await h.waitFor('allocation', async () => (await h.getRun(userId, runId)).sandboxRecordId === 'allocated-record');
+    const ending = { status: 'success', error: null, failure: null, finishedBy: 'sandbox', finishedEventCount: 0 } as const;
+    expect(await new RunStore(h.db).end(runId, 'pending', { ...ending, allocation: h.allocation(runId, 'finish-record') })).toBe(true);
+    expect(await h.getRun(userId, runId)).toMatchObject({ status: 'success', ...h.allocation(runId, 'allocated-record') });
   });
 });
 

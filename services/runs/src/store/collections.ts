@@ -1,6 +1,5 @@
-import type { OutboxEntry, RunSandboxQueuedData } from '@ars/bus';
+import type { OutboxEntry, RunAllocation, RunFailureKind, RunSandboxQueuedData } from '@ars/bus';
 import type { CollectionIndexes } from '@ars/mongo';
-import type { RunFailureKind } from '@ars/bus';
 import type { Harness, RunUsage } from '@ars/contract';
 import type { RunStatus } from '../domain/runStatus.js';
 
@@ -98,6 +97,8 @@ export interface HeldFinish {
   eventCount: number;
   /** The finish's token totals (absent on finishes held before usage existed). */
   usage?: RunUsage | null;
+  /** The run's sandbox as the finish names it, applied with it where the run has none by then; null or absent when it names none. */
+  allocation?: RunAllocation | null;
   receivedAt: Date;
 }
 

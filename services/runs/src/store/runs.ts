@@ -1,6 +1,6 @@
-import { outboxInsert, withOutbox, type OutboxMessage, type RunFailureKind } from '@ars/bus';
+import { outboxInsert, withOutbox, type OutboxMessage, type RunAllocation, type RunFailureKind } from '@ars/bus';
 import type { RunUsage } from '@ars/contract';
-import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
+import { isDuplicateKey, type Collection, type Db, type Filter } from '@ars/mongo';
 import type { RunStatus, TerminalStatus } from '../domain/runStatus.js';
 import { recordRunFinished, recordRunStarted } from '../metrics.js';
 import { COLLECTIONS, type HeldFinish, type QueueNotice, type RunDoc } from './collections.js';
@@ -51,6 +51,11 @@ export interface RunEnding {
   finishedEventCount: number | null;
   /** The run's token totals, when its sandbox reported them (the watchdog's and cancel's endings have none). */
   usage?: RunUsage | null;
+  /**
+   * The run's sandbox as its finish names it: written with the end only where the run has none
+   * (the finish may be read before `runs.sandbox-allocated`, which a terminal run then ignores).
+   */
+  allocation?: RunAllocation | null;
 }
 
 export class RunStore {
@@ -144,25 +149,30 @@ export class RunStore {
   async end(runId: string, from: RunStatus, ending: RunEnding, messages: OutboxMessage[] = []): Promise<boolean> {
     if (!LIVE.includes(from)) return false;
     const now = new Date();
-    const update = {
-      $set: {
-        status: ending.status,
-        error: ending.error,
-        failure: ending.failure,
-        finishedBy: ending.finishedBy,
-        finishedEventCount: ending.finishedEventCount,
-        heldFinish: null,
-        ...(ending.usage ? { usage: ending.usage } : {}),
-        updatedAt: now,
-      },
-      $unset: { liveConversation: '', liveWorkspaceSession: '' },
-    } as const;
+    const set = {
+      status: ending.status,
+      error: ending.error,
+      failure: ending.failure,
+      finishedBy: ending.finishedBy,
+      finishedEventCount: ending.finishedEventCount,
+      heldFinish: null,
+      ...(ending.usage ? { usage: ending.usage } : {}),
+      updatedAt: now,
+    };
+    const unset = { liveConversation: '', liveWorkspaceSession: '' } as const;
     // The run as it was before this write: null when another write moved it first. Its creation
     // and harness give the duration and labels of the run's one `ars_runs_finished_total`.
-    const before = await this.runs.findOneAndUpdate({ _id: runId, status: from }, messages.length > 0 ? withOutbox<RunDoc>(update, messages) : update, {
-      projection: { createdAt: 1, harness: 1 },
-      returnDocument: 'before',
-    });
+    const endOnce = (filter: Filter<RunDoc>, allocation: RunAllocation | null): Promise<Pick<RunDoc, '_id' | 'createdAt' | 'harness'> | null> => {
+      const update = { $set: { ...set, ...allocation }, $unset: unset };
+      return this.runs.findOneAndUpdate({ ...filter, _id: runId, status: from }, messages.length > 0 ? withOutbox<RunDoc>(update, messages) : update, {
+        projection: { createdAt: 1, harness: 1 },
+        returnDocument: 'before',
+      });
+    };
+    // "Only where none yet" is part of the filter, so an allocation stored in between is kept: the
+    // end is then written without it.
+    let before = ending.allocation ? await endOnce({ sandboxRecordId: null }, ending.allocation) : null;
+    before ??= await endOnce({}, null);
     if (!before) return false;
     recordRunFinished(ending.status, before.harness, before.createdAt);
     return true;

@@ -4,7 +4,7 @@
 // sandboxes role (publishing `runs.sandbox-allocated`/`runs.agent-events`/`runs.finished`).
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { StartRunAnswer } from '@ars/contract';
-import { createBus, type Bus, type BusMessage, type RunFinishedData, type RunRequestedData } from '@ars/bus';
+import { createBus, type Bus, type BusMessage, type RunAllocation, type RunFinishedData, type RunRequestedData } from '@ars/bus';
 import { INTERNAL_VIEW_HEADER, type InternalRun } from '@ars/contract';
 import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
 import { requestHash } from '@ars/idempotency';
@@ -52,9 +52,12 @@ export interface RunsHarness {
   /** GET with `X-Internal-View: true`: the run with its `model` and `usage`. */
   internalRun(userId: string, runId: string): Promise<InternalRun>;
   events(userId: string, runId: string, limit?: number | string): Promise<{ run: Run; events: RunEvent[] }>;
+  /** What `allocate` publishes for this record (sandboxes repeats it in the run's finish: spread it into `finish`'s data). */
+  allocation(runId: string, sandboxRecordId?: string): RunAllocation;
   allocate(runId: string, sandboxRecordId?: string): Promise<void>;
   event(runId: string, seq: number, input?: EventInput, messageId?: string): Promise<void>;
-  finish(runId: string, data: Omit<RunFinishedData, 'runId'>): Promise<void>;
+  /** Publishes `run.finished` (id `<runId>:finished` unless given: the watchdog's finish of the run has that id too). */
+  finish(runId: string, data: Omit<RunFinishedData, 'runId'>, messageId?: string): Promise<void>;
   /** Polls until `check` returns a value other than undefined/false (30 s by default: the suite shares a busy machine). */
   waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T>;
   /** `runs.requested` messages seen so far, by run id (a consumer of its own joins on the first call). */
@@ -135,12 +138,17 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
         await call<{ run: Run; events: RunEvent[] }>('GET', `/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}/events${query}`)
       ).data;
     },
-    async allocate(runId, sandboxRecordId = `sbx-${randomUUID()}`) {
+    allocation: (runId, sandboxRecordId = `sbx-${randomUUID()}`) => ({
+      sandboxRecordId,
+      sandboxId: `local-${sandboxRecordId}`,
+      runtime: { provider: 'local', runId: `session-${runId}` },
+    }),
+    async allocate(runId, sandboxRecordId) {
       await bus.publish('runs.sandbox-allocated', {
         key: runId,
         type: 'run.sandbox-allocated',
         id: `${runId}:sandbox-allocated`,
-        data: { runId, sandboxRecordId, sandboxId: `local-${sandboxRecordId}`, runtime: { provider: 'local', runId: `session-${runId}` } },
+        data: { runId, ...harness.allocation(runId, sandboxRecordId) },
       });
     },
     async event(runId, seq, input = {}, messageId = `${runId}:event:${seq}`) {
@@ -160,8 +168,8 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
         },
       });
     },
-    async finish(runId, data) {
-      await bus.publish('runs.finished', { key: runId, type: 'run.finished', id: `${runId}:finished`, data: { ...data, runId } as RunFinishedData });
+    async finish(runId, data, messageId = `${runId}:finished`) {
+      await bus.publish('runs.finished', { key: runId, type: 'run.finished', id: messageId, data: { ...data, runId } as RunFinishedData });
     },
     async watchRequested() {
       requestedRecorder ??= await recordTopics(bus, {

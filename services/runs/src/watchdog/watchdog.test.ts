@@ -134,6 +134,32 @@ describe('a terminal run never changes again: a runs.sandbox-allocated read afte
   });
 });
 
+describe('a run the watchdog failed is not changed by a later finish, even one naming its sandbox', () => {
+  test('failed for no allocation by startBy; then its sandbox’s success with the allocation: the run stays as the watchdog ended it', async () => {
+    const { userId, runId } = await newRun();
+    const failed = await untilStatus(userId, runId, 'failed');
+    // Not `<runId>:finished`: the watchdog's own finish of the run has that id, so runs would skip it as read.
+    await h.finish(
+      runId,
+      { status: 'success', error: null, failure: null, eventCount: 0, ...h.allocation(runId, 'after-the-watchdog') },
+      `${runId}:sandbox-finished`,
+    );
+    await h.waitFor('the late finish read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('finish of an ended run')));
+    expect(await h.getRun(userId, runId)).toEqual(failed);
+    expect(failed).toMatchObject({ sandboxRecordId: null, sandboxId: null, runtime: { provider: null, runId: null } });
+  });
+});
+
+describe('a finish names the run’s sandbox: one held for events that never arrive brings its allocation when the watchdog applies it', () => {
+  test('never allocated, finish held; after the grace the run ends as its sandbox reported, with the allocation the finish named', async () => {
+    const { userId, runId } = await newRun();
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 2, ...h.allocation(runId, 'held-record') });
+    const run = await untilStatus(userId, runId, 'success');
+    expect(run).toMatchObject(h.allocation(runId, 'held-record'));
+    expect(h.logLines.some((line) => line.includes(runId) && line.includes('run finished without all its events'))).toBe(true);
+  });
+});
+
 describe('a run the watchdog fails frees its conversation and workspace session: the next run of them is accepted', () => {
   test.concurrent('409 while live, 202 once failed; the failed run holds no live slot', async () => {
     const { userId, repoId } = await h.newTenant();

@@ -48,6 +48,7 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
         finishedBy: 'sandbox',
         finishedEventCount: held.eventCount,
         usage: held.usage ?? null,
+        allocation: run.sandboxRecordId === null ? (held.allocation ?? null) : null,
       });
       if (ended)
         logger.warn(

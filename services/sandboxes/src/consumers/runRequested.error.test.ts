@@ -27,7 +27,7 @@ describe('the agent’s own failure ends the run failed with its message (failur
 });
 
 describe('a sandbox that cannot be allocated ends the run failed (failure sandbox_allocation), without a sandbox-allocated message', () => {
-  test('clone failure: the source repository is gone', async () => {
+  test('clone failure: the source repository is gone; the finish names no allocation either', async () => {
     const repo = await kit.newRepo();
     rmSync(repo.barePath, { recursive: true, force: true });
     const request = await kit.requestRun(repo, '@say hi');
@@ -35,6 +35,7 @@ describe('a sandbox that cannot be allocated ends the run failed (failure sandbo
     expect(finished).toMatchObject({ status: 'failed', failure: 'sandbox_allocation', eventCount: 0 });
     expect(finished.error).toMatch(/^the repository could not be cloned: /);
     expect(kit.messages(request.runId).allocated).toEqual([]);
+    for (const field of ['sandboxRecordId', 'sandboxId', 'runtime']) expect(finished).not.toHaveProperty(field);
   });
 
   test('a repository the catalog does not know for this user', async () => {

@@ -19,44 +19,50 @@ describe('a requested run streams every harness event in order, then run.finishe
   test.each<[HarnessName, string]>([
     ['codex', 'shell'],
     ['claude-code', 'Bash'],
-  ])('%s: sandbox allocated, stream_started first, tool calls in order, seq contiguous, success with the event count', async (harness, shellTool) => {
-    const repo = await kit.newRepo();
-    const request = await kit.requestRun(repo, PROMPT, { harness });
-    const finished = await kit.waitFinished(request.runId);
-    const { allocated, events } = kit.messages(request.runId);
+  ])(
+    '%s: sandbox allocated, stream_started first, tool calls in order, seq contiguous, success with the event count; the finish of a session that had a sandbox carries its allocation',
+    async (harness, shellTool) => {
+      const repo = await kit.newRepo();
+      const request = await kit.requestRun(repo, PROMPT, { harness });
+      const finished = await kit.waitFinished(request.runId);
+      const { allocated, events } = kit.messages(request.runId);
 
-    expect(finished).toMatchObject({ runId: request.runId, status: 'success', error: null, failure: null, eventCount: events.length });
-    expect((finished as { messageId?: string }).messageId).toBe(`${request.runId}:finished`);
-    expect(allocated).toHaveLength(1);
-    expect(allocated[0]).toEqual({
-      runId: request.runId,
-      sandboxRecordId: expect.stringMatching(/^sbx_/),
-      sandboxId: expect.stringMatching(/^local-/),
-      runtime: { provider: 'local/stand-in', runId: expect.stringMatching(/^ses_/) },
-    });
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
-    expect(kit.messages(request.runId).eventIds).toEqual(events.map((_, i) => `${request.runId}:event:${i}`));
-    expect(events[0]?.eventType).toBe('stream_started');
-    expect(events.at(-1)?.eventType).toBe('completed');
-    const tools = events.filter((e) => e.eventType === 'tool_call');
-    expect(tools.map((e) => e.toolName)).toEqual(['search', shellTool]);
-    expect(tools[1]?.payload).toMatchObject({ kind: 'shell', exitCode: 0 });
-    expect(String(tools[1]?.payload.output)).toContain('hello');
-    expect(events.filter((e) => e.eventType === 'assistant_message').map((e) => e.message)).toEqual(['looking around', 'done']);
+      expect(finished).toMatchObject({ runId: request.runId, status: 'success', error: null, failure: null, eventCount: events.length });
+      expect((finished as { messageId?: string }).messageId).toBe(`${request.runId}:finished`);
+      expect(allocated).toHaveLength(1);
+      expect(allocated[0]).toEqual({
+        runId: request.runId,
+        sandboxRecordId: expect.stringMatching(/^sbx_/),
+        sandboxId: expect.stringMatching(/^local-/),
+        runtime: { provider: 'local/stand-in', runId: expect.stringMatching(/^ses_/) },
+      });
+      // Runs may read the finish before the allocation (another topic): the finish names the sandbox too.
+      const { runId: _runId, ...allocation } = allocated[0]!;
+      expect(finished).toMatchObject(allocation);
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+      expect(kit.messages(request.runId).eventIds).toEqual(events.map((_, i) => `${request.runId}:event:${i}`));
+      expect(events[0]?.eventType).toBe('stream_started');
+      expect(events.at(-1)?.eventType).toBe('completed');
+      const tools = events.filter((e) => e.eventType === 'tool_call');
+      expect(tools.map((e) => e.toolName)).toEqual(['search', shellTool]);
+      expect(tools[1]?.payload).toMatchObject({ kind: 'shell', exitCode: 0 });
+      expect(String(tools[1]?.payload.output)).toContain('hello');
+      expect(events.filter((e) => e.eventType === 'assistant_message').map((e) => e.message)).toEqual(['looking around', 'done']);
 
-    // The sandbox record follows the session: stopped after the run, its lifecycle recorded.
-    const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
-    expect(record).toMatchObject({
-      status: 'stopped',
-      repo_id: repo.repoId,
-      base_branch: 'main',
-      working_branch: 'main',
-      error: null,
-      sandbox_id: allocated[0]!.sandboxId,
-    });
-    const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
-    expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
-  });
+      // The sandbox record follows the session: stopped after the run, its lifecycle recorded.
+      const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
+      expect(record).toMatchObject({
+        status: 'stopped',
+        repo_id: repo.repoId,
+        base_branch: 'main',
+        working_branch: 'main',
+        error: null,
+        sandbox_id: allocated[0]!.sandboxId,
+      });
+      const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
+      expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
+    },
+  );
 });
 
 describe('the run’s model reaches its harness, and run.finished carries the run’s usage totals', () => {

@@ -59,7 +59,7 @@ describe('the harness gets a scrubbed environment: nothing of the service’s ow
 });
 
 describe('a session whose service stopped (killed) is ended after restart: failed sandbox_lost, nothing duplicated', () => {
-  test('kill -9 of the service’s process group mid-run; the harness dies with it; the restarted service sweeps the session', async () => {
+  test('kill -9 of the service’s process group mid-run; the harness dies with it; the restarted service sweeps the session, its finish carrying the allocation', async () => {
     if (!child) ({ child } = await startChild());
     const repo = await kit.newRepo();
     const request = await kit.requestRun(repo, '@say working\n@shell echo $PPID $PWD\n@sleep 30000', { harness: 'codex' });
@@ -87,6 +87,8 @@ describe('a session whose service stopped (killed) is ended after restart: faile
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(allocated).toHaveLength(1);
     expect(all).toHaveLength(1);
+    const { runId: _runId, ...allocation } = allocated[0]!;
+    expect(finished).toMatchObject(allocation);
     const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
     expect(record).toMatchObject({ status: 'failed', error: finished.error });
     // The lost sandbox's working directory is removed too.
@@ -95,7 +97,7 @@ describe('a session whose service stopped (killed) is ended after restart: faile
 });
 
 describe('graceful shutdown aborts live sessions and reports them failed sandbox_lost', () => {
-  test('stopping the service during @sleep 30000', async () => {
+  test('stopping the service during @sleep 30000; the finish carries the allocation', async () => {
     if (!kit.service) await kit.startService();
     const repo = await kit.newRepo();
     const request = await kit.requestRun(repo, '@shell echo $PPID $PWD\n@sleep 30000', { harness: 'claude-code' });
@@ -104,6 +106,8 @@ describe('graceful shutdown aborts live sessions and reports them failed sandbox
     await kit.stopService();
     const finished = await kit.waitFinished(request.runId);
     expect(finished).toMatchObject({ status: 'failed', failure: 'sandbox_lost', error: 'the sandbox was lost: the sandboxes service stopped during the run' });
+    const { runId: _runId, ...allocation } = kit.messages(request.runId).allocated[0]!;
+    expect(finished).toMatchObject(allocation);
     expect(isAlive(harnessPid)).toBe(false);
   }, 90_000);
 });

@@ -211,7 +211,8 @@ async function allocateAndRun(
       if (error instanceof AllocationError) return await stop(failed('sandbox_allocation', error.message, 0));
       throw error;
     }
-    await deps.sessions.markRunning(runId, deps.instanceId, { sandboxId: allocated.sandboxId, sandboxDir: allocated.dir });
+    const runtime = { provider: runtimeProviderOf(deps, request.harness), runId: sessionId };
+    await deps.sessions.markRunning(runId, deps.instanceId, { sandboxId: allocated.sandboxId, sandboxDir: allocated.dir, runtimeProvider: runtime.provider });
     await deps.sandboxes.noteProvider(sandboxRecordId, allocated);
     await deps.sandboxes.transition(
       sandboxRecordId,
@@ -228,7 +229,7 @@ async function allocateAndRun(
           key: runId,
           type: 'run.sandbox-allocated',
           id: `${runId}:sandbox-allocated`,
-          data: { runId, sandboxRecordId, sandboxId: allocated.sandboxId, runtime: { provider: runtimeProviderOf(deps, request.harness), runId: sessionId } },
+          data: { runId, sandboxRecordId, sandboxId: allocated.sandboxId, runtime },
         },
         { deadlineMs: deps.settings.publishDeadlineMs, logger: log },
       );

@@ -189,6 +189,12 @@ export interface SessionDoc {
   heartbeatAt: Date | null;
   sandboxRecordId: string | null;
   sandboxId: string | null;
+  /**
+   * The Run's `runtime.provider` as `run.sandbox-allocated` reports it, set with `sandboxId` when the
+   * session runs: its `run.finished` repeats the allocation. Absent before, and on sessions written
+   * before it was kept.
+   */
+  runtimeProvider?: string;
   /** The sandbox's directory (removed when the session ends, also when it is swept as lost). */
   sandboxDir: string | null;
   /** Events published so far (the next seq). */

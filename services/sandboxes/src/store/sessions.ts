@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { outboxInsert, withOutbox, type OutboxMessage, type RunSandboxQueuedData } from '@ars/bus';
+import { outboxInsert, withOutbox, type OutboxMessage, type RunAllocation, type RunFinishedData, type RunSandboxQueuedData } from '@ars/bus';
 import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
 import { COLLECTIONS, type QueuedRequest, type QueueReason, type SessionDoc, type SessionResult, type SessionState } from './collections.js';
 
@@ -10,8 +10,11 @@ export function newSessionId(): string {
   return `ses_${randomBytes(12).toString('hex')}`;
 }
 
-/** The `run.finished` message of a result (with its token totals when it has some): id `<runId>:finished`, so a resend is the same message. */
-export function finishedMessage(runId: string, result: SessionResult): OutboxMessage {
+/**
+ * The `run.finished` message of a result (with its token totals when it has some, and the run's
+ * allocation when its session had a sandbox): id `<runId>:finished`, so a resend is the same message.
+ */
+export function finishedMessage(runId: string, result: SessionResult, allocation: RunAllocation | null): OutboxMessage<RunFinishedData> {
   return {
     topic: 'runs.finished',
     key: runId,
@@ -24,8 +27,18 @@ export function finishedMessage(runId: string, result: SessionResult): OutboxMes
       failure: result.failure,
       eventCount: result.eventCount,
       ...(result.usage ? { usage: result.usage } : {}),
+      ...(allocation ?? {}),
     },
   };
+}
+
+/**
+ * The allocation `run.sandbox-allocated` reports for this session, or null while it has no sandbox.
+ * Runs may read the finish first (another topic): then the finish is what names the run's sandbox.
+ */
+export function sessionAllocation(session: Pick<SessionDoc, 'sessionId' | 'sandboxRecordId' | 'sandboxId' | 'runtimeProvider'>): RunAllocation | null {
+  if (session.sandboxRecordId === null || session.sandboxId === null || session.runtimeProvider === undefined) return null;
+  return { sandboxRecordId: session.sandboxRecordId, sandboxId: session.sandboxId, runtime: { provider: session.runtimeProvider, runId: session.sessionId } };
 }
 
 /** A `run.sandbox-queued` notice: runs restarts the run's start deadline when it reads one. */
@@ -161,7 +174,9 @@ export class SessionStore {
     const now = new Date();
     const update = await this.collection.updateOne(
       { _id: runId, state: 'queued' },
-      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now }, $unset: { queue: '' } }, [finishedMessage(runId, result)]),
+      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now }, $unset: { queue: '' } }, [
+        finishedMessage(runId, result, null),
+      ]),
     );
     return update.modifiedCount === 1;
   }
@@ -210,7 +225,7 @@ export class SessionStore {
       updatedAt: now,
       finishedAt: now,
     };
-    return this.insertOrExisting(outboxInsert(doc, [finishedMessage(runId, result)]));
+    return this.insertOrExisting(outboxInsert(doc, [finishedMessage(runId, result, null)]));
   }
 
   /** Records a cancel for a run whose request has not arrived (a placeholder), or answers the document there. */
@@ -244,10 +259,19 @@ export class SessionStore {
     );
   }
 
-  async markRunning(runId: string, instanceId: string, sandbox: { sandboxId: string; sandboxDir: string | null }): Promise<void> {
+  async markRunning(runId: string, instanceId: string, sandbox: { sandboxId: string; sandboxDir: string | null; runtimeProvider: string }): Promise<void> {
     await this.collection.updateOne(
       { _id: runId, instanceId, state: 'allocating' },
-      { $set: { state: 'running', sandboxId: sandbox.sandboxId, sandboxDir: sandbox.sandboxDir, heartbeatAt: new Date(), updatedAt: new Date() } },
+      {
+        $set: {
+          state: 'running',
+          sandboxId: sandbox.sandboxId,
+          sandboxDir: sandbox.sandboxDir,
+          runtimeProvider: sandbox.runtimeProvider,
+          heartbeatAt: new Date(),
+          updatedAt: new Date(),
+        },
+      },
     );
   }
 
@@ -262,14 +286,23 @@ export class SessionStore {
   /**
    * Ends a live session of `instanceId` with `result`, its `run.finished` in the outbox. False when
    * the session was no longer live there (already finished, or swept as lost): nothing is written.
+   * The write holds the state it was read in, so the allocation the message names is the one the
+   * session has (only `allocating` → `running` sets it).
    */
   async finish(runId: string, instanceId: string, result: SessionResult): Promise<boolean> {
-    const now = new Date();
-    const update = await this.collection.updateOne(
-      { _id: runId, instanceId, state: { $in: [...LIVE_STATES] } },
-      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [finishedMessage(runId, result)]),
-    );
-    return update.modifiedCount === 1;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const doc = await this.collection.findOne({ _id: runId, instanceId, state: { $in: [...LIVE_STATES] } }, { projection: { _outbox: 0 } });
+      if (!doc) return false;
+      const now = new Date();
+      const update = await this.collection.updateOne(
+        { _id: runId, instanceId, state: doc.state },
+        withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [
+          finishedMessage(runId, result, sessionAllocation(doc)),
+        ]),
+      );
+      if (update.modifiedCount === 1) return true;
+    }
+    return false;
   }
 
   /** Ends a cancel placeholder when its request arrives: `run.finished` cancelled, no sandbox. */
@@ -277,7 +310,7 @@ export class SessionStore {
     const now = new Date();
     const update = await this.collection.updateOne(
       { _id: runId, state: 'cancel_requested' },
-      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [finishedMessage(runId, result)]),
+      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [finishedMessage(runId, result, null)]),
     );
     return update.modifiedCount === 1;
   }
@@ -314,7 +347,9 @@ export class SessionStore {
       : { status: 'failed', error, failure: 'sandbox_lost', eventCount: session.eventCount };
     const update = await this.collection.updateOne(
       { _id: session._id, state: session.state, heartbeatAt: session.heartbeatAt, eventCount: session.eventCount },
-      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [finishedMessage(session._id, result)]),
+      withOutbox<SessionDoc>({ $set: { state: 'finished', result, finishedAt: now, updatedAt: now } }, [
+        finishedMessage(session._id, result, sessionAllocation(session)),
+      ]),
     );
     return update.modifiedCount === 1 ? result : null;
   }

@@ -23,10 +23,10 @@ interface Smoke {
   /** Given the running system's gateway as BENCH_BASE_URL; else it needs no stack. */
   againstSystem: boolean;
   /**
-   * Every line it prints to stdout, as templates: `{n}` a number, `{text}` any text, a run of
-   * spaces any run of spaces. Each template must match a line and each line a template, so a
-   * figure that is missing, `NaN` or `Infinity`, or a failure count other than the 0 written here,
-   * fails the test.
+   * Every line it prints to stdout, as templates: `{n}` a number not below 0 (a count, a time, a
+   * rate), `{±n}` one of either sign (a difference), `{text}` any text, a run of spaces any run of
+   * spaces. Each template must match a line and each line a template, so a figure that is missing,
+   * negative, `NaN` or `Infinity`, or a failure count other than the 0 written here, fails the test.
    */
   lines: string[];
 }
@@ -93,7 +93,7 @@ const SMOKES: Smoke[] = [
       'automations through the gateway, local stack, stand-in harness, Node {text}; {n} triggers of each graph',
       'trigger → first agent run started, {n} node(s) before the agent: p50 {n} ms, max {n} ms',
       'trigger → first agent run started, {n} nodes before the agent: p50 {n} ms, max {n} ms',
-      'engine overhead per node with its storage: ({n} ms − {n} ms) / {n} = {n} ms',
+      'engine overhead per node with its storage: ({n} ms − {n} ms) / {n} = {±n} ms',
     ],
   },
   {
@@ -145,12 +145,13 @@ const BENCH_TIMEOUT_MS = 45_000;
 /** A process of a stack: any service's built main. Its presence under a benchmark means it started a stack of its own. */
 const SERVICE_PROCESS = /services\/[\w-]+\/dist\/main\.js/;
 
-/** A template of `lines` as a regular expression over one trimmed line; its groups are the `{n}` figures. */
+/** A template of `lines` as a regular expression over one trimmed line; its groups are the figures. */
 function templatePattern(template: string): RegExp {
   const source = template
-    .split(/(\{n\}|\{text\}| +)/)
+    .split(/(\{n\}|\{±n\}|\{text\}| +)/)
     .map((part) => {
-      if (part === '{n}') return '(-?\\d+(?:\\.\\d+)?)';
+      if (part === '{n}') return '(\\d+(?:\\.\\d+)?)';
+      if (part === '{±n}') return '(-?\\d+(?:\\.\\d+)?)';
       if (part === '{text}') return '.+?';
       if (/^ +$/.test(part)) return '\\s+';
       return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

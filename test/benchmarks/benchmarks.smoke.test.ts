@@ -169,7 +169,11 @@ interface BenchRun {
   descendants: Set<string>;
 }
 
-/** `node <file> <args>` from the repository root, to its end, watching what it starts. */
+/**
+ * `node <file> <args>` from the repository root, to its end, watching what it starts. A plain
+ * spawn, not @ars/stack's startChild: the figures are read from stdout apart from stderr, and the
+ * child's own pid is what /proc is searched under.
+ */
 function runBench(smoke: Smoke, env: NodeJS.ProcessEnv): Promise<BenchRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [fromRoot(smoke.file), ...(smoke.args ?? [])], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });

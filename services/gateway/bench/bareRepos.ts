@@ -1,5 +1,5 @@
 // The baseline of the benchmark (authenticatedRepos.ts): a bare Koa handler answering
-// GET /api/v1/svc/repos with the JSON the gateway answers for a development account (two
+// GET /api/v1/svc/repos with JSON of the shape the gateway answers for a development account (two
 // repositories, the contract's fields), so the ratio measures what the whole path adds: the
 // gateway's PAT lookup, per-PAT limit in Redis and internal hop, and the catalog's read.
 // PORT (default a free one); prints `listening <port>`; exits at the end of its stdin.

@@ -7,7 +7,8 @@
 // `createdAt` → its agent run's `createdAt` in the runs service ("trigger → first agent run
 // started"), p50 and max. The long graph's extra time over the short one's, per extra node, is the
 // engine's overhead per node with its storage (one compare-and-set per transition).
-// KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins.
+// KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins;
+// BENCH_BASE_URL to use a running system's gateway and start no stack (startBenchStack).
 import { randomBytes } from 'node:crypto';
 import { startBenchStack } from '@ars/stack';
 

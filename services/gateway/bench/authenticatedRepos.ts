@@ -1,13 +1,15 @@
 // `npm run --silent bench -w services/gateway` (after `npm run build`): an authenticated
-// GET /api/v1/svc/repos through the gateway against a bare Koa handler returning the same JSON,
-// on the same machine, at the same concurrency. Prints requests/s, p50, p99 and the ratio.
-// BENCH_REQUESTS (default 20000), BENCH_CONCURRENCY (default 32); KAFKA_BROKERS / MONGO_URL /
-// REDIS_URL to use real servers instead of the local stand-ins.
-import { randomBytes } from 'node:crypto';
+// GET /api/v1/svc/repos through the gateway to the real catalog, beside a bare Koa handler returning
+// the same JSON (bareRepos.ts, its own process), on the same machine, at the same concurrency, in the
+// same run. Prints requests/s, p50, p99 and the ratio. The gateway is the whole local stack's
+// (startBenchStack), or with BENCH_BASE_URL a running system's. BENCH_REQUESTS (default 20000) and
+// BENCH_WARMUP (default 2000) requests to each, BENCH_CONCURRENCY (default 32); KAFKA_BROKERS /
+// MONGO_URL / REDIS_URL to run the stack on real servers instead of the local stand-ins.
 import { Agent, request } from 'node:http';
-import { freePort, fromRoot, startChild, startInfrastructure, type ManagedChild } from '@ars/stack';
+import { freePort, fromRoot, startBenchStack, startChild, type ManagedChild } from '@ars/stack';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 /** Each PAT is used at most this often (the per-PAT limit is 60 per rolling 60 s). */
 const USES_PER_TOKEN = 50;
@@ -64,93 +66,51 @@ async function json<T>(url: string, init: RequestInit): Promise<T> {
   return body.data;
 }
 
-async function waitReady(url: string, child: ManagedChild): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
-    if (!child.isRunning()) throw new Error(`${child.name} exited`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${child.name} not ready`);
-}
-
-const infra = await startInfrastructure({
-  kafkaBrokers: process.env.KAFKA_BROKERS,
-  mongoUrl: process.env.MONGO_URL,
-  redisUrl: process.env.REDIS_URL,
-  output: quiet,
-});
-const children: ManagedChild[] = [];
+const stack = await startBenchStack();
+let bare: ManagedChild | undefined;
 try {
   const barePort = await freePort();
-  const bare = startChild({
+  bare = startChild({
     name: 'bare',
     command: process.execPath,
     args: [fromRoot('services/gateway/dist/bench/bareRepos.js')],
     env: { ...process.env, PORT: String(barePort) },
     output: quiet,
   });
-  children.push(bare);
   await bare.waitForLine((line) => (line.startsWith('listening') ? true : undefined), 10_000);
-  const bareUrl = `http://127.0.0.1:${barePort}`;
+  const bareUrl = `http://127.0.0.1:${barePort}/api/v1/svc/repos`;
+  const gatewayUrl = `${stack.baseUrl}/api/v1/svc/repos`;
 
-  const gatewayPort = await freePort();
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  const peers = Object.fromEntries(
-    ['CATALOG_URL', 'RUNS_URL', 'SANDBOXES_URL', 'AUTOMATIONS_ENGINE_URL', 'PR_REVIEW_URL', 'MCP_REGISTRY_URL'].map((name) => [name, bareUrl]),
-  );
-  const gateway = startChild({
-    name: 'gateway',
-    command: process.execPath,
-    args: [fromRoot('services/gateway/dist/main.js')],
-    env: {
-      ...process.env,
-      ...peers,
-      PORT: String(gatewayPort),
-      MONGO_URL: infra.mongoUrl,
-      MONGO_DB: `ars_gateway_bench_${randomBytes(4).toString('hex')}`,
-      KAFKA_BROKERS: infra.kafkaBrokers.join(','),
-      REDIS_URL: infra.redisUrl,
-      INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
-      LOG_LEVEL: 'warn',
-      ARS_ENV: 'development',
-    },
-    output: quiet,
-  });
-  children.push(gateway);
-  await waitReady(gatewayUrl, gateway);
-
-  const account = await json<{ sessionCookie: string }>(`${gatewayUrl}/api/dev/accounts`, {
+  // A development account: a user with two repositories in the catalog, what the gateway answers.
+  const account = await json<{ sessionCookie: string }>(`${stack.baseUrl}/api/dev/accounts`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{}',
   });
-  const warmup = 2_000;
-  const tokenCount = Math.ceil((REQUESTS + warmup) / USES_PER_TOKEN);
+  const warmTokenCount = Math.ceil(WARMUP / USES_PER_TOKEN);
+  const tokenCount = warmTokenCount + Math.ceil(REQUESTS / USES_PER_TOKEN);
   const tokens: string[] = [];
   for (let i = 0; i < tokenCount; i += 1) {
-    const created = await json<{ token: string }>(`${gatewayUrl}/api/settings/api-keys`, {
+    const created = await json<{ token: string }>(`${stack.baseUrl}/api/settings/api-keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie: account.sessionCookie },
       body: JSON.stringify({ name: `bench-${i}` }),
     });
     tokens.push(created.token);
   }
-  const warmTokens = tokens.slice(0, Math.ceil(warmup / USES_PER_TOKEN));
-  const runTokens = tokens.slice(warmTokens.length);
+  const warmTokens = tokens.slice(0, warmTokenCount);
+  const runTokens = tokens.slice(warmTokenCount);
+  // Token i of a pool serves requests i, i + n, i + 2n …: at most USES_PER_TOKEN each.
   const authorization = (pool: string[]) => (i: number) => ({ authorization: `Bearer ${pool[i % pool.length] ?? ''}` });
 
-  await load(`${bareUrl}/repos`, warmup, () => ({}));
-  await load(`${gatewayUrl}/api/v1/svc/repos`, warmup, authorization(warmTokens));
-  const baseline = await load(`${bareUrl}/repos`, REQUESTS, () => ({}));
-  const through = await load(`${gatewayUrl}/api/v1/svc/repos`, REQUESTS, authorization(runTokens));
+  await load(bareUrl, WARMUP, () => ({}));
+  await load(gatewayUrl, WARMUP, authorization(warmTokens));
+  const baseline = await load(bareUrl, REQUESTS, () => ({}));
+  const through = await load(gatewayUrl, REQUESTS, authorization(runTokens));
 
   const row = (name: string, r: Result): string =>
     `${name.padEnd(22)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   non-200: ${r.failures}`;
-  console.log(`GET /repos, ${REQUESTS} requests, concurrency ${CONCURRENCY}, Node ${process.version}`);
+  console.log(`GET /api/v1/svc/repos, ${REQUESTS} requests, concurrency ${CONCURRENCY}, Node ${process.version}`);
   console.log(row('bare Koa handler', baseline));
   console.log(row('gateway (PAT + limit)', through));
   console.log(
@@ -158,6 +118,6 @@ try {
       `p50 ${(through.p50 / baseline.p50).toFixed(1)}x, p99 ${(through.p99 / baseline.p99).toFixed(1)}x`,
   );
 } finally {
-  for (const child of children.reverse()) await child.stop();
-  await infra.stop();
+  await bare?.stop();
+  await stack.stop();
 }

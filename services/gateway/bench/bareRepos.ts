@@ -1,6 +1,8 @@
-// The baseline of the benchmark: a bare Koa handler answering GET …/repos with the same JSON the
-// gateway answers. It also stands in for the catalog behind the gateway (the same handler), so the
-// ratio measures what the gateway itself adds: PAT lookup, per-PAT limit in Redis, one internal hop.
+// The baseline of the benchmark (authenticatedRepos.ts): a bare Koa handler answering
+// GET /api/v1/svc/repos with JSON of the shape the gateway answers for a development account (two
+// repositories, the contract's fields), so the ratio measures what the whole path adds: the
+// gateway's PAT lookup, per-PAT limit in Redis and internal hop, and the catalog's read.
+// PORT (default a free one); prints `listening <port>`; exits at the end of its stdin.
 import Koa from 'koa';
 
 const repos = [
@@ -14,11 +16,6 @@ app.use(async (ctx) => {
   if (ctx.method === 'GET' && ctx.path.endsWith('/repos')) {
     ctx.type = 'application/json';
     ctx.body = REPOS_BODY;
-  } else if (ctx.path === '/readyz' || ctx.path === '/healthz') {
-    ctx.body = { ok: true, data: { status: 'ready' } };
-  } else if (ctx.method === 'POST' && ctx.path === '/internal/dev/installations') {
-    ctx.status = 201;
-    ctx.body = { ok: true, data: { installation: { id: 1, account: 'bench', provider: 'local' }, repos } };
   } else {
     ctx.status = 404;
     ctx.body = { ok: false, error: { code: 'NOT_FOUND', message: 'No route' } };

@@ -2,11 +2,14 @@
 // stack, while one tenant's run prints 4 × 250 KB of adversarial text
 // (`@shell yes TOKEN | head -c 250000 | tr -d '\n'` four times: one 250 KB word, the input that
 // stalled runs' event loop for seconds), another tenant's GET /runs/{runId} latency, p50 and max,
-// beside the same request on the idle stack. BENCH_SAMPLES (default 40) idle requests.
+// beside the same request on the idle stack. BENCH_SAMPLES (default 40) idle requests;
+// BENCH_ADVERSARIAL_BYTES (default 250000) the size of each of the four words.
+// BENCH_BASE_URL to use a running system's gateway and start no stack (startBenchStack).
 import { json, newUser, percentile, startBenchStack, startRun as startRunWith, tokenOf, type User } from './client.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
-const ADVERSARIAL = Array.from({ length: 4 }, () => "@shell yes TOKEN | head -c 250000 | tr -d '\\n'").join('\n');
+const ADVERSARIAL_BYTES = Number(process.env.BENCH_ADVERSARIAL_BYTES ?? 250_000);
+const ADVERSARIAL = Array.from({ length: 4 }, () => `@shell yes TOKEN | head -c ${ADVERSARIAL_BYTES} | tr -d '\\n'`).join('\n');
 const TERMINAL = new Set(['success', 'failed', 'cancelled']);
 
 const startRun = async (api: string, user: User, prompt: string): Promise<string> => (await startRunWith(api, user, prompt)).data.runId;
@@ -63,7 +66,7 @@ try {
   console.log(`another tenant's GET /runs/{runId} through the gateway, local stack, stand-in harness (codex), Node ${process.version}`);
   console.log(`idle stack                        (${idle.length} requests): p50 ${ms(percentile(idle, 0.5))}, max ${ms(Math.max(...idle))}`);
   console.log(
-    `during 4 × 250 KB adversarial run (${during.length} requests): p50 ${ms(percentile(during, 0.5))}, max ${ms(Math.max(...during))}; the run ended ${ended} in ${seconds.toFixed(1)} s`,
+    `during 4 × ${ADVERSARIAL_BYTES / 1000} KB adversarial run (${during.length} requests): p50 ${ms(percentile(during, 0.5))}, max ${ms(Math.max(...during))}; the run ended ${ended} in ${seconds.toFixed(1)} s`,
   );
 } finally {
   await stack.stop();

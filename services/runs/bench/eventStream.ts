@@ -12,7 +12,8 @@
 //     (default 20) between them, read with the stream: per `@say` event, the client's receive time
 //     minus the event's `createdAt` (the moment the sandboxes service took it from the harness's
 //     output, `emittedAt`), p50, p99, max. Both clocks are this machine's.
-// KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins.
+// KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins;
+// BENCH_BASE_URL to use a running system's gateway and start no stack (startBenchStack).
 import { loadavg } from 'node:os';
 import { json, newUser, percentile, readEventStream, startBenchStack, startRun, tokenOf, type User } from './client.js';
 

@@ -7,7 +7,8 @@
 //     `createdAt`, its first event's `createdAt`, its `updatedAt` once `success`), so polling (which
 //     the per-PAT limit keeps slow) adds nothing to the figures;
 //   - how long the burst took to finish (all `success`), as runs/s.
-// KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins.
+// KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins;
+// BENCH_BASE_URL to use a running system's gateway and start no stack (startBenchStack).
 import { json, newUser, percentile, startBenchStack, startRun as startRunWith, tokenOf, type User } from './client.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 100);

@@ -2,9 +2,16 @@
 // whole strings (no cap: the patterns' own cost) on adversarial inputs beside plain text, the cost
 // of sanitizeText on a 250 KB string (what an event's output costs: cut first, so a constant), and
 // the assignment pattern runs used before (for comparison; super-linear, so on smaller inputs).
+// BENCH_SCALE (default 1) multiplies every input's size: 0.01 is the smoke form (test/benchmarks),
+// the same code in well under a second.
 import { redactSecrets, sanitizeText } from '@ars/sanitize';
 
 const MB = 1024 * 1024;
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+/** `bytes` at BENCH_SCALE, at least one character. */
+const scaled = (bytes: number): number => Math.max(1, Math.round(bytes * SCALE));
+/** 1 MB, 4 MB, 250 KB at the default scale; a smaller scale's sizes as they are (10.5 KB). */
+const sizeLabel = (bytes: number): string => (bytes >= MB ? `${Number((bytes / MB).toFixed(2))} MB` : `${Number((bytes / 1000).toFixed(1))} KB`);
 
 function fill(unit: string, size: number): string {
   return unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
@@ -35,18 +42,23 @@ function fastest(times: number, work: () => void): number {
 }
 
 console.log(`@ars/sanitize, Node ${process.version}`);
-console.log('redactSecrets over the whole string (ms per MB, at 1 MB and at 4 MB: linear when equal):');
+const small = scaled(MB);
+const large = scaled(4 * MB);
+console.log(`redactSecrets over the whole string (ms per MB, at ${sizeLabel(small)} and at ${sizeLabel(large)}: linear when equal):`);
 for (const [name, make] of Object.entries(INPUTS)) {
-  const one = make(MB);
-  const four = make(4 * MB);
-  const perMb1 = fastest(3, () => redactSecrets(one));
-  const perMb4 = fastest(3, () => redactSecrets(four)) / 4;
-  console.log(`  ${name.padEnd(28)} ${perMb1.toFixed(1).padStart(7)} ms/MB at 1 MB, ${perMb4.toFixed(1).padStart(7)} ms/MB at 4 MB`);
+  const one = make(small);
+  const four = make(large);
+  const perMb1 = fastest(3, () => redactSecrets(one)) / (small / MB);
+  const perMb4 = fastest(3, () => redactSecrets(four)) / (large / MB);
+  console.log(
+    `  ${name.padEnd(28)} ${perMb1.toFixed(1).padStart(7)} ms/MB at ${sizeLabel(small)}, ${perMb4.toFixed(1).padStart(7)} ms/MB at ${sizeLabel(large)}`,
+  );
 }
 
-console.log('sanitizeText (cap 2,000) of a 250 KB string, as one event string (ms):');
+const eventSize = scaled(250_000);
+console.log(`sanitizeText (cap 2,000) of a ${sizeLabel(eventSize)} string, as one event string (ms):`);
 for (const [name, make] of Object.entries(INPUTS)) {
-  const text = make(250_000);
+  const text = make(eventSize);
   console.log(
     `  ${name.padEnd(28)} ${fastest(5, () => sanitizeText(text))
       .toFixed(2)
@@ -58,10 +70,10 @@ for (const [name, make] of Object.entries(INPUTS)) {
 const FORMER_ASSIGNMENT =
   /\b([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"']+)/gi;
 console.log('the former assignment pattern on `yes TOKEN` text (ms; x4 the size costs ~x16):');
-for (const size of [10_000, 20_000, 40_000]) {
+for (const size of [10_000, 20_000, 40_000].map(scaled)) {
   const text = fill('TOKEN', size);
   console.log(
-    `  ${String(size / 1000).padStart(3)} KB: ${fastest(1, () => text.replace(FORMER_ASSIGNMENT, ''))
+    `  ${sizeLabel(size).padStart(6)}: ${fastest(1, () => text.replace(FORMER_ASSIGNMENT, ''))
       .toFixed(0)
       .padStart(6)} ms; now ${fastest(3, () => redactSecrets(text)).toFixed(2)} ms`,
   );

@@ -1,12 +1,28 @@
-import { startStack, type Stack } from './stack.js';
+import { startStack } from './stack.js';
+
+/** What a benchmark needs of the system: the gateway it talks to, and how to let go of it. */
+export interface BenchStack {
+  /** The gateway's origin, e.g. `http://127.0.0.1:4123`. */
+  baseUrl: string;
+  /** Stops the stack the benchmark started; does nothing to a running system it was given. */
+  stop(): Promise<void>;
+}
 
 /**
- * The whole stack for a benchmark: on the infrastructure named by KAFKA_BROKERS, MONGO_URL and
- * REDIS_URL when set (else its own), the gateway on a free port, quiet (warnings only, not printed),
- * so a benchmark's output is its figures.
+ * The system a stack benchmark runs against. With `BENCH_BASE_URL` (the origin of a running
+ * gateway in development mode, e.g. the CI's system for the smoke forms in test/benchmarks): that
+ * gateway, nothing started and nothing stopped; the benchmarks make their own users through
+ * `POST /api/dev/accounts`, so any development-mode system will do. Without it: the whole stack,
+ * on the infrastructure named by KAFKA_BROKERS, MONGO_URL and REDIS_URL when set (else its own),
+ * the gateway on a free port, quiet (warnings only, not printed), so a benchmark's output is its
+ * figures. The one place that choice is made, so every benchmark makes it alike.
  */
-export function startBenchStack(env: NodeJS.ProcessEnv = process.env): Promise<Stack> {
-  return startStack({
+export async function startBenchStack(env: NodeJS.ProcessEnv = process.env): Promise<BenchStack> {
+  if (env.BENCH_BASE_URL) {
+    // The origin only: the benchmarks append `/api/...` themselves, and a typo fails here, not as a 404 later.
+    return { baseUrl: new URL(env.BENCH_BASE_URL).origin, stop: async () => undefined };
+  }
+  const stack = await startStack({
     gatewayPort: 0,
     kafkaBrokers: env.KAFKA_BROKERS,
     mongoUrl: env.MONGO_URL,
@@ -14,4 +30,5 @@ export function startBenchStack(env: NodeJS.ProcessEnv = process.env): Promise<S
     logLevel: 'warn',
     output: () => undefined,
   });
+  return { baseUrl: stack.baseUrl, stop: () => stack.stop() };
 }

@@ -1,5 +1,6 @@
 export { startStack, telemetryEnvironment } from './stack.js';
 export { startBenchStack } from './benchStack.js';
+export type { BenchStack } from './benchStack.js';
 export type { Stack, StackOptions, StackTelemetry } from './stack.js';
 export { startInfrastructure } from './infra/index.js';
 export type { Infrastructure, InfrastructureOptions, LocalKafka, LocalMongo, LocalRedis } from './infra/index.js';

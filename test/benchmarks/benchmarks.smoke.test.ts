@@ -8,9 +8,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromRoot, repoRoot } from '@ars/stack';
 import { commandLineOf, descendantsOf } from '../support/processTree.js';
-import { systemForSuite } from '../support/system.js';
+import { sharedSystem } from '@ars/testenv';
 
-const system = systemForSuite();
+const system = sharedSystem();
 
 interface Smoke {
   /** `<workspace> <script>`, as `npm run <script> -w <workspace>` names it. */

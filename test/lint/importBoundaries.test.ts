@@ -34,7 +34,7 @@ describe("a service's production sources import no development infrastructure", 
     ['a testing/ harness', 'services/runs/src/testing/runsHarness.ts'],
     ['a testing.ts module', 'services/sandboxes/src/providers/kubernetes/testing.ts'],
     ['a cross-service test', 'test/gateway/devAccount.test.ts'],
-    ['a shared test kit', 'shared/testenv/src/infrastructure.ts'],
+    ['the test kit', 'deploy/local/testenv/src/infrastructure.ts'],
   ])('is allowed in %s', async (_what, filePath) => {
     expect(await refusals(filePath, '@ars/kubernetes-stand-in')).toEqual([]);
     expect(await refusals(filePath, '@ars/testenv')).toEqual([]);

@@ -1,9 +1,26 @@
 // The two ways a test file gets the whole system: the run's shared one (the default) or one of its
 // own. Both register the file's jest hooks and answer a getter, since the system exists only once
 // `beforeAll` has run.
-import { afterAll, beforeAll } from '@jest/globals';
 import { SHARED_SYSTEM_VARIABLE } from './sharedSystemHost.js';
 import { startSystem, type System, type SystemOptions, type SystemView } from './system.js';
+
+/** jest's hooks, as the globals jest puts in a test file's scope. */
+interface SuiteHooks {
+  beforeAll(fn: () => Promise<void>, timeoutMs?: number): void;
+  afterAll(fn: () => Promise<void>, timeoutMs?: number): void;
+}
+
+/**
+ * Read when a suite calls for a system, not imported: the package is also loaded outside jest (the
+ * benchmarks take `sseItems` from it, the global set-up its host), where `@jest/globals` throws.
+ */
+function suiteHooks(): SuiteHooks {
+  const scope = globalThis as Partial<SuiteHooks>;
+  if (typeof scope.beforeAll !== 'function' || typeof scope.afterAll !== 'function') {
+    throw new Error('sharedSystem() and ownSystem() register jest hooks: call them in a test file');
+  }
+  return scope as SuiteHooks;
+}
 
 /** The first suite to ask waits for the start of the whole stack on a busy machine. */
 const SHARED_START_TIMEOUT_MS = 240_000;
@@ -15,7 +32,7 @@ const SHARED_START_TIMEOUT_MS = 240_000;
  */
 export function sharedSystem(): () => SystemView {
   let view: SystemView | undefined;
-  beforeAll(async () => {
+  suiteHooks().beforeAll(async () => {
     view = await askSharedSystem();
   }, SHARED_START_TIMEOUT_MS);
   return () => {
@@ -51,10 +68,11 @@ async function askSharedSystem(env: NodeJS.ProcessEnv = process.env): Promise<Sy
 export function ownSystem(why: string, env: Record<string, string> = {}, options: () => SystemOptions = () => ({})): () => System {
   if (why.trim().length === 0) throw new Error('ownSystem: say why the shared system cannot serve this suite');
   let system: System | undefined;
-  beforeAll(async () => {
+  const hooks = suiteHooks();
+  hooks.beforeAll(async () => {
     system = await startSystem(env, options());
   }, 120_000);
-  afterAll(async () => {
+  hooks.afterAll(async () => {
     await system?.stop();
   }, 60_000);
   return () => {

@@ -9,6 +9,7 @@ import {
   startHttpServer,
   currentRequest,
   readRawBody,
+  requestBody,
   type HttpAppOptions,
   type RunningServer,
 } from '@ars/http-app';
@@ -37,7 +38,7 @@ afterEach(async () => {
 function routes(): Router {
   const router = new Router();
   router.get('/things/:id', (ctx) => ok(ctx, { id: ctx.params.id, requestId: currentRequest()?.requestId }));
-  router.post('/things', (ctx) => ok(ctx, { received: ctx.request.body }, 201));
+  router.post('/things', (ctx) => ok(ctx, { received: requestBody(ctx) }, 201));
   router.get('/limited', () => {
     throw AppError.rateLimited();
   });

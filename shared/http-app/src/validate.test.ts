@@ -7,6 +7,7 @@ import {
   mountRouters,
   ok,
   parseQuery,
+  requestBody,
   Router,
   startHttpServer,
   validateBody,
@@ -105,7 +106,7 @@ describe('validation errors reach the client as 400 envelopes', () => {
   });
   test('over HTTP', async () => {
     const router = new Router();
-    router.post('/runs', (ctx) => ok(ctx, parseStartRun(ctx.request.body), 202));
+    router.post('/runs', (ctx) => ok(ctx, parseStartRun(requestBody(ctx)), 202));
     router.get('/repos', (ctx) => ok(ctx, { limit: clampLimit(parseList(ctx.query).limit, { min: 1, max: 200, default: 100 }) }));
     const app = mountRouters(createHttpApp({ service: 't', logger: createLogger({ service: 't', level: 'silent' }) }), router);
     server = await startHttpServer(app);

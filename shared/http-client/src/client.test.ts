@@ -2,7 +2,7 @@ import { createServer as createRawServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { AppError } from '@ars/errors';
-import { createHttpApp, mountRouters, ok, requireInternalCaller, Router, startHttpServer, type RunningServer } from '@ars/http-app';
+import { createHttpApp, mountRouters, ok, requestBody, requireInternalCaller, Router, startHttpServer, type RunningServer } from '@ars/http-app';
 import { createHttpClient, type HttpClient } from '@ars/http-client';
 import { createLogger } from '@ars/logger';
 import { shutdownTelemetry, startTelemetry } from '@ars/telemetry';
@@ -31,10 +31,10 @@ async function startPeer(): Promise<{ url: string; seen: Seen[]; releaseSlow: ()
   router.use(requireInternalCaller(TOKEN));
   router.use(async (ctx, next) => {
     await next();
-    seen.push({ headers: ctx.headers, body: ctx.request.body, query: { ...ctx.query } });
+    seen.push({ headers: ctx.headers, body: requestBody(ctx), query: { ...ctx.query } });
   });
   router.get('/things/:id', (ctx) => ok(ctx, { id: ctx.params.id, caller: ctx.state.caller, requestId: ctx.state.requestId }));
-  router.post('/things', (ctx) => ok(ctx, { created: ctx.request.body }, 201));
+  router.post('/things', (ctx) => ok(ctx, { created: requestBody(ctx) }, 201));
   router.put('/things/:id', (ctx) => ok(ctx, { replaced: ctx.params.id }));
   router.delete('/things/:id', (ctx) => ok(ctx, { deleted: ctx.params.id }));
   router.get('/conflict', () => {

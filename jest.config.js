@@ -42,10 +42,9 @@ export default {
   globalSetup: '<rootDir>/deploy/local/testenv/jest/globalSetup.js',
   globalTeardown: '<rootDir>/deploy/local/testenv/jest/globalTeardown.js',
   testTimeout: 60_000,
-  // Most of a whole-system or service suite's time is waiting (a consumer group's first join takes the
-  // broker's 3 s rebalance delay; deadlines, restarts): a third worker on two cores fills that idle CPU.
-  // Counted here, not as '150%': jest reads a percentage above 100 as a worker count.
-  maxWorkers: Math.max(2, Math.floor(availableParallelism() * 1.5)),
+  // Two workers on two cores: a third was measured (a fresh CI run each way) to fill the idle CPU the
+  // waiting suites leave and then slow every file by as much (jest 1,249 s with three, 1,166 s with two).
+  maxWorkers: Math.max(2, availableParallelism()),
   reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
   // Longest first: suites with a system of their own, then the shared system's, then the rest.
   testSequencer: '<rootDir>/scripts/jestSequencer.cjs',

@@ -81,8 +81,12 @@ withBwrap('a sandbox whose set-up fails before the command runs is started again
   });
 
   test('a command with network (slirp4netns attached behind the block fd) is started again too', async () => {
-    flaky.failNext(2);
+    // One failure made here: the attempts left are for bwrap's own (its loopback set-up fails now and
+    // then on a loaded machine, which is why set-ups are started again at all).
+    flaky.failNext(1);
+    const before = flaky.starts();
     const result = await run('echo ran >> network.count; echo online', { network: 'internet' });
+    expect(flaky.starts() - before).toBeGreaterThanOrEqual(2);
     expect(result).toEqual({ exitCode: 0, aborted: false, output: 'online\n' });
     expect(timesRun('network.count')).toBe(1);
   });

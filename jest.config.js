@@ -42,9 +42,11 @@ export default {
   globalSetup: '<rootDir>/deploy/local/testenv/jest/globalSetup.js',
   globalTeardown: '<rootDir>/deploy/local/testenv/jest/globalTeardown.js',
   testTimeout: 60_000,
-  // Two workers on two cores: a third was measured (a fresh CI run each way) to fill the idle CPU the
-  // waiting suites leave and then slow every file by as much (jest 1,249 s with three, 1,166 s with two).
-  maxWorkers: Math.max(2, availableParallelism()),
+  // Most of a whole-system or service suite's time is waiting (a consumer group's first join takes the
+  // broker's 3 s rebalance delay; deadlines, restarts), so a third worker on two cores. Measured in two
+  // fresh CI runs of one day: jest 1,249 s with three workers, 1,471 s with two (noisy machines: an
+  // earlier run with two took 1,166 s). Counted here, not as '150%': jest reads that as 150 workers.
+  maxWorkers: Math.max(2, Math.floor(availableParallelism() * 1.5)),
   reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
   // Longest first: suites with a system of their own, then the shared system's, then the rest.
   testSequencer: '<rootDir>/scripts/jestSequencer.cjs',

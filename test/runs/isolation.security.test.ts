@@ -101,7 +101,7 @@ describe('from inside a run, the project’s directory and the source host’s r
   test('of the project’s directory only the stand-in harness’s own files exist inside (read-only): no source, no configuration, no .git', async () => {
     const project = process.cwd();
     const [files, writing] = await shellOutputs(
-      `@shell find ${project} -type f | sort\n@shell touch ${project}/services/sandboxes/package.json 2>/dev/null && echo writable || echo read-only`,
+      `@shell find ${project} -type f | sort\n@shell touch ${project}/deploy/local/harness-stand-ins/package.json 2>/dev/null && echo writable || echo read-only`,
     );
     const listed = (files ?? '')
       .trim()
@@ -109,8 +109,12 @@ describe('from inside a run, the project’s directory and the source host’s r
       .map((file) => file.slice(project.length + 1));
     expect(listed.length).toBeGreaterThan(0);
     for (const file of listed) {
-      expect(file).toMatch(/^services\/sandboxes\/(package\.json|bin\/(codex|claude-code)-standin\.mjs|dist\/harness\/standins\/[^/]+)$/);
+      expect(file).toMatch(
+        /^(deploy\/local\/harness-stand-ins\/(package\.json|bin\/(codex|claude-code)-standin\.mjs|dist\/[^/]+)|node_modules\/@ars\/harness-thread-files\/(package\.json|dist\/[^/]+))$/,
+      );
     }
+    // The stand-in's own package.json is there, so "read-only" below is the mount's answer, not a missing file's.
+    expect(listed).toContain('deploy/local/harness-stand-ins/package.json');
     expect(listed).not.toContain('package.json');
     expect(writing?.trim()).toBe('read-only');
   });

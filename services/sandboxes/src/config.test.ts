@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, refuseDevelopmentDefaults, serviceConfig } from '@ars/config';
 import { checkDrainFitsShutdown, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
 import { harnessExecutable } from './sandboxes.js';
-import { standInExecutable } from './harness/index.js';
+import { standInExecutable, standInFiles } from './harness/index.js';
+import { STAND_IN_LAUNCHERS } from '@ars/harness-stand-ins';
 
 const schema = { ...serviceConfig({ service: 'sandboxes', port: 8083 }), ...sandboxesConfigSchema };
 
@@ -23,6 +25,15 @@ describe('configuration comes through the config loader', () => {
     expect(harnessExecutable('codex', undefined)).toBe(standInExecutable('codex'));
     expect(harnessExecutable('claude-code', 'bundled')).toBeUndefined();
     expect(harnessExecutable('codex', '/opt/codex/bin/codex')).toBe('/opt/codex/bin/codex');
+  });
+  // The service knows the stand-ins only by their paths in the repository (it must not import them):
+  // this holds those paths to the package's own, and every file an isolated sandbox binds for one to
+  // a file that is there (after the build).
+  test('unset: @ars/harness-stand-ins’ launchers; every file a sandbox binds for a stand-in exists', () => {
+    for (const harness of ['codex', 'claude-code'] as const) {
+      expect(harnessExecutable(harness, undefined)).toBe(STAND_IN_LAUNCHERS[harness]);
+      for (const path of standInFiles(harness)) expect(existsSync(path)).toBe(true);
+    }
   });
 });
 

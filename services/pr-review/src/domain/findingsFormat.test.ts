@@ -126,7 +126,7 @@ describe('paths are normalized: no "..", no leading "/"', () => {
 });
 
 describe('what the stand-in harnesses say for @finding is read back as the findings it names', () => {
-  // Copied from the stand-ins' final message (services/sandboxes, standins/directives.ts findingsMessage,
+  // Copied from the stand-ins' final message (deploy/local/harness-stand-ins, src/directives.ts findingsMessage,
   // for `@finding app.js "run(req" high Unchecked input.`); workspaces do not import each other's sources.
   const standInMessage =
     'Review done: 1 finding(s).\n\n```ars-findings\n[\n  {\n    "path": "app.js",\n    "line": 2,\n    "severity": "high",\n    "message": "Unchecked input.",\n    "anchor": "run(req.body.id);"\n  }\n]\n```';

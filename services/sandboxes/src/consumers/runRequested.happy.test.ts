@@ -1,7 +1,7 @@
 import { gitIn, startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
 import { assertStandInsBuilt } from '../harness/testing.js';
 import type { HarnessName } from '../harness/index.js';
-import { fakeUsage, parseDirectives } from '../harness/standins/directives.js';
+import { fakeUsage, parseDirectives } from '@ars/harness-stand-ins';
 
 let kit: SandboxesKit;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { waitFor } from '@ars/testenv';
 import type { HarnessEvent, HarnessName } from './adapter.js';
 import { runHarness } from './index.js';
-import { standInExecutable } from './standins/paths.js';
+import { standInExecutable } from './standInPaths.js';
 import { assertStandInsBuilt, isAlive, makeWorkTree, record, scrubbedEnv, type WorkTree } from './testing.js';
 
 const HARNESSES: HarnessName[] = ['codex', 'claude-code'];

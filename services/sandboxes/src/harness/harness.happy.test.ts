@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { usageOfReport } from '../domain/runUsage.js';
 import type { HarnessName } from './adapter.js';
-import { fakeUsage, findingsMessage, parseDirectives } from './standins/directives.js';
+import { fakeUsage, findingsMessage, parseDirectives } from '@ars/harness-stand-ins';
 import { assertStandInsBuilt, makeWorkTree, record, type WorkTree } from './testing.js';
 
 const HARNESSES: HarnessName[] = ['codex', 'claude-code'];

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HarnessName } from './adapter.js';
-import { claudeProjectDirName } from './standins/threadFiles.js';
+import { claudeProjectDirName } from '@ars/harness-thread-files';
 import { MAX_THREAD_STATE_BYTES, ThreadStateError, collectThreadState, restoreThreadState } from './threadState.js';
 import { assertStandInsBuilt, makeWorkTree, record, type Recorded, type WorkTree } from './testing.js';
 

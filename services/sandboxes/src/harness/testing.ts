@@ -3,11 +3,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { runHarness } from './index.js';
 import type { HarnessEvent, HarnessName, HarnessResult } from './adapter.js';
-import { standInExecutable } from './standins/paths.js';
+import { standInExecutable } from './standInPaths.js';
 
 export interface WorkTree {
   dir: string;
@@ -28,7 +27,7 @@ export async function makeWorkTree(): Promise<WorkTree> {
 
 /** The stand-ins run the built JavaScript: fail loudly when it is missing. */
 export function assertStandInsBuilt(): void {
-  const built = fileURLToPath(new URL('../../dist/harness/standins/codexStandIn.js', import.meta.url));
+  const built = join(dirname(dirname(standInExecutable('codex'))), 'dist', 'codexStandIn.js');
   if (!existsSync(built)) throw new Error(`build first (npx tsc -b tsconfig.build.json): ${built} is missing`);
 }
 

@@ -6,7 +6,7 @@
 import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { HarnessName } from './adapter.js';
-import { claudeProjectDirName, findCodexRollout, isThreadId } from './standins/threadFiles.js';
+import { claudeProjectDirName, findCodexRollout, isThreadId } from '@ars/harness-thread-files';
 
 export interface ThreadFile {
   /** Relative to HOME, `/`-separated, no `.`/`..` segments. */

@@ -20,7 +20,7 @@ import {
   writeInTree,
   type Step,
 } from './directives.js';
-import { appendClaudePrompt, claudeConfigDirOf, claudeTranscriptPath, claudeTranscriptPrompts, isThreadId } from './threadFiles.js';
+import { appendClaudePrompt, claudeConfigDirOf, claudeTranscriptPath, claudeTranscriptPrompts, isThreadId } from '@ars/harness-thread-files';
 
 const VERSION = '2.1.330';
 const TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write'];

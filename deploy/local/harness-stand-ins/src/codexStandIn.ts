@@ -18,7 +18,7 @@ import {
   writeInTree,
   type Step,
 } from './directives.js';
-import { appendCodexPrompt, codexHomeOf, codexRolloutPath, codexRolloutPrompts, findCodexRollout, startCodexRollout } from './threadFiles.js';
+import { appendCodexPrompt, codexHomeOf, codexRolloutPath, codexRolloutPrompts, findCodexRollout, startCodexRollout } from '@ars/harness-thread-files';
 
 interface CodexArgs {
   cd: string | null;

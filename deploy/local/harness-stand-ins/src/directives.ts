@@ -4,8 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
-// Types only: the stand-ins run with nothing of the project but their own built files (paths.ts,
-// standInFiles), so they import no value from another package.
+// Types only: in an isolated sandbox the stand-ins have nothing of the project but their own built
+// files and @ars/harness-thread-files (standInFiles, services/sandboxes/src/harness/standInPaths.ts),
+// so they import no value from another package.
 import type { FindingSeverity, ReportedFinding } from '@ars/contract';
 
 export type Step =

@@ -1,6 +1,8 @@
-// Where the harnesses keep their threads on disk, in the real CLIs' layout, and the records the
-// stand-ins write there. Lives among the stand-ins (which run with nothing of the project but
-// their own files) so that they and threadState.ts share one description of the layout.
+// Where the harnesses keep their threads on disk, in the real CLIs' layout, and the prompt records
+// in them. One description for two users that must agree: the sandboxes service's thread state
+// (which carries these files between sandboxes) and the stand-in CLIs (which write and read them).
+// Node builtins only, no other import: a stand-in in an isolated sandbox has this package bound in
+// and nothing else of the project, so it must load alone.
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

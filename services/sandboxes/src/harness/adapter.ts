@@ -54,8 +54,27 @@ export interface RunHarnessOptions {
   treeRoot?: string;
   /** The complete environment of the harness process (already scrubbed); process.env is never inherited. */
   env: Record<string, string>;
-  /** The provider key, passed explicitly: `CODEX_API_KEY` for codex, `ANTHROPIC_API_KEY` for claude-code. */
+  /**
+   * The provider key, passed explicitly: `CODEX_API_KEY` for codex, `ANTHROPIC_API_KEY` for
+   * claude-code. Absent: a key already in `env` is used, else a placeholder (`NO_API_KEY_PLACEHOLDER`),
+   * because both CLIs refuse to start without one and a provider that needs none (the model
+   * stand-in, a local gateway) must still be asked.
+   */
   apiKey?: string;
+  /**
+   * The root (`scheme://host[:port]`, no `/v1`) of the model API as the CLI reaches it, serving the
+   * OpenAI Responses API at `/v1/responses` (codex) and the Anthropic Messages API at `/v1/messages`
+   * (claude-code): in a sandbox, the forwarder on its own loopback. Absent: the CLI's default
+   * provider (api.openai.com, api.anthropic.com).
+   */
+  modelBaseUrl?: string;
+  /**
+   * True when the caller's own sandbox (our bubblewrap, a Pod) is the boundary: codex then runs
+   * without its own nested sandbox, which cannot be set up inside ours, and a read-only mode is
+   * enforced by the caller's read-only mount of the tree. False or absent (development without
+   * isolation): codex sandboxes its commands itself (`workspace-write`, `read-only`).
+   */
+  containedByCaller?: boolean;
   model?: string;
   /** `POST /runs` `mode` (runModes.ts): a read-only mode keeps the agent from changing files. */
   mode?: string | null;
@@ -73,6 +92,29 @@ export interface RunHarnessOptions {
 }
 
 /** Makes `path` relative to `cwd` when it lies inside it (harnesses report absolute paths). */
+/**
+ * The key a CLI is given when no key was: both refuse to start without one, and a provider that
+ * needs none then sees this name (`Authorization: Bearer ars-no-api-key`, `x-api-key: ars-no-api-key`).
+ */
+export const NO_API_KEY_PLACEHOLDER = 'ars-no-api-key';
+
+/**
+ * The model API root as the CLIs take it: no trailing slash, and no `/v1` (each CLI adds its own
+ * path; a root given with `/v1` is accepted). Throws on a value that is not an http(s) URL.
+ */
+export function modelApiRoot(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Error(`modelBaseUrl is not a URL: ${JSON.stringify(baseUrl)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`modelBaseUrl must be http(s): ${JSON.stringify(baseUrl)}`);
+  if (url.search || url.hash) throw new Error(`modelBaseUrl must have no query or fragment: ${JSON.stringify(baseUrl)}`);
+  const path = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return `${url.protocol}//${url.host}${path}`;
+}
+
 export function pathInTree(cwd: string, path: string): string {
   if (!isAbsolute(path)) return path;
   const rel = relative(cwd, path);

@@ -2,12 +2,15 @@
 // `@anthropic-ai/claude-agent-sdk` and maps its stream-json messages to HarnessEvents (table in
 // README.md).
 import { query } from '@anthropic-ai/claude-agent-sdk';
+import { claudeConfigDir, sessionCostSoFar, turnCost } from './claudeTranscript.js';
 import { harnessModeOf, withMode } from './runModes.js';
 import {
   EventSink,
+  NO_API_KEY_PLACEHOLDER,
   SinkError,
   errorText,
   isRecord,
+  modelApiRoot,
   num,
   pathInTree,
   str,
@@ -20,24 +23,58 @@ import {
 /** Claude Code tools that edit files: their tool_call is followed by a file_change. */
 const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
-/** Tools Claude Code may use without asking (MCP tools are named `mcp__<server>__<tool>`). */
-export const ALLOWED_TOOLS = [
-  'Bash',
-  'BashOutput',
-  'KillShell',
-  'Edit',
-  'MultiEdit',
-  'Write',
-  'NotebookEdit',
-  'Read',
-  'Glob',
-  'Grep',
-  'LS',
-  'TodoWrite',
-  'Task',
-  'WebFetch',
-  'WebSearch',
+/**
+ * Tools Claude Code may use without asking: nobody is there to approve, and a tool that would ask
+ * is refused. Only tools Claude Code 2.1.330 has (checked by running it; recheck when it moves):
+ * Bash, Read, Edit, Write and Agent it offers always; Glob and Grep only when named here (the
+ * native build otherwise searches through Bash); NotebookEdit, WebFetch and WebSearch are its
+ * "deferred" tools, loaded through ToolSearch when the model asks for them. Gone in this version:
+ * LS, MultiEdit, TodoWrite, BashOutput, KillShell, Task (now Agent). MCP tools are named
+ * `mcp__<server>__<tool>`.
+ */
+export const ALLOWED_TOOLS = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'Agent', 'NotebookEdit', 'WebFetch', 'WebSearch'] as const;
+
+/** Where Claude Code goes without `ANTHROPIC_BASE_URL`. */
+export const ANTHROPIC_API_ROOT = 'https://api.anthropic.com';
+
+/**
+ * Variables that already give Claude Code a credential or another provider: with one of them in
+ * `env` and no `apiKey`, no placeholder key is added (it would take precedence over theirs).
+ */
+const CLAUDE_CREDENTIAL_VARS = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+  'CLAUDE_CODE_USE_FOUNDRY',
 ] as const;
+
+/**
+ * Claude Code's environment: the caller's, plus
+ * - the provider: `ANTHROPIC_BASE_URL` = `modelBaseUrl`'s root (it adds `/v1/messages` itself);
+ *   `ANTHROPIC_API_KEY` = `apiKey`, else the placeholder unless env already has a credential;
+ * - no traffic but the model's: without `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` it also sends
+ *   `HEAD /api/hello` and a title-generation request; the auto-updater, telemetry and error
+ *   reporting are off too.
+ */
+export function claudeCodeEnv(options: Pick<RunHarnessOptions, 'env' | 'apiKey' | 'modelBaseUrl'>): Record<string, string> {
+  const env: Record<string, string> = { ...options.env };
+  if (options.apiKey) env.ANTHROPIC_API_KEY = options.apiKey;
+  else if (!CLAUDE_CREDENTIAL_VARS.some((name) => env[name])) env.ANTHROPIC_API_KEY = NO_API_KEY_PLACEHOLDER;
+  if (options.modelBaseUrl !== undefined) env.ANTHROPIC_BASE_URL = modelApiRoot(options.modelBaseUrl);
+  // Bounded retries: by default Claude Code retries an unreachable provider 10 times with backoff
+  // up to 32 s (measured: the run failed after 187 s); 5 end it in about 16 s. A value the caller set is kept.
+  env.CLAUDE_CODE_MAX_RETRIES ||= String(CLAUDE_MAX_RETRIES);
+  env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = '1';
+  env.DISABLE_AUTOUPDATER = '1';
+  env.DISABLE_TELEMETRY = '1';
+  env.DISABLE_ERROR_REPORTING = '1';
+  return env;
+}
+
+/** `CLAUDE_CODE_MAX_RETRIES` unless the caller's env sets it. */
+export const CLAUDE_MAX_RETRIES = 5;
 
 interface PendingTool {
   name: string;
@@ -51,7 +88,23 @@ export class ClaudeStreamMapper {
   /** `system`/`init` `session_id`: the session the caller can resume. */
   sessionId: string | null = null;
 
-  constructor(private readonly cwd: string) {}
+  private readonly providerUrl: string | null;
+  private readonly costBaseline: number | null;
+
+  /**
+   * @param cwd paths in events are made relative to it
+   * @param context.providerUrl the model API, named in a failure to reach it (Claude Code's own
+   *   message says only "Connection refused")
+   * @param context.costBaseline a resumed session's cost before this turn (claudeTranscript.ts):
+   *   Claude Code's `total_cost_usd` includes it
+   */
+  constructor(
+    private readonly cwd: string,
+    context: { providerUrl?: string | null; costBaseline?: number | null } = {},
+  ) {
+    this.providerUrl = context.providerUrl ?? null;
+    this.costBaseline = context.costBaseline ?? null;
+  }
 
   /** Maps one SDK message (of unknown shape) to HarnessEvents. */
   map(message: unknown): HarnessEvent[] {
@@ -165,7 +218,7 @@ export class ClaudeStreamMapper {
       outputTokens: num(usageRecord.output_tokens),
       cachedInputTokens: num(usageRecord.cache_read_input_tokens),
       reasoningOutputTokens: 0,
-      costUsd: typeof message.total_cost_usd === 'number' ? message.total_cost_usd : null,
+      costUsd: typeof message.total_cost_usd === 'number' ? turnCost(message.total_cost_usd, this.costBaseline) : null,
     };
     const events: HarnessEvent[] = [...this.flushPending()];
     events.push({
@@ -185,12 +238,20 @@ export class ClaudeStreamMapper {
     } else {
       const errors = Array.isArray(message.errors) ? message.errors.filter((e): e is string => typeof e === 'string') : [];
       const detail = errors.length > 0 ? errors.join('; ') : (str(message.result) ?? 'the turn ended on an error');
-      const error = subtype === 'success' ? detail : `${subtype}: ${detail}`;
+      const error = describeProviderError(subtype === 'success' ? detail : `${subtype}: ${detail}`, this.providerUrl);
       this.result = { status: 'failed', error, usage };
       events.push({ type: 'error', toolName: null, message: error, payload: { fatal: true, source: 'result', subtype } });
     }
     return events;
   }
+}
+
+/** Claude Code's words for a provider it could not reach (its own, and Node's error codes). */
+const UNREACHABLE = /Connection refused|Connection error|Unable to connect|fetch failed|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH/;
+
+/** A failure to reach the provider names the provider; any other error is kept as it is. */
+export function describeProviderError(error: string, providerUrl: string | null): string {
+  return providerUrl !== null && UNREACHABLE.test(error) ? `claude-code could not reach the model provider at ${providerUrl}: ${error}` : error;
 }
 
 function contentText(content: unknown): string {
@@ -215,14 +276,20 @@ export async function runClaudeCode(options: RunHarnessOptions): Promise<Harness
 async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessResult> {
   const { signal, cwd } = options;
   if (signal.aborted) return { status: 'cancelled' };
+  let env: Record<string, string>;
+  try {
+    env = claudeCodeEnv(options);
+  } catch (error) {
+    return { status: 'failed', error: `claude-code harness failed to run: ${errorText(error)}` };
+  }
+  const configDir = claudeConfigDir(env);
+  const costBaseline = options.resumeThreadId && configDir !== null ? await sessionCostSoFar(configDir, options.resumeThreadId) : null;
+  if (signal.aborted) return { status: 'cancelled' };
   const abortController = new AbortController();
   const onAbort = (): void => abortController.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   let stderrTail = '';
-  const env: Record<string, string> = { ...options.env };
-  if (options.apiKey) env.ANTHROPIC_API_KEY = options.apiKey;
-
-  const mapper = new ClaudeStreamMapper(options.treeRoot ?? cwd);
+  const mapper = new ClaudeStreamMapper(options.treeRoot ?? cwd, { providerUrl: env.ANTHROPIC_BASE_URL || ANTHROPIC_API_ROOT, costBaseline });
   const mode = harnessModeOf(options.mode);
   const sink = new EventSink(options.onEvent, withMode('claude-code stream started', mode));
   let crash: string | null = null;

@@ -4,13 +4,23 @@ import type { ChildProcess } from 'node:child_process';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { basename } from 'node:path';
 import { Codex } from '@openai/codex-sdk';
+import { codexHome, codexOptions, codexRunSettings } from './codexConfig.js';
+import {
+  findRollout,
+  readRolloutRecords,
+  rolloutSize,
+  tokenTotals,
+  tokenTotalsIn,
+  turnTokens,
+  unreportedCommands,
+  type CodexTokenTotals,
+} from './codexRollout.js';
 import { harnessModeOf, withMode } from './runModes.js';
 import {
   EventSink,
   SinkError,
   errorText,
   isRecord,
-  num,
   pathInTree,
   str,
   type HarnessEvent,
@@ -28,10 +38,36 @@ interface TurnState {
   heldError: string | null;
   completed: boolean;
   usage: HarnessUsage | undefined;
+  /** The model API codex was sent to, named in a failure to reach it. */
+  providerUrl: string | null;
+  /** Command items started and not completed (by item id): the latest state of each. */
+  runningCommands: Map<string, Record<string, unknown>>;
+  /** The thread's token totals before this turn (see CodexTokenTotals). */
+  usageBaseline: CodexTokenTotals | null;
 }
 
-export function newTurnState(): TurnState {
-  return { failure: null, lastError: null, heldError: null, completed: false, usage: undefined };
+export function newTurnState(options: { providerUrl?: string | null; usageBaseline?: CodexTokenTotals | null } = {}): TurnState {
+  return {
+    failure: null,
+    lastError: null,
+    heldError: null,
+    completed: false,
+    usage: undefined,
+    providerUrl: options.providerUrl ?? null,
+    runningCommands: new Map(),
+    usageBaseline: options.usageBaseline ?? null,
+  };
+}
+
+/**
+ * The failure as the run reports it: codex says only "Connection failed: error sending request"
+ * when the provider cannot be reached, so the provider's address is added.
+ */
+export function describeTurnFailure(message: string, providerUrl: string | null): string {
+  if (providerUrl !== null && /^(Connection failed|stream disconnected|error sending request)/i.test(message)) {
+    return `codex could not reach the model provider at ${providerUrl}: ${message}`;
+  }
+  return message;
 }
 
 function streamError(message: string): HarnessEvent {
@@ -50,23 +86,25 @@ export function mapCodexEvent(event: unknown, cwd: string, state: TurnState): Ha
   if (!isRecord(event)) return [];
   if (event.type === 'thread.started') return 'start';
   if (event.type === 'turn.failed') {
-    const message = (isRecord(event.error) ? str(event.error.message) : null) ?? 'the turn failed';
+    const raw = (isRecord(event.error) ? str(event.error.message) : null) ?? 'the turn failed';
+    const message = describeTurnFailure(raw, state.providerUrl);
     state.failure = message;
     // The CLI prints an `error` event and then `turn.failed` with the same message: one fatal event.
-    const before = state.heldError !== null && state.heldError !== message ? [streamError(state.heldError)] : [];
+    const before = state.heldError !== null && state.heldError !== raw ? [streamError(state.heldError)] : [];
     state.heldError = null;
     return [...before, { type: 'error', toolName: null, message, payload: { fatal: true, source: 'turn.failed' } }];
   }
   const before = flushCodexState(state);
   switch (event.type) {
     case 'turn.completed': {
-      const usage = isRecord(event.usage) ? event.usage : {};
+      // Codex reports the thread's totals so far; the turn's own are what they grew by.
+      const usage = turnTokens(tokenTotals(event.usage), state.usageBaseline);
       state.completed = true;
       state.usage = {
-        inputTokens: num(usage.input_tokens),
-        outputTokens: num(usage.output_tokens),
-        cachedInputTokens: num(usage.cached_input_tokens),
-        reasoningOutputTokens: num(usage.reasoning_output_tokens),
+        inputTokens: usage.input_tokens,
+        outputTokens: usage.output_tokens,
+        cachedInputTokens: usage.cached_input_tokens,
+        reasoningOutputTokens: usage.reasoning_output_tokens,
         costUsd: null,
       };
       return [
@@ -75,7 +113,7 @@ export function mapCodexEvent(event: unknown, cwd: string, state: TurnState): Ha
           type: 'usage',
           toolName: null,
           message: null,
-          payload: { ...state.usage, cacheWriteInputTokens: num(usage.cache_write_input_tokens) },
+          payload: { ...state.usage, cacheWriteInputTokens: usage.cache_write_input_tokens },
         },
       ];
     }
@@ -85,12 +123,41 @@ export function mapCodexEvent(event: unknown, cwd: string, state: TurnState): Ha
       state.heldError = message;
       return before;
     }
+    case 'item.started':
+    case 'item.updated':
+      // Remembered so that a command still running when the turn ends is reported all the same.
+      if (isRecord(event.item) && event.item.type === 'command_execution') state.runningCommands.set(str(event.item.id) ?? '', event.item);
+      return before;
     case 'item.completed':
+      if (isRecord(event.item)) state.runningCommands.delete(str(event.item.id) ?? '');
       return [...before, ...(isRecord(event.item) ? mapCompletedItem(event.item, cwd) : [])];
     default:
-      // turn.started, item.started, item.updated and unknown events: nothing to record.
+      // turn.started and unknown events: nothing to record.
       return before;
   }
+}
+
+/**
+ * Commands started and never completed on the stream (codex stops printing at the turn's end and
+ * kills them): reported with what was seen of them, `status: 'unfinished'`.
+ */
+export function flushUnfinishedCommands(state: TurnState): HarnessEvent[] {
+  const events = [...state.runningCommands.values()].map((item) => {
+    const call = shellToolCall(item);
+    return { ...call, payload: { ...call.payload, status: 'unfinished' } };
+  });
+  state.runningCommands.clear();
+  return events;
+}
+
+function shellToolCall(item: Record<string, unknown>): HarnessEvent {
+  const exitCode = typeof item.exit_code === 'number' ? item.exit_code : null;
+  return {
+    type: 'tool_call',
+    toolName: 'shell',
+    message: str(item.command),
+    payload: { kind: 'shell', input: { command: str(item.command) }, exitCode, output: str(item.aggregated_output) ?? '', status: str(item.status) },
+  };
 }
 
 function mapCompletedItem(item: Record<string, unknown>, cwd: string): HarnessEvent[] {
@@ -100,17 +167,8 @@ function mapCompletedItem(item: Record<string, unknown>, cwd: string): HarnessEv
       return [{ type: 'assistant_message', toolName: null, message: str(item.text) ?? '', payload: {} }];
     case 'reasoning':
       return [{ type: 'reasoning', toolName: null, message: str(item.text) ?? '', payload: {} }];
-    case 'command_execution': {
-      const exitCode = typeof item.exit_code === 'number' ? item.exit_code : null;
-      return [
-        {
-          type: 'tool_call',
-          toolName: 'shell',
-          message: str(item.command),
-          payload: { kind: 'shell', input: { command: str(item.command) }, exitCode, output: str(item.aggregated_output) ?? '', status },
-        },
-      ];
-    }
+    case 'command_execution':
+      return [shellToolCall(item)];
     case 'file_change': {
       const changes = (Array.isArray(item.changes) ? item.changes : [])
         .filter(isRecord)
@@ -184,25 +242,29 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
   const { signal, cwd } = options;
   const mode = harnessModeOf(options.mode);
   if (signal.aborted) return { status: 'cancelled' };
-  const codex = new Codex({
-    ...(options.executablePath ? { codexPathOverride: options.executablePath } : {}),
-    env: options.env,
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-  });
-  const threadOptions = {
-    workingDirectory: cwd,
-    skipGitRepoCheck: true,
-    sandboxMode: mode.readOnly ? 'read-only' : 'workspace-write',
-    approvalPolicy: 'never',
-    ...(options.model ? { model: options.model } : {}),
-  } as const;
+  let settings: ReturnType<typeof codexRunSettings>;
+  try {
+    settings = codexRunSettings(options, mode);
+  } catch (error) {
+    return { status: 'failed', error: `codex harness failed to run: ${errorText(error)}` };
+  }
+  const codex = new Codex(codexOptions(settings, options.executablePath));
   // resumeThread makes the SDK run `codex exec … resume <id>`.
-  const thread = options.resumeThreadId ? codex.resumeThread(options.resumeThreadId, threadOptions) : codex.startThread(threadOptions);
+  const thread = options.resumeThreadId ? codex.resumeThread(options.resumeThreadId, settings.threadOptions) : codex.startThread(settings.threadOptions);
   const sink = new EventSink(options.onEvent, withMode('codex stream started', mode));
-  const state = newTurnState();
+  const home = codexHome(settings.env);
+  // A resumed thread's rollout grows by this turn's records: only those are read afterwards. Its
+  // token totals so far are what this turn's usage is counted from.
+  const resumedRollout = home !== null && options.resumeThreadId ? await findRollout(home, options.resumeThreadId) : null;
+  const resumedFrom = resumedRollout !== null ? { path: resumedRollout, size: await rolloutSize(resumedRollout) } : null;
+  const usageBaseline = resumedFrom !== null ? tokenTotalsIn(await readRolloutRecords(resumedFrom.path, 0, resumedFrom.size).catch(() => [])) : null;
+  const state = newTurnState({ providerUrl: settings.providerUrl, usageBaseline });
   // The id `thread.started` named (the SDK keeps it as thread.id): the thread the caller can resume.
   let startedThreadId: string | null = null;
   const ran = (result: HarnessResult): HarnessResult => (startedThreadId !== null ? { ...result, threadId: startedThreadId } : result);
+  // The usage event waits for the end of the stream, so that commands recovered from the rollout
+  // come before it, as they happened.
+  const held: HarnessEvent[] = [];
   let crash: string | null = null;
   const unguard = guardStdin(options.executablePath ?? '');
   try {
@@ -214,7 +276,10 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
         await sink.start(withMode(`codex thread ${thread.id ?? '(unnamed)'} started`, mode));
         continue;
       }
-      for (const e of mapped) await sink.emit(e);
+      for (const e of mapped) {
+        if (e.type === 'usage') held.push(e);
+        else await sink.emit(e);
+      }
     }
     for (const e of flushCodexState(state)) await sink.emit(e);
   } catch (error) {
@@ -227,6 +292,13 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
     unguard();
   }
   if (signal.aborted) return ran({ status: 'cancelled' });
+  if (sink.hasStarted) {
+    for (const e of flushUnfinishedCommands(state)) await sink.emit(e);
+    if (home !== null && startedThreadId !== null) {
+      for (const e of await recoverUnreportedCommands(home, startedThreadId, resumedFrom)) await sink.emit(e);
+    }
+    for (const e of held) await sink.emit(e);
+  }
   // A turn the agent failed: the CLI exits non-zero after `turn.failed`; the agent's message is the error.
   if (state.failure !== null) return ran({ status: 'failed', error: state.failure });
   if (crash === null && !state.completed) {
@@ -241,6 +313,22 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
   }
   await sink.emit({ type: 'completed', toolName: null, message: 'success', payload: { status: 'success' } });
   return ran({ status: 'success', ...(state.usage ? { usage: state.usage } : {}) });
+}
+
+/**
+ * The turn's commands codex did not report (codexRollout.ts), read from the thread's rollout once
+ * the CLI has exited (the file is complete then). A rollout that cannot be read (a HOME elsewhere,
+ * as in a Pod) recovers nothing; the run goes on.
+ */
+async function recoverUnreportedCommands(home: string, threadId: string, resumedFrom: { path: string; size: number } | null): Promise<HarnessEvent[]> {
+  try {
+    const path = await findRollout(home, threadId);
+    if (path === null) return [];
+    const from = resumedFrom !== null && resumedFrom.path === path ? resumedFrom.size : 0;
+    return unreportedCommands(await readRolloutRecords(path, from));
+  } catch {
+    return [];
+  }
 }
 
 function describeCrash(full: string): string {

@@ -2,10 +2,9 @@
 // never print: retries, unknown types).
 import type { HarnessEvent } from './adapter.js';
 import { ClaudeStreamMapper } from './claudeCode.js';
-import { flushCodexState, mapCodexEvent, newTurnState } from './codex.js';
+import { flushCodexState, flushUnfinishedCommands, mapCodexEvent, newTurnState } from './codex.js';
 
-function mapCodex(lines: unknown[], cwd = '/w'): { events: HarnessEvent[]; state: ReturnType<typeof newTurnState> } {
-  const state = newTurnState();
+function mapCodex(lines: unknown[], cwd = '/w', state = newTurnState()): { events: HarnessEvent[]; state: ReturnType<typeof newTurnState> } {
   const events: HarnessEvent[] = [];
   for (const line of lines) {
     const mapped = mapCodexEvent(line, cwd, state);
@@ -91,6 +90,86 @@ describe('codex stream mapping', () => {
   });
 });
 
+describe('codex with the real CLI: provider failures, usage of resumed threads, commands cut off', () => {
+  test('a provider that cannot be reached: the retries are non-fatal, the failure names the provider', () => {
+    const { events, state } = mapCodex(
+      [
+        { type: 'thread.started', thread_id: 't' },
+        { type: 'turn.started' },
+        { type: 'error', message: 'Reconnecting... 1/4 (Connection failed: error sending request)' },
+        { type: 'error', message: 'Connection failed: error sending request' },
+        { type: 'turn.failed', error: { message: 'Connection failed: error sending request' } },
+      ],
+      '/w',
+      newTurnState({ providerUrl: 'http://127.0.0.1:4319/v1' }),
+    );
+    const message = 'codex could not reach the model provider at http://127.0.0.1:4319/v1: Connection failed: error sending request';
+    expect(events.map((e) => [e.message, e.payload.fatal])).toEqual([
+      ['Reconnecting... 1/4 (Connection failed: error sending request)', false],
+      [message, true],
+    ]);
+    expect(state.failure).toBe(message);
+  });
+
+  test("other failures keep codex's words", () => {
+    const { state } = mapCodex(
+      [{ type: 'turn.failed', error: { message: 'unexpected status 401 Unauthorized' } }],
+      '/w',
+      newTurnState({ providerUrl: 'https://api.openai.com/v1' }),
+    );
+    expect(state.failure).toBe('unexpected status 401 Unauthorized');
+  });
+
+  test("turn.completed carries the thread's totals: a resumed turn's usage is what they grew by", () => {
+    const baseline = { input_tokens: 100, cached_input_tokens: 10, cache_write_input_tokens: 0, output_tokens: 50, reasoning_output_tokens: 5 };
+    const { events, state } = mapCodex(
+      [
+        { type: 'thread.started', thread_id: 't' },
+        {
+          type: 'turn.completed',
+          usage: { input_tokens: 130, cached_input_tokens: 10, cache_write_input_tokens: 2, output_tokens: 60, reasoning_output_tokens: 5 },
+        },
+      ],
+      '/w',
+      newTurnState({ usageBaseline: baseline }),
+    );
+    expect(state.usage).toEqual({ inputTokens: 30, outputTokens: 10, cachedInputTokens: 0, reasoningOutputTokens: 0, costUsd: null });
+    expect(events[0]?.payload).toMatchObject({ inputTokens: 30, cacheWriteInputTokens: 2 });
+  });
+
+  test('a command started and never completed on the stream (killed at the turn end) is reported unfinished', () => {
+    const state = newTurnState();
+    const started = {
+      id: 'item_0',
+      type: 'command_execution',
+      command: "/bin/bash -lc 'sleep 30'",
+      aggregated_output: '',
+      exit_code: null,
+      status: 'in_progress',
+    };
+    const done = { id: 'item_1', type: 'command_execution', command: 'true', aggregated_output: '', exit_code: 0, status: 'completed' };
+    mapCodex(
+      [
+        { type: 'item.started', item: started },
+        { type: 'item.updated', item: { ...started, aggregated_output: 'partial' } },
+        { type: 'item.started', item: done },
+        { type: 'item.completed', item: done },
+      ],
+      '/w',
+      state,
+    );
+    expect(flushUnfinishedCommands(state)).toEqual([
+      {
+        type: 'tool_call',
+        toolName: 'shell',
+        message: "/bin/bash -lc 'sleep 30'",
+        payload: { kind: 'shell', input: { command: "/bin/bash -lc 'sleep 30'" }, exitCode: null, output: 'partial', status: 'unfinished' },
+      },
+    ]);
+    expect(flushUnfinishedCommands(state)).toEqual([]);
+  });
+});
+
 describe('claude-code stream mapping', () => {
   const base = { parent_tool_use_id: null, session_id: 's', uuid: 'u' };
 
@@ -162,5 +241,35 @@ describe('claude-code stream mapping', () => {
     const mapper = new ClaudeStreamMapper('/w');
     mapper.map({ type: 'result', subtype: 'success', is_error: true, result: 'API Error: 401 invalid x-api-key', usage: {}, ...base });
     expect(mapper.result).toMatchObject({ status: 'failed', error: 'API Error: 401 invalid x-api-key' });
+  });
+
+  test("a provider that cannot be reached: the error names it; a resumed session's cost counts from its cost before the turn", () => {
+    const mapper = new ClaudeStreamMapper('/w', { providerUrl: 'http://127.0.0.1:4319', costBaseline: 0.25 });
+    mapper.map({
+      type: 'result',
+      subtype: 'success',
+      is_error: true,
+      result: 'API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)',
+      total_cost_usd: 0.25,
+      usage: {},
+      ...base,
+    });
+    expect(mapper.result).toMatchObject({
+      status: 'failed',
+      error:
+        'claude-code could not reach the model provider at http://127.0.0.1:4319: API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)',
+      usage: { costUsd: 0 },
+    });
+    const next = new ClaudeStreamMapper('/w', { providerUrl: 'http://127.0.0.1:4319', costBaseline: 0.25 });
+    next.map({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'ok',
+      total_cost_usd: 0.75,
+      usage: { input_tokens: 1, output_tokens: 1 },
+      ...base,
+    });
+    expect(next.result).toMatchObject({ status: 'success', usage: { costUsd: 0.5 } });
   });
 });

@@ -247,7 +247,7 @@ export class ClaudeStreamMapper {
 }
 
 /** Claude Code's words for a provider it could not reach (its own, and Node's error codes). */
-const UNREACHABLE = /Connection refused|Connection error|Unable to connect|fetch failed|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH/;
+const UNREACHABLE = /Connection refused|Connection error|Unable to connect|fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH/;
 
 /** A failure to reach the provider names the provider; any other error is kept as it is. */
 export function describeProviderError(error: string, providerUrl: string | null): string {

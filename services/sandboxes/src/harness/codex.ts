@@ -64,7 +64,8 @@ export function newTurnState(options: { providerUrl?: string | null; usageBaseli
  * when the provider cannot be reached, so the provider's address is added.
  */
 export function describeTurnFailure(message: string, providerUrl: string | null): string {
-  if (providerUrl !== null && /^(Connection failed|stream disconnected|error sending request)/i.test(message)) {
+  // Only a connection that could not be made: a stream the provider cut off mid-answer did reach it.
+  if (providerUrl !== null && /^(Connection failed|error sending request)/i.test(message)) {
     return `codex could not reach the model provider at ${providerUrl}: ${message}`;
   }
   return message;

@@ -28,7 +28,7 @@ beforeAll(async () => {
     sourceHostDir: temporary('ars-outage-source-host-'),
     logLevel: 'warn',
     output: () => undefined,
-    env: { INTERNAL_TOKEN: randomBytes(24).toString('base64url'), ARS_ENV: 'development' },
+    env: { INTERNAL_TOKEN: randomBytes(24).toString('base64url'), ARS_ENV: 'development', HARNESS_CLIS: 'stand-in' },
   });
 }, 120_000);
 

@@ -88,18 +88,16 @@ describe('ARS_ENV=production refuses every development default at start-up with 
     expect(line).not.toContain('short-token');
   });
 
-  test('sandboxes: the stand-in harnesses (CODEX_PATH, CLAUDE_CODE_PATH unset) are refused, both on the one line', () => {
-    const { CODEX_PATH: _codex, CLAUDE_CODE_PATH: _claude, ...standIns } = productionEnv;
-    expect(refusalLine('sandboxes', standIns)).toBe(
-      'Invalid configuration: CODEX_PATH is required in production (a Codex CLI path or `bundled`; unset runs the stand-in); ' +
-        'CLAUDE_CODE_PATH is required in production (a Claude Code CLI path or `bundled`; unset runs the stand-in)',
+  test('sandboxes: the stand-in CLIs (HARNESS_CLIS=stand-in) are refused, named', () => {
+    expect(refusalLine('sandboxes', { ...productionEnv, HARNESS_CLIS: 'stand-in' })).toBe(
+      'Invalid configuration: HARNESS_CLIS=stand-in is refused in production (scripted stand-ins, not agents, would run every run)',
     );
   });
 
-  test('sandboxes: one stand-in left is named alone', () => {
-    const { CLAUDE_CODE_PATH: _claude, ...codexOnly } = productionEnv;
-    expect(refusalLine('sandboxes', codexOnly)).toBe(
-      'Invalid configuration: CLAUDE_CODE_PATH is required in production (a Claude Code CLI path or `bundled`; unset runs the stand-in)',
+  test('sandboxes: CODEX_PATH and CLAUDE_CODE_PATH unset are the bundled CLIs, accepted: the refusal named is another one', () => {
+    const { CODEX_PATH: _codex, CLAUDE_CODE_PATH: _claude, ...bundled } = productionEnv;
+    expect(refusalLine('sandboxes', { ...bundled, SANDBOX_ISOLATION: 'none' })).toBe(
+      'Invalid configuration: SANDBOX_ISOLATION=none is refused in production (agents would run unisolated)',
     );
   });
 

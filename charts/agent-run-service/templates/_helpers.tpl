@@ -165,6 +165,8 @@ mcp-registry: []
 - name: SANDBOX_ISOLATION
   value: none
 {{- end }}
+- name: HARNESS_CLIS
+  value: {{ $v.sandboxes.harnessClis | quote }}
 {{- if $v.sandboxes.codexPath }}
 - name: CODEX_PATH
   value: {{ $v.sandboxes.codexPath | quote }}

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, refuseDevelopmentDefaults, serviceConfig } from '@ars/config';
 import { checkDrainFitsShutdown, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
-import { harnessExecutable } from './sandboxes.js';
-import { standInExecutable, standInFiles } from './harness/index.js';
+import { harnessClis } from './harness/harnessClis.js';
+import { standInFiles } from './harness/index.js';
 import { STAND_IN_LAUNCHERS } from '@ars/harness-stand-ins';
 
 const schema = { ...serviceConfig({ service: 'sandboxes', port: 8083 }), ...sandboxesConfigSchema };
@@ -14,26 +14,49 @@ describe('configuration comes through the config loader', () => {
     expect(() => loadConfig(schema, {})).toThrow(ConfigError);
     expect(() => loadConfig(schema, {})).toThrow(/CATALOG_URL/);
   });
-  test('defaults: stand-ins, heartbeat 5 s, lost after 20 s, a root under the temporary directory', () => {
+  test('defaults: the real CLIs (the SDKs’ bundled ones), heartbeat 5 s, lost after 20 s, a root under the temporary directory', () => {
     const config = loadConfig(schema, { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16) });
-    expect(config).toMatchObject({ SESSION_HEARTBEAT_MS: 5000, SESSION_LOST_AFTER_MS: 20000 });
+    expect(config).toMatchObject({ HARNESS_CLIS: 'real', SESSION_HEARTBEAT_MS: 5000, SESSION_LOST_AFTER_MS: 20000 });
     expect(config.CODEX_PATH).toBeUndefined();
     expect(config.CLAUDE_CODE_PATH).toBeUndefined();
     expect(config.SANDBOX_ROOT).toMatch(/ars-sandboxes$/);
+    expect(harnessClis(config)).toEqual({
+      kind: 'real',
+      callsModel: true,
+      byHarness: { codex: { executablePath: undefined, files: undefined }, 'claude-code': { executablePath: undefined, files: undefined } },
+    });
   });
-  test('CODEX_PATH / CLAUDE_CODE_PATH: unset → stand-in, bundled → the SDK’s CLI, else the path', () => {
-    expect(harnessExecutable('codex', undefined)).toBe(standInExecutable('codex'));
-    expect(harnessExecutable('claude-code', 'bundled')).toBeUndefined();
-    expect(harnessExecutable('codex', '/opt/codex/bin/codex')).toBe('/opt/codex/bin/codex');
+});
+
+describe('HARNESS_CLIS: real (CODEX_PATH / CLAUDE_CODE_PATH: a path, or bundled / unset) or stand-in', () => {
+  test('real: `bundled` and unset are the SDK’s CLI, a path is that path; the real CLIs call a model', () => {
+    const clis = harnessClis({ HARNESS_CLIS: 'real', CODEX_PATH: '/opt/codex/bin/codex', CLAUDE_CODE_PATH: 'bundled' });
+    expect(clis.byHarness.codex).toEqual({ executablePath: '/opt/codex/bin/codex', files: undefined });
+    expect(clis.byHarness['claude-code']).toEqual({ executablePath: undefined, files: undefined });
+    expect(clis.callsModel).toBe(true);
   });
   // The service knows the stand-ins only by their paths in the repository (it must not import them):
   // this holds those paths to the package's own, and every file an isolated sandbox binds for one to
   // a file that is there (after the build).
-  test('unset: @ars/harness-stand-ins’ launchers; every file a sandbox binds for a stand-in exists', () => {
+  test('stand-in: @ars/harness-stand-ins’ launchers whatever CODEX_PATH says, with the files a sandbox binds for them, all there; no model', () => {
+    const clis = harnessClis({ HARNESS_CLIS: 'stand-in', CODEX_PATH: '/opt/codex/bin/codex' });
+    expect(clis.callsModel).toBe(false);
     for (const harness of ['codex', 'claude-code'] as const) {
-      expect(harnessExecutable(harness, undefined)).toBe(STAND_IN_LAUNCHERS[harness]);
+      expect(clis.byHarness[harness]).toEqual({ executablePath: STAND_IN_LAUNCHERS[harness], files: standInFiles(harness) });
       for (const path of standInFiles(harness)) expect(existsSync(path)).toBe(true);
     }
+  });
+  test('any other value is refused, naming the variable', () => {
+    expect(() => loadConfig(schema, { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16), HARNESS_CLIS: 'fake' })).toThrow(/HARNESS_CLIS/);
+  });
+  test('ARS_ENV=production refuses HARNESS_CLIS=stand-in with one line naming it; the real CLIs need no CODEX_PATH there', () => {
+    const base = { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16), ARS_ENV: 'production' };
+    const standIns = loadConfig(schema, { ...base, HARNESS_CLIS: 'stand-in' });
+    expect(() => refuseDevelopmentDefaults(standIns, sandboxesDevelopmentDefaults(standIns))).toThrow(
+      /^Invalid configuration: HARNESS_CLIS=stand-in is refused in production[^\n]*$/,
+    );
+    const real = loadConfig(schema, base);
+    expect(() => refuseDevelopmentDefaults(real, sandboxesDevelopmentDefaults(real))).not.toThrow();
   });
 });
 
@@ -45,7 +68,7 @@ describe('SANDBOX_ISOLATION: bwrap by default; none only outside production', ()
     expect(() => loadConfig(schema, { ...base, SANDBOX_ISOLATION: 'docker' })).toThrow(/SANDBOX_ISOLATION/);
   });
   test('ARS_ENV=production refuses SANDBOX_ISOLATION=none with one line naming it', () => {
-    const production = loadConfig(schema, { ...base, ARS_ENV: 'production', SANDBOX_ISOLATION: 'none', CODEX_PATH: 'bundled', CLAUDE_CODE_PATH: 'bundled' });
+    const production = loadConfig(schema, { ...base, ARS_ENV: 'production', SANDBOX_ISOLATION: 'none' });
     expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(ConfigError);
     expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).toThrow(
       /^Invalid configuration: SANDBOX_ISOLATION=none is refused in production[^\n]*$/,
@@ -54,7 +77,7 @@ describe('SANDBOX_ISOLATION: bwrap by default; none only outside production', ()
   test('none in development, and bwrap in production, are accepted', () => {
     const development = loadConfig(schema, { ...base, ARS_ENV: 'development', SANDBOX_ISOLATION: 'none' });
     expect(() => refuseDevelopmentDefaults(development, sandboxesDevelopmentDefaults(development))).not.toThrow();
-    const production = loadConfig(schema, { ...base, ARS_ENV: 'production', CODEX_PATH: 'bundled', CLAUDE_CODE_PATH: 'bundled' });
+    const production = loadConfig(schema, { ...base, ARS_ENV: 'production' });
     expect(() => refuseDevelopmentDefaults(production, sandboxesDevelopmentDefaults(production))).not.toThrow();
   });
 });

@@ -10,13 +10,27 @@ export const sandboxesConfigSchema = {
   CATALOG_URL: env.url({ protocols: ['http', 'https'] }),
   /** Where the local provider makes one working directory per sandbox. */
   SANDBOX_ROOT: env.string({ default: join(tmpdir(), 'ars-sandboxes') }),
-  /** The Codex CLI: a path, `bundled` (the SDK's own CLI), or unset (the stand-in). */
+  /**
+   * Which CLIs run a run's harness: `real` (the Codex and Claude Code CLIs, calling a model through
+   * the model proxy) or `stand-in` (the scripted stand-ins of deploy/local/harness-stand-ins, which
+   * call no model: the fast part of the test suite; refused in production).
+   */
+  HARNESS_CLIS: env.oneOf(['real', 'stand-in'] as const, { default: 'real' }),
+  /** With HARNESS_CLIS=real, the Codex CLI: a path, or `bundled` / unset (the SDK's own CLI). */
   CODEX_PATH: env.string({ optional: true }),
-  /** The Claude Code CLI: a path, `bundled` (the SDK's own CLI), or unset (the stand-in). */
+  /** With HARNESS_CLIS=real, the Claude Code CLI: a path, or `bundled` / unset (the SDK's own CLI). */
   CLAUDE_CODE_PATH: env.string({ optional: true }),
   /** Provider keys handed to the harness explicitly (never through the service's environment). */
   CODEX_API_KEY: env.string({ optional: true, secret: true }),
   ANTHROPIC_API_KEY: env.string({ optional: true, secret: true }),
+  /**
+   * Where a codex harness's model calls go: the OpenAI Responses API base, `/v1` included. A sandboxed
+   * CLI reaches it only through the service's model proxy (src/modelAccess); the development stack
+   * points it at the model stand-in.
+   */
+  OPENAI_BASE_URL: env.url({ protocols: ['http', 'https'], default: 'https://api.openai.com/v1' }),
+  /** Where a claude-code harness's model calls go: the Anthropic Messages API base, without `/v1`. */
+  ANTHROPIC_BASE_URL: env.url({ protocols: ['http', 'https'], default: 'https://api.anthropic.com' }),
   /** How often a live session's record is marked alive. */
   SESSION_HEARTBEAT_MS: env.integer({ min: 100, max: 600_000, default: 5_000 }),
   /** A session whose heartbeat is older than this is ended as lost (its process stopped). */
@@ -70,23 +84,20 @@ export const sandboxesConfigSchema = {
 
 /** What the production refusals read of the configuration. */
 export interface SandboxesProductionInput {
-  CODEX_PATH?: string | undefined;
-  CLAUDE_CODE_PATH?: string | undefined;
+  HARNESS_CLIS: 'real' | 'stand-in';
   SANDBOX_ISOLATION: 'bwrap' | 'none';
 }
 
 /**
  * The sandboxes service's development defaults, refused in production (beside the internal token of
- * every service): a harness CLI left unset runs the stand-in, a scripted agent that reports
- * `success` without doing the work — production needs a real CLI path or `bundled`; and
- * `SANDBOX_ISOLATION=none`.
+ * every service): the stand-in CLIs, scripted agents that report `success` without doing the work;
+ * and `SANDBOX_ISOLATION=none`.
  */
 export function sandboxesDevelopmentDefaults(config: SandboxesProductionInput): DevelopmentDefault[] {
   return [
-    { inUse: config.CODEX_PATH === undefined, problem: 'CODEX_PATH is required in production (a Codex CLI path or `bundled`; unset runs the stand-in)' },
     {
-      inUse: config.CLAUDE_CODE_PATH === undefined,
-      problem: 'CLAUDE_CODE_PATH is required in production (a Claude Code CLI path or `bundled`; unset runs the stand-in)',
+      inUse: config.HARNESS_CLIS === 'stand-in',
+      problem: 'HARNESS_CLIS=stand-in is refused in production (scripted stand-ins, not agents, would run every run)',
     },
     // Agents would run unisolated, with the services' files and network in reach.
     { inUse: config.SANDBOX_ISOLATION === 'none', problem: 'SANDBOX_ISOLATION=none is refused in production (agents would run unisolated)' },

@@ -9,7 +9,7 @@ import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
 import { checkDrainFitsShutdown, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
 import { consumeRunRequested } from './consumers/runRequested.js';
-import { standInExecutable, type HarnessName } from './harness/index.js';
+import { harnessClis } from './harness/harnessClis.js';
 import { sandboxesRoutes } from './http/routes.js';
 import { join } from 'node:path';
 import type { LifecycleDeps } from './lifecycle/deps.js';
@@ -52,13 +52,6 @@ export interface SandboxesDeps {
 
 /** The running service; tests reach the sessions' dependencies as `deps` and the public sandboxes' as `lifecycle`. */
 export type RunningSandboxes = Omit<RunningService<typeof sandboxesConfigSchema, SandboxesDeps>, 'deps'> & { deps: SessionDeps; lifecycle: LifecycleDeps };
-
-/** `CODEX_PATH` / `CLAUDE_CODE_PATH`: unset → the stand-in; `bundled` → the SDK's own CLI; else that path. */
-export function harnessExecutable(harness: HarnessName, configured: string | undefined): string | undefined {
-  if (configured === undefined) return standInExecutable(harness);
-  if (configured === 'bundled') return undefined;
-  return configured;
-}
 
 /**
  * Starts the sandboxes service: `main.ts` with process defaults; tests in-process with
@@ -148,6 +141,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         },
         logger: ctx.logger,
       };
+      const clis = harnessClis(config);
       const sessions: SessionDeps = {
         instanceId,
         bus,
@@ -161,7 +155,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         threads: new ConversationThreadStore(db),
         kickRelay: () => relay?.kick(),
         settings: {
-          executables: { codex: harnessExecutable('codex', config.CODEX_PATH), 'claude-code': harnessExecutable('claude-code', config.CLAUDE_CODE_PATH) },
+          clis,
           apiKeys: { codex: config.CODEX_API_KEY, 'claude-code': config.ANTHROPIC_API_KEY },
           harnessPath: commandPath,
           lang: undefined,
@@ -182,8 +176,9 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
           provider: provider.name,
           isolation: provider.name === 'local' ? config.SANDBOX_ISOLATION : 'pod',
           sandbox_root: config.SANDBOX_ROOT,
-          codex: config.CODEX_PATH ?? 'stand-in',
-          claude_code: config.CLAUDE_CODE_PATH ?? 'stand-in',
+          harness_clis: clis.kind,
+          codex: clis.byHarness.codex.executablePath ?? 'bundled',
+          claude_code: clis.byHarness['claude-code'].executablePath ?? 'bundled',
           instance_id: sessions.instanceId,
         },
         'sandboxes configured',

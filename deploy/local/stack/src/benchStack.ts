@@ -29,6 +29,8 @@ export async function startBenchStack(env: NodeJS.ProcessEnv = process.env): Pro
     redisUrl: env.REDIS_URL,
     logLevel: 'warn',
     output: () => undefined,
+    // The benchmarks measure the service, not a CLI's start-up: the scripted stand-ins, unless asked otherwise.
+    env: { HARNESS_CLIS: env.HARNESS_CLIS ?? 'stand-in' },
   });
   return { baseUrl: stack.baseUrl, stop: () => stack.stop() };
 }

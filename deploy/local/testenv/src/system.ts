@@ -54,7 +54,11 @@ export const TEST_ADDRESS_LIMITS: Readonly<Record<string, string>> = {
 };
 
 /** Settings of every test system (a gateway in a test's process takes TEST_ADDRESS_LIMITS too). */
-export const TEST_SYSTEM_SETTINGS: Readonly<Record<string, string>> = { ARS_ENV: 'development', ...TEST_ADDRESS_LIMITS };
+/**
+ * Every test system: development, the per-address limits raised, and the stand-in CLIs (scripted, no
+ * model: the fast part of the suite; the real CLIs have their own suite, test/realAgents).
+ */
+export const TEST_SYSTEM_SETTINGS: Readonly<Record<string, string>> = { ARS_ENV: 'development', HARNESS_CLIS: 'stand-in', ...TEST_ADDRESS_LIMITS };
 
 /** `env`: settings for every service beside TEST_SYSTEM_SETTINGS (e.g. a short RUN_TIMEOUT_MS). */
 export async function startSystem(env: Record<string, string> = {}, options: SystemOptions = {}): Promise<System> {

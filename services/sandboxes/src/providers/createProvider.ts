@@ -11,13 +11,15 @@ interface ProviderConfig {
   SANDBOX_PROVIDER: 'local' | 'kubernetes';
   SANDBOX_ROOT: string;
   SANDBOX_ISOLATION: 'bwrap' | 'none';
+  OPENAI_BASE_URL: string;
+  ANTHROPIC_BASE_URL: string;
 }
 
 /**
  * The local provider's isolation (`SANDBOX_ISOLATION=bwrap`), tried for real; null without one (the
  * Kubernetes provider, or `none`). Unavailable, it is a configuration error: one line, the service does not start.
  */
-export async function localIsolation(config: ProviderConfig): Promise<LocalIsolation | null> {
+export async function localIsolation(config: Pick<ProviderConfig, 'SANDBOX_PROVIDER' | 'SANDBOX_ISOLATION'>): Promise<LocalIsolation | null> {
   if (config.SANDBOX_PROVIDER !== 'local' || config.SANDBOX_ISOLATION === 'none') return null;
   try {
     return await prepareIsolation();
@@ -31,7 +33,9 @@ export async function localIsolation(config: ProviderConfig): Promise<LocalIsola
 
 /** `SANDBOX_PROVIDER`: `local` (a directory per sandbox under SANDBOX_ROOT) or `kubernetes` (a Pod per sandbox, K8S_*). */
 export function createProvider(config: ProviderConfig, env: EnvSource, isolation: LocalIsolation | null): ConfiguredProvider {
-  if (config.SANDBOX_PROVIDER === 'local') return new LocalProvider(config.SANDBOX_ROOT, { isolation });
+  if (config.SANDBOX_PROVIDER === 'local') {
+    return new LocalProvider(config.SANDBOX_ROOT, { isolation, modelUpstreams: { responses: config.OPENAI_BASE_URL, messages: config.ANTHROPIC_BASE_URL } });
+  }
   try {
     return new KubernetesProvider(kubernetesSettings(env));
   } catch (error) {

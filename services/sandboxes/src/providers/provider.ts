@@ -42,6 +42,11 @@ export interface AllocatedSandbox {
   cwd: string;
   /** HOME inside the sandbox (provider's path). */
   home: string;
+  /**
+   * TMPDIR for the sandbox's processes when the system's would contain HOME (a local SANDBOX_ROOT
+   * under /tmp): Codex refuses to keep its helpers under a HOME inside TMPDIR.
+   */
+  tmpDir?: string;
 }
 
 /** What is recorded of a sandbox, enough to release it after a restart. */
@@ -85,11 +90,17 @@ export interface HarnessLaunchRequest {
   harness: HarnessName;
   /** The configured CLI (undefined: the SDK's bundled one). */
   executablePath: string | undefined;
+  /** Host paths an isolated sandbox binds read-only for the CLI; absent: what its path needs (its package). */
+  cliFiles?: string[];
   /** The harness's scrubbed environment, with sandbox paths. */
   env: Record<string, string>;
   cwd: string;
-  /** Default `none` (a stand-in); a real agent needs `internet` to reach its provider's API. */
-  network?: SandboxNetwork;
+  /**
+   * A harness CLI has no network during its turn (the local provider: its own loopback only).
+   * With this, it calls a model: it is given the one way there (the local provider: the model proxy's
+   * socket bound into the sandbox, a forwarder on the sandbox's loopback in front of the CLI).
+   */
+  modelAccess?: boolean;
   /**
    * A read-only mode: the working tree is mounted read-only for the agent where the provider can
    * (the local provider under bubblewrap); everywhere the harness's own read-only mode applies too.
@@ -103,6 +114,10 @@ export interface HarnessLaunch {
   executablePath: string | undefined;
   env: Record<string, string>;
   cwd: string;
+  /** With `modelAccess`: the root URL (no `/v1`) the CLI calls both model APIs at. Absent: the CLI's own provider settings. */
+  modelBaseUrl?: string;
+  /** True when the provider's own boundary holds the CLI (bubblewrap, a Pod): the CLI's own sandbox would be nested in it. */
+  contained: boolean;
   /** Called once the harness ended. */
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { Bus } from '@ars/bus';
 import type { Logger } from '@ars/logger';
 import type { KnownSecrets } from '@ars/sanitize';
 import type { CatalogClient } from '@ars/catalog/client';
+import type { HarnessClis } from '../harness/harnessClis.js';
 import type { HarnessName } from '../harness/index.js';
 import type { LifecycleDeps } from '../lifecycle/deps.js';
 import type { SandboxProvider } from '../providers/provider.js';
@@ -12,8 +13,8 @@ import type { LiveSessions } from './liveSessions.js';
 import type { RunQueue } from './runQueue.js';
 
 export interface SessionSettings {
-  /** The harness CLI per harness: a path, or undefined for the SDK's bundled CLI. */
-  executables: Record<HarnessName, string | undefined>;
+  /** Which CLI runs each harness (HARNESS_CLIS, CODEX_PATH, CLAUDE_CODE_PATH). */
+  clis: HarnessClis;
   /** Provider keys handed to the harness explicitly. */
   apiKeys: Record<HarnessName, string | undefined>;
   /** PATH, LANG and TZ of the harness environment. */

@@ -6,7 +6,7 @@ import { harnessEnvironment } from '../domain/environment.js';
 import { sanitizedEvent } from '../domain/eventPayload.js';
 import { failed, harnessOutcome, succeeded } from '../domain/outcome.js';
 import { addUsage, usageOfReport } from '../domain/runUsage.js';
-import { harnessModeOf, isStandIn, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
+import { harnessModeOf, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
 import type { SessionDeps } from './deps.js';
@@ -41,7 +41,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   let usage: RunUsage | null = null;
   // Nothing is published with a secret this service knows: its own, and the run's clone token.
   const secrets = deps.settings.secrets.with(live.secrets);
-  const standIn = isStandIn(harness, deps.settings.executables[harness]);
+  const standIn = deps.settings.clis.kind === 'stand-in';
+  const cli = deps.settings.clis.byHarness[harness];
   // Set once the harness starts: its span, a tool call's span per tool_call event.
   let harnessTrace: HarnessTrace | undefined;
 
@@ -85,14 +86,15 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     harnessTrace = startHarnessTrace({ runId, harness, standIn });
     const launch = await deps.provider.launchHarness(sandbox, {
       harness,
-      executablePath: deps.settings.executables[harness],
+      executablePath: cli.executablePath,
+      ...(cli.files ? { cliFiles: cli.files } : {}),
       env: {
-        ...harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
+        ...harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, tmpDir: sandbox.tmpDir, lang: deps.settings.lang, tz: deps.settings.tz }),
         ...harnessTrace.env,
       },
       cwd: sandbox.cwd,
-      // A stand-in is a script: no network. A real agent calls its provider's API.
-      network: standIn ? 'none' : 'internet',
+      // No network during the turn: a real CLI reaches its model through the provider's model access, and nothing else.
+      modelAccess: deps.settings.clis.callsModel,
       readOnlyTree: harnessModeOf(request.mode).readOnly,
     });
     const place = { sandbox, cwd: launch.cwd };
@@ -113,6 +115,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
           ...(request.model ? { model: request.model } : {}),
           mode: request.mode ?? null,
           resumeThreadId,
+          ...(launch.modelBaseUrl ? { modelBaseUrl: launch.modelBaseUrl } : {}),
+          containedByCaller: launch.contained,
           signal: live.controller.signal,
           ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
           onEvent,

@@ -6,7 +6,6 @@ import { isAppError } from '@ars/errors';
 import { urlPassword } from '@ars/sanitize';
 import { cancelled, failed, type AbortReason } from '../domain/outcome.js';
 import { runtimeProvider } from '../domain/runtimeProvider.js';
-import { standInExecutable } from '../harness/index.js';
 import { repoWaitingOutCatalogOutage } from '../lifecycle/catalogRepo.js';
 import { AllocationError, type AllocatedSandbox } from '../providers/provider.js';
 import type { QueuedRequest, SessionDoc, SessionResult } from '../store/collections.js';
@@ -211,7 +210,7 @@ async function allocateAndRun(
       if (error instanceof AllocationError) return await stop(failed('sandbox_allocation', error.message, 0));
       throw error;
     }
-    const runtime = { provider: runtimeProviderOf(deps, request.harness), runId: sessionId };
+    const runtime = { provider: runtimeProviderOf(deps), runId: sessionId };
     await deps.sessions.markRunning(runId, deps.instanceId, { sandboxId: allocated.sandboxId, sandboxDir: allocated.dir, runtimeProvider: runtime.provider });
     await deps.sandboxes.noteProvider(sandboxRecordId, allocated);
     await deps.sandboxes.transition(
@@ -273,8 +272,7 @@ async function alreadyThere(deps: SessionDeps, existing: SessionDoc, request: Ru
   log.info({ state: existing.state }, 'run request already handled: nothing started');
 }
 
-/** `runtime.provider` of a run of this harness here: the provider, and whether the stand-in runs it. */
-function runtimeProviderOf(deps: SessionDeps, harness: RunRequestedData['harness']): string {
-  const standIn = deps.settings.executables[harness] === standInExecutable(harness);
-  return runtimeProvider(deps.provider.name, standIn ? 'stand-in' : 'agent');
+/** `runtime.provider` of a run here: the provider, and whether the stand-in CLIs run it (HARNESS_CLIS). */
+function runtimeProviderOf(deps: SessionDeps): string {
+  return runtimeProvider(deps.provider.name, deps.settings.clis.kind === 'stand-in' ? 'stand-in' : 'agent');
 }

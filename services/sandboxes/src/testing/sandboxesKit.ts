@@ -35,6 +35,9 @@ import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
 // Whether a process lives is the harness tests' rule; the kit's tests use the same one.
 export { isAlive } from '../harness/testing.js';
 
+/** Model upstreams for tests whose harnesses call no model (a closed port: a call would fail at once). */
+export const NO_MODEL_UPSTREAMS = { responses: 'http://127.0.0.1:9/v1', messages: 'http://127.0.0.1:9' } as const;
+
 export const fastSession = { sessionTimeoutMs: 6_000, rebalanceTimeoutMs: 1_500, heartbeatIntervalMs: 300 } as const;
 
 export interface TestRepo {
@@ -144,6 +147,8 @@ export async function startSandboxesKit(): Promise<SandboxesKit> {
       INTERNAL_TOKEN: token,
       CATALOG_URL: catalog.url,
       SANDBOX_ROOT: sandboxRoot,
+      // Scripted CLIs that call no model (the real ones have their own suites).
+      HARNESS_CLIS: 'stand-in',
       SESSION_HEARTBEAT_MS: '500',
       SESSION_LOST_AFTER_MS: '3000',
       LOG_LEVEL: 'debug',

@@ -178,6 +178,8 @@ export class KubernetesProvider implements SandboxProvider {
       executablePath: this.shimPath,
       env: { ...local, ARS_POD_EXEC_SOCKET: issued.socket, ARS_POD_EXEC_TICKET: issued.ticket },
       cwd: issued.localCwd,
+      // The Pod is the boundary. Its CLI reaches its provider as the NetworkPolicy allows (no model proxy yet).
+      contained: true,
       close: () => this.relay.revoke(issued.ticket),
     };
   }

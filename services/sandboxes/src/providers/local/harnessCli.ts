@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { realpath } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
-import { isStandIn, standInFiles, type HarnessName } from '../../harness/index.js';
+import type { HarnessName } from '../../harness/index.js';
 
 export interface HarnessCli {
   command: string[];
@@ -12,13 +12,15 @@ export interface HarnessCli {
 
 const NODE_SCRIPT = /\.(c|m)?js$/;
 
-/** How to start the harness's CLI in the sandbox (`executablePath` undefined: the SDK's bundled CLI). */
-export async function harnessCli(harness: HarnessName, executablePath: string | undefined): Promise<HarnessCli> {
+/**
+ * How to start the harness's CLI in the sandbox (`executablePath` undefined: the SDK's bundled CLI):
+ * a script under node, a binary as it is; bound with the files given (the settings'), else its package.
+ */
+export async function harnessCli(harness: HarnessName, executablePath: string | undefined, files?: string[]): Promise<HarnessCli> {
   const node = await realpath(process.execPath);
-  if (isStandIn(harness, executablePath)) return { command: [node, executablePath ?? ''], files: standInFiles(harness) };
-  const path = await realpath(executablePath ?? bundledCli(harness));
+  const path = files && executablePath !== undefined ? executablePath : await realpath(executablePath ?? bundledCli(harness));
   const script = NODE_SCRIPT.test(path);
-  return { command: script ? [node, path] : [path], files: [cliFiles(path, script)] };
+  return { command: script ? [node, path] : [path], files: files ?? [cliFiles(path, script)] };
 }
 
 /**

@@ -35,6 +35,8 @@ export interface IsolationSpec {
   readOnly: string[];
   /** Paths inside sandboxDir bound read-only over it: a read-only run's working tree (the rest of the sandbox, its home, stays writable). */
   readOnlyWithin?: string[];
+  /** Host Unix sockets bound at a path of their own inside (`/run/ars/…`): a door to one host service (the model proxy), not a route. */
+  sockets?: BoundSocket[];
   network: SandboxNetwork;
   /** bwrap reports the sandbox's PID 1 (as the host sees it) on this fd. */
   infoFd?: number;
@@ -42,6 +44,13 @@ export interface IsolationSpec {
   blockFd?: number;
   /** argv of the command run inside. */
   command: string[];
+}
+
+export interface BoundSocket {
+  /** The socket on the host (outside every sandbox directory). */
+  host: string;
+  /** Where the sandbox sees it. */
+  inside: string;
 }
 
 /** bwrap's arguments (without `bwrap` itself) for the spec. */
@@ -72,6 +81,8 @@ export function bwrapArguments(spec: IsolationSpec): string[] {
   }
   args.push('--bind', spec.sandboxDir, spec.sandboxDir);
   for (const path of spec.readOnlyWithin ?? []) args.push('--ro-bind', path, path);
+  // Connecting needs write permission on the socket: a read-only bind would refuse it.
+  for (const socket of spec.sockets ?? []) args.push('--bind', socket.host, socket.inside);
   args.push('--chdir', spec.cwd);
   if (spec.infoFd !== undefined) args.push('--info-fd', String(spec.infoFd));
   if (spec.network === 'internet') {

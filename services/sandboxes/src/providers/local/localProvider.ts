@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { relativePathProblem } from '@ars/git-refs';
 import { withoutCredentials } from '../../domain/credentials.js';
 import { GitError, git, pushFromCleanRepository, refExists } from '../git.js';
+import { startModelProxy, type ModelProxy, type ModelUpstreams } from '../../modelAccess/modelProxy.js';
 import { killProcessesWorkingIn } from '../processesInDirectory.js';
 import {
   AllocationError,
@@ -41,6 +42,19 @@ const GITCONFIG = '[user]\n\tname = Agent Run Service\n\temail = agent@ars.local
 /** What the harness SDKs spawn when sandboxes are isolated: it runs the CLI inside bwrap. */
 const SANDBOX_SHIM = fileURLToPath(new URL('../../../bin/sandbox-shim.mjs', import.meta.url));
 
+/** The forwarder run in front of a CLI that calls a model, and the files it needs inside (it imports only node's modules). */
+const FORWARDER = fileURLToPath(new URL('../../../bin/loopback-forwarder.mjs', import.meta.url));
+const FORWARDER_FILES = [
+  FORWARDER,
+  // The built file, from the sources (tests) and the build alike.
+  fileURLToPath(new URL('../../../dist/modelAccess/loopbackForwarder.js', import.meta.url)),
+  // It makes the built .js files ES modules.
+  fileURLToPath(new URL('../../../package.json', import.meta.url)),
+];
+/** Where a sandboxed CLI calls its model: its own loopback (any port but the gateway's), and the socket behind it. */
+export const MODEL_PORT_INSIDE = 4319;
+const MODEL_SOCKET_INSIDE = '/run/ars/model.sock';
+
 /** Exit code of a command whose sandbox could not be set up (nothing ran). */
 const UNSTARTED = 125;
 
@@ -49,6 +63,8 @@ export interface LocalProviderOptions {
   killGraceMs?: number;
   /** bubblewrap and slirp4netns, prepared (prepareIsolation()); null: plain local processes (SANDBOX_ISOLATION=none). */
   isolation: LocalIsolation | null;
+  /** Where harnesses' model calls go (OPENAI_BASE_URL, ANTHROPIC_BASE_URL). */
+  modelUpstreams: ModelUpstreams;
 }
 
 export class LocalProvider implements SandboxProvider {
@@ -56,11 +72,13 @@ export class LocalProvider implements SandboxProvider {
   private readonly root: string;
   private readonly killGraceMs: number;
   private readonly isolation: LocalIsolation | null;
+  private readonly modelUpstreams: ModelUpstreams;
 
   constructor(root: string, options: LocalProviderOptions) {
     this.root = resolve(root);
     this.killGraceMs = options.killGraceMs ?? 5_000;
     this.isolation = options.isolation;
+    this.modelUpstreams = options.modelUpstreams;
   }
 
   /** True when commands and harnesses run inside bubblewrap. */
@@ -84,8 +102,10 @@ export class LocalProvider implements SandboxProvider {
       else await this.checkout(repoDir, request);
       await mkdir(home, { recursive: true });
       await writeFile(join(home, '.gitconfig'), GITCONFIG);
+      const tmpDir = join(dir, 'tmp');
+      await mkdir(tmpDir, { recursive: true });
       const cwd = await this.rootDirectory(repoDir, request);
-      return { sandboxId, dir, repoDir, cwd, home };
+      return { sandboxId, dir, repoDir, cwd, home, tmpDir };
     } catch (error) {
       await this.release({ sandboxId, dir });
       throw error;
@@ -174,22 +194,53 @@ export class LocalProvider implements SandboxProvider {
   }
 
   async launchHarness(sandbox: AllocatedSandbox, request: HarnessLaunchRequest): Promise<HarnessLaunch> {
-    const close = (): Promise<void> => Promise.resolve();
+    const model = request.modelAccess ? await this.openModelProxy(sandbox) : null;
+    const close = (): Promise<void> => model?.proxy.close() ?? Promise.resolve();
+    const modelBaseUrl = model ? { modelBaseUrl: model.baseUrl } : {};
     // Without isolation the SDK spawns the CLI right here, a plain child of this service.
-    if (!this.isolation) return { executablePath: request.executablePath, env: request.env, cwd: request.cwd, close };
-    // The SDK spawns the shim with the harness's environment (plus the key it adds); the shim runs
-    // the CLI in bwrap with that environment and nothing else.
-    const cli = await harnessCli(request.harness, request.executablePath);
-    const launch = isolatedCommand(this.isolation, {
-      sandboxDir: this.sandboxDir(sandbox),
-      cwd: request.cwd,
-      readOnly: cli.files,
-      // A read-only mode: the working tree cannot be changed by any process of the agent, whatever its harness does.
-      ...(request.readOnlyTree ? { readOnlyWithin: [request.cwd] } : {}),
-      network: request.network ?? 'none',
-      command: cli.command,
-    });
-    return { executablePath: SANDBOX_SHIM, env: { ...request.env, [LAUNCH_VARIABLE]: JSON.stringify(launch) }, cwd: request.cwd, close };
+    if (!this.isolation) return { executablePath: request.executablePath, env: request.env, cwd: request.cwd, contained: false, ...modelBaseUrl, close };
+    try {
+      // The SDK spawns the shim with the harness's environment (plus the key it adds); the shim runs
+      // the CLI in bwrap with that environment and nothing else.
+      const cli = await harnessCli(request.harness, request.executablePath, request.cliFiles);
+      const node = await realpath(process.execPath);
+      const launch = isolatedCommand(this.isolation, {
+        sandboxDir: this.sandboxDir(sandbox),
+        cwd: request.cwd,
+        readOnly: model ? [...cli.files, ...FORWARDER_FILES] : cli.files,
+        // A read-only mode: the working tree cannot be changed by any process of the agent, whatever its harness does.
+        ...(request.readOnlyTree ? { readOnlyWithin: [request.cwd] } : {}),
+        ...(model ? { sockets: [{ host: model.proxy.address, inside: MODEL_SOCKET_INSIDE }] } : {}),
+        network: 'none',
+        command: model ? [node, FORWARDER, String(MODEL_PORT_INSIDE), MODEL_SOCKET_INSIDE, '--', ...cli.command] : cli.command,
+      });
+      return {
+        executablePath: SANDBOX_SHIM,
+        env: { ...request.env, [LAUNCH_VARIABLE]: JSON.stringify(launch) },
+        cwd: request.cwd,
+        contained: true,
+        ...modelBaseUrl,
+        close,
+      };
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+
+  /**
+   * The run's own model proxy: a Unix socket outside the sandbox's directory (so nothing in the
+   * sandbox can replace it), bound into the sandbox; without isolation, a port on 127.0.0.1.
+   */
+  private async openModelProxy(sandbox: AllocatedSandbox): Promise<{ proxy: ModelProxy; baseUrl: string }> {
+    if (!this.isolation) {
+      const proxy = await startModelProxy({ loopbackPort: 0 }, this.modelUpstreams);
+      return { proxy, baseUrl: proxy.address };
+    }
+    const dir = join(this.isolation.runtimeDir, 'model');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const proxy = await startModelProxy({ socketPath: join(dir, `${sandbox.sandboxId}-${randomBytes(4).toString('hex')}.sock`) }, this.modelUpstreams);
+    return { proxy, baseUrl: `http://127.0.0.1:${MODEL_PORT_INSIDE}` };
   }
 
   async commitAndPush(sandbox: AllocatedSandbox, request: PushRequest): Promise<PushResult> {

@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { bwrapArguments, type HostLayout, type SandboxNetwork } from './isolation.js';
+import { bwrapArguments, type BoundSocket, type HostLayout, type SandboxNetwork } from './isolation.js';
 import { attachSlirp, type SlirpNetwork } from './slirp.js';
 
 /** Everything needed to start a command in a sandbox: plain data (it crosses to the harness shim as JSON). */
@@ -22,6 +22,8 @@ export interface SandboxedCommand {
   readOnly: string[];
   /** Paths inside sandboxDir bound read-only over it (the working tree of a read-only run). */
   readOnlyWithin?: string[];
+  /** Host Unix sockets bound inside (the model proxy's). */
+  sockets?: BoundSocket[];
   network: SandboxNetwork;
   /** A port forwarded from the host's 127.0.0.1 (network `internet` only). */
   forwardPort?: number;
@@ -190,6 +192,7 @@ function startSandboxed(command: SandboxedCommand, options: SpawnOptions): Sandb
     cwd: command.cwd,
     readOnly: command.readOnly,
     ...(command.readOnlyWithin ? { readOnlyWithin: command.readOnlyWithin } : {}),
+    ...(command.sockets ? { sockets: command.sockets } : {}),
     network: command.network,
     infoFd: INFO_FD,
     ...(withNetwork ? { blockFd: BLOCK_FD } : {}),

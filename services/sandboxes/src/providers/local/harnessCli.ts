@@ -1,6 +1,7 @@
 // The harness CLI as it runs inside an isolated sandbox: the argv that starts it and the host files
 // it needs (bound read-only), for a stand-in, a configured CLI or the SDK's bundled one.
 import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import type { HarnessName } from '../../harness/index.js';
@@ -47,8 +48,10 @@ function bundledCli(harness: HarnessName): string {
     if (harness === 'claude-code') {
       return join(dirname(require.resolve(`@anthropic-ai/claude-agent-sdk-${platform}/package.json`)), 'claude');
     }
-    const root = dirname(require.resolve(`@openai/codex-${platform}/package.json`));
-    return join(root, 'vendor', CODEX_TRIPLES[process.arch] ?? '', 'codex', 'codex');
+    // As the SDK finds it (0.163): `vendor/<triple>/bin/codex`, or the older `vendor/<triple>/codex/codex`.
+    const root = join(dirname(require.resolve(`@openai/codex-${platform}/package.json`)), 'vendor', CODEX_TRIPLES[process.arch] ?? '');
+    const current = join(root, 'bin', 'codex');
+    return existsSync(current) ? current : join(root, 'codex', 'codex');
   } catch {
     const variable = harness === 'codex' ? 'CODEX_PATH' : 'CLAUDE_CODE_PATH';
     throw new Error(`the SDK's bundled ${harness} CLI was not found for ${platform}: set ${variable} to the CLI's path`);

@@ -16,6 +16,7 @@ import {
   parseDirectives,
   recallAnswer,
   resolveInTree,
+  treePath,
   escapeText,
   unescapeText,
   writeInTree,
@@ -91,6 +92,12 @@ describe('@write stays inside the working tree', () => {
       expect(resolveInTree(dir, path)).toBeNull();
     }
     expect(resolveInTree(dir, 'a/./b/../c.txt')).toBe(join(dir, 'a/c.txt'));
+  });
+
+  test('the same rule without a tree (the model stand-in’s): the normalized relative path, or null', () => {
+    for (const path of ['/etc/passwd', '../x', 'a/../../x', 'a/../..', '..', '', 'a\0b']) expect(treePath(path)).toBeNull();
+    expect(treePath('./a/./b/../c.txt')).toBe('a/c.txt');
+    expect(treePath('notes.md')).toBe('notes.md');
   });
 
   test('a write creates folders and says whether the file was added or updated', async () => {

@@ -125,12 +125,22 @@ export function parseDirectives(prompt: string): Step[] {
   return steps.length > 0 ? steps : [...DEFAULT_STEPS];
 }
 
+/**
+ * A `@write` or `@finding` path as a path inside the working tree, without knowing where the tree
+ * is (the model stand-in does not): normalized, relative, `/`-separated; null when absolute or
+ * escaping the tree.
+ */
+export function treePath(path: string): string | null {
+  if (path === '' || isAbsolute(path) || path.includes('\0')) return null;
+  const parts = normalize(path).split(sep);
+  return parts.includes('..') ? null : parts.join('/');
+}
+
 /** Resolves a `@write` path inside the working tree; null when absolute or escaping it. */
 export function resolveInTree(cwd: string, path: string): string | null {
-  if (path === '' || isAbsolute(path) || path.includes('\0')) return null;
-  const normalized = normalize(path);
-  if (normalized === '..' || normalized.startsWith(`..${sep}`) || normalized.split(sep).includes('..')) return null;
-  const full = resolve(cwd, normalized);
+  const inside = treePath(path);
+  if (inside === null) return null;
+  const full = resolve(cwd, inside);
   if (full !== cwd && !full.startsWith(cwd.endsWith(sep) ? cwd : cwd + sep)) return null;
   return full;
 }
@@ -157,6 +167,13 @@ export async function writeInTree(cwd: string, path: string, text: string, readO
   }
 }
 
+/** What the agent says when a `@finding` names no line: the stand-in CLIs and the model stand-in say the same. */
+export const FINDING_NOTES = {
+  outside: (path: string): string => `@finding: ${path} is outside the working tree; no finding`,
+  missing: (path: string): string => `@finding: ${path} is not in the working tree; no finding`,
+  noLine: (path: string, text: string): string => `@finding: no line of ${path} contains ${JSON.stringify(text)}; no finding`,
+};
+
 export type FindingOutcome = { ok: true; finding: ReportedFinding } | { ok: false; message: string };
 
 /**
@@ -166,16 +183,16 @@ export type FindingOutcome = { ok: true; finding: ReportedFinding } | { ok: fals
  */
 export async function locateFinding(cwd: string, step: Extract<Step, { kind: 'finding' }>): Promise<FindingOutcome> {
   const full = resolveInTree(cwd, step.path);
-  if (!full) return { ok: false, message: `@finding: ${step.path} is outside the working tree; no finding` };
+  if (!full) return { ok: false, message: FINDING_NOTES.outside(step.path) };
   let content: string;
   try {
     content = await readFile(full, 'utf8');
   } catch {
-    return { ok: false, message: `@finding: ${step.path} is not in the working tree; no finding` };
+    return { ok: false, message: FINDING_NOTES.missing(step.path) };
   }
   const lines = content.split(/\r?\n/);
   const index = lines.findIndex((line) => line.includes(step.text));
-  if (index < 0) return { ok: false, message: `@finding: no line of ${step.path} contains ${JSON.stringify(step.text)}; no finding` };
+  if (index < 0) return { ok: false, message: FINDING_NOTES.noLine(step.path, step.text) };
   const path = relative(cwd, full).split(sep).join('/');
   const anchor = (lines[index] as string).trim();
   return { ok: true, finding: { path, line: index + 1, severity: step.severity, message: step.message, anchor } };

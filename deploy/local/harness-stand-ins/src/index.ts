@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 export {
   DEFAULT_STEPS,
+  FINDING_NOTES,
   NO_EARLIER_PROMPTS,
   STANDIN_FINDINGS_FENCE,
   STANDIN_FINDING_SEVERITIES,
@@ -15,6 +16,7 @@ export {
   parseDirectives,
   recallAnswer,
   resolveInTree,
+  treePath,
   unescapeText,
   type FindingOutcome,
   type Step,

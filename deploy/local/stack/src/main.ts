@@ -43,8 +43,6 @@ async function main(): Promise<void> {
     // Repositories live beside the data that points at them; memory-only stacks get a temporary folder.
     sourceHostDir: process.env.SOURCE_HOST_DIR ?? (dataDir === '' ? undefined : join(dataDir, 'source-host')),
     sandboxRoot: process.env.SANDBOX_ROOT ?? (dataDir === '' ? undefined : join(dataDir, 'sandboxes')),
-    // Until the stack starts the model stand-in for them, the real CLIs would have no model to call.
-    env: { HARNESS_CLIS: process.env.HARNESS_CLIS ?? 'stand-in' },
     // Tracing on only when a collector is named (README, Tracing).
     ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? { telemetry: { otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT } } : {}),
   });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startInfrastructure, type Infrastructure, type InfrastructureOptions } from './infra/index.js';
+import { startStackModels, type StackModels } from './modelProvider.js';
 import { reservePort, type PortReservation } from './ports.js';
 import type { RestartPolicy } from './restartPolicy.js';
 import { SERVICE_NAMES, serviceProcess, serviceUrlVariable, type ServiceName, type ServiceProcess } from './services.js';
@@ -50,6 +51,8 @@ export function telemetryEnvironment(telemetry: StackTelemetry | undefined): Nod
 export interface Stack {
   baseUrl: string;
   infrastructure: Infrastructure;
+  /** The model stand-in, when a real CLI of the stack calls it (see modelProvider.ts). */
+  modelStandIn: StackModels['standIn'];
   services: Record<ServiceName, ServiceProcess>;
   /** The gateway, then the other services, then infrastructure. */
   stop(): Promise<void>;
@@ -80,11 +83,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await infrastructure.stop();
     throw error;
   }
+  let models: StackModels;
+  try {
+    models = await startStackModels({ ...process.env, ...options.env }, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
+  } catch (error) {
+    await releasePorts();
+    await infrastructure.stop();
+    throw error;
+  }
   const temporarySourceHost = options.sourceHostDir ? undefined : mkdtempSync(join(tmpdir(), 'ars-source-host-'));
   const temporarySandboxRoot = options.sandboxRoot ? undefined : mkdtempSync(join(tmpdir(), 'ars-sandboxes-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...options.env,
+    ...models.env,
     ...telemetryEnvironment(options.telemetry),
     HOST: '127.0.0.1',
     MONGO_URL: infrastructure.mongoUrl,
@@ -109,6 +121,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     if (gatewayStarted) await services.gateway.stop();
     await Promise.all(started.filter((service) => service !== services.gateway).map((service) => service.stop()));
     await releasePorts();
+    await models.stop();
     await infrastructure.stop();
     if (temporarySourceHost) rmSync(temporarySourceHost, { recursive: true, force: true });
     if (temporarySandboxRoot) rmSync(temporarySandboxRoot, { recursive: true, force: true });
@@ -124,5 +137,5 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw error;
   }
-  return { baseUrl: services.gateway.url, infrastructure, services, stop };
+  return { baseUrl: services.gateway.url, infrastructure, modelStandIn: models.standIn, services, stop };
 }

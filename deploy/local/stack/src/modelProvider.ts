@@ -1,0 +1,39 @@
+// Which model each real CLI of the stack calls. With nothing said, the model stand-in
+// (deploy/local/model-stand-in), started in this process, answers both: `npm start` runs the real
+// CLIs with no key. A key or a base URL for a provider sends that harness's calls there instead
+// (the README's two lines); the stand-in CLIs (HARNESS_CLIS=stand-in) call no model at all.
+import { startModelStandIn, type ModelStandIn } from '@ars/model-stand-in';
+
+/** Which harnesses the model stand-in answers for, from the stack's environment. */
+export function modelStandInFor(env: NodeJS.ProcessEnv): { codex: boolean; claudeCode: boolean } {
+  if (env.HARNESS_CLIS === 'stand-in') return { codex: false, claudeCode: false };
+  return {
+    codex: !env.OPENAI_BASE_URL && !env.CODEX_API_KEY,
+    claudeCode: !env.ANTHROPIC_BASE_URL && !env.ANTHROPIC_API_KEY,
+  };
+}
+
+export interface StackModels {
+  /** The variables the services get (OPENAI_BASE_URL, ANTHROPIC_BASE_URL) where the stand-in answers. */
+  env: NodeJS.ProcessEnv;
+  /** The running stand-in, when one harness at least calls it. */
+  standIn: ModelStandIn | null;
+  stop(): Promise<void>;
+}
+
+/** Starts the model stand-in when a harness needs it. */
+export async function startStackModels(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<StackModels> {
+  const needed = modelStandInFor(env);
+  if (!needed.codex && !needed.claudeCode) return { env: {}, standIn: null, stop: async () => undefined };
+  const standIn = await startModelStandIn({ port: 0 });
+  const answered = [needed.codex ? 'codex' : null, needed.claudeCode ? 'claude-code' : null].filter((name) => name !== null);
+  log(`[stack] model stand-in at ${standIn.url} answers ${answered.join(' and ')} (no provider key or base URL given)`);
+  return {
+    env: {
+      ...(needed.codex ? { OPENAI_BASE_URL: standIn.openaiBaseUrl } : {}),
+      ...(needed.claudeCode ? { ANTHROPIC_BASE_URL: standIn.url } : {}),
+    },
+    standIn,
+    stop: () => standIn.close(),
+  };
+}

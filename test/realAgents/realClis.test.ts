@@ -1,0 +1,127 @@
+// The real CLIs, on the whole stack, as `npm start` runs them: every run's harness is the bundled
+// `codex` (codex-cli 0.163) or `claude` (Claude Code 2.1.330), inside the sandbox's bubblewrap,
+// calling the model stand-in (deploy/local/model-stand-in) through the sandbox's model proxy. The
+// stand-in plays the same directives as the stand-in CLIs, so the events are the ones the rest of
+// the suite sees from the stand-ins. A system of its own: HARNESS_CLIS=real (the shared one runs the
+// stand-in CLIs).
+import { ownSystem, waitFor } from '@ars/testenv';
+import { call, dataOf } from '../support/accounts.js';
+import { automationClient, graphOf, startAutomation, untilRun } from '../support/automations.js';
+import { git, harnessPid, newRunsUser, processAlive, sourceRepositoryPath, type RunEvent } from '../support/runs.js';
+
+const system = ownSystem('the real Codex and Claude Code CLIs against the model stand-in (HARNESS_CLIS=real)', { HARNESS_CLIS: 'real' });
+
+const SHELL_TOOL = { codex: 'shell', 'claude-code': 'Bash' } as const;
+const messagesOf = (events: RunEvent[]): (string | null)[] => events.filter((e) => e.type === 'assistant_message').map((e) => e.message);
+
+describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every directive with the same events as the stand-ins', (harness) => {
+  test.concurrent('@say twice: stream_started first ({}), each line its own assistant_message in order; success; runtime.provider local', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness, prompt: 'Say hello.\n@say first line\n@say second line' });
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+    expect([done.status, done.error]).toEqual(['success', null]);
+    expect(done.runtime.provider).toBe('local');
+    expect(events[0]).toMatchObject({ type: 'stream_started', payload: {} });
+    expect(messagesOf(events).slice(0, 2)).toEqual(['first line', 'second line']);
+    expect(events.at(-1)?.type).toBe('completed');
+  });
+
+  test.concurrent('@shell: the command really runs in the sandbox, its output in the tool_call event', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness, prompt: '@shell echo real-$((6*7)) && cat README.md' });
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+    expect(done.status).toBe('success');
+    const shell = events.find((e) => e.type === 'tool_call' && e.toolName === SHELL_TOOL[harness]);
+    expect(JSON.stringify(shell?.payload)).toContain('real-42');
+  });
+
+  test.concurrent('@write with createBranch: the CLI’s own write tool makes the file, committed on the working branch', async () => {
+    const { runs, account, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness, createBranch: true, prompt: '@write notes/real.txt written by a real CLI\\n' });
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+    expect(done.status).toBe('success');
+    expect(events.find((e) => e.type === 'file_change')?.payload).toEqual({ changes: [{ path: 'notes/real.txt', kind: 'add' }] });
+    const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
+    expect(await git(['--git-dir', bare, 'show', `refs/heads/${run.branch.working}:notes/real.txt`])).toBe('written by a real CLI\n');
+  });
+
+  test.concurrent('@fail: a provider error the CLI does not retry ends the run failed, its message in run.error', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness, prompt: '@say trying\n@fail the model is out of ideas\n@say never said' });
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+    expect(done.status).toBe('failed');
+    expect(done.error).toContain('the model is out of ideas');
+    expect(messagesOf(events)).not.toContain('never said');
+  });
+
+  test.concurrent('cancel during @sleep: cancelled, and the CLI process is gone', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 60000\n@say too late' });
+    const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined, 90_000);
+    const pid = harnessPid(events) ?? 0;
+    expect(processAlive(pid)).toBe(true);
+    expect(dataOf(await runs.cancel(run.runId)).status).toBe('cancellation_requested');
+    const { run: done, events: all } = await runs.waitFor(run.runId, undefined, 20_000);
+    expect(done.status).toBe('cancelled');
+    expect(messagesOf(all)).not.toContain('too late');
+    await waitFor(`the CLI's process ${pid} to be gone`, () => !processAlive(pid), 10_000);
+  });
+
+  test.concurrent('a follow-up with the same conversationId resumes the thread: @recall lists both earlier prompts', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const conversationId = `conv-${harness}-${Date.now()}`;
+    for (const prompt of ['Where is the config read?', 'And who writes it?']) {
+      const run = await runs.started({ repoId, harness, conversationId, prompt });
+      expect((await runs.waitFor(run.runId, undefined, 90_000)).run.status).toBe('success');
+    }
+    const third = await runs.started({ repoId, harness, conversationId, prompt: '@recall' });
+    const { run: done, events } = await runs.waitFor(third.runId, undefined, 90_000);
+    expect(done.status).toBe('success');
+    expect(messagesOf(events)).toContain('Where is the config read?\nAnd who writes it?');
+  });
+
+  test.concurrent('mode read-only: the write is refused (the tree is mounted read-only), the run still ends', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness, mode: 'read-only', prompt: '@write blocked.txt nope\n@shell ls blocked.txt 2>&1 || echo absent' });
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+    expect(['success', 'failed']).toContain(done.status);
+    expect(events[0]?.message).toContain('read-only');
+    expect(events.some((e) => e.type === 'file_change')).toBe(false);
+    expect(JSON.stringify(events.filter((e) => e.type === 'tool_call').at(-1)?.payload)).toContain('absent');
+  });
+
+  test.concurrent('usage: the run’s usage event counts the tokens the model reported', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness, prompt: '@say counting' });
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+    expect(done.status).toBe('success');
+    const usage = events.find((e) => e.type === 'usage')?.payload as { inputTokens?: number; outputTokens?: number } | undefined;
+    expect(usage?.inputTokens).toBeGreaterThan(0);
+    expect(usage?.outputTokens).toBeGreaterThan(0);
+  });
+});
+
+describe('automations and PR reviews run the real CLIs too', () => {
+  test.concurrent('an automation agent node with a model override: the provider’s request named that model (@model)', async () => {
+    const c = await automationClient(system().baseUrl);
+    const models = dataOf(await call<{ models: { id: string }[] }>(`${c.api}/models`, { headers: c.auth })).models;
+    const modelId = models[0]?.id ?? '';
+    const graph = graphOf(
+      [
+        ['start', 'start'],
+        ['work', 'agent', { agentId: c.agentId, prompt: '@model', modelId }],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'work'],
+        ['work', 'end'],
+      ],
+    );
+    const { automationId, runId } = await startAutomation(c, graph);
+    const run = await untilRun(c, automationId, runId, 'ended', (current) => ['success', 'failed', 'cancelled'].includes(current.status), 120_000);
+    expect(run.status).toBe('success');
+    const agentRunId = run.nodeRuns.find((node) => node.nodeId === 'work')?.agentRunId ?? '';
+    const events = dataOf(await call<{ events: RunEvent[] }>(`${c.api}/runs/${agentRunId}/events`, { headers: c.auth })).events;
+    expect(messagesOf(events)).toContain(`model ${modelId}`);
+  });
+});

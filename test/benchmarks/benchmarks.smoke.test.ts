@@ -111,6 +111,19 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
+    script: 'services/runs bench:clis',
+    file: 'services/runs/dist/bench/cliLatency.js',
+    env: { BENCH_LATENCY_RUNS: '1' },
+    againstSystem: true,
+    lines: [
+      'run latency by harness CLI, local stack, one run at a time, Node {text}',
+      'stand-in CLI codex (1 runs) run created → first event: p50 {n} ms, max {n} ms',
+      'stand-in CLI codex (1 runs) run created → success: p50 {n} ms, max {n} ms',
+      'stand-in CLI claude-code (1 runs) run created → first event: p50 {n} ms, max {n} ms',
+      'stand-in CLI claude-code (1 runs) run created → success: p50 {n} ms, max {n} ms',
+    ],
+  },
+  {
     script: 'services/runs bench:adversarial',
     file: 'services/runs/dist/bench/adversarialOutput.js',
     env: { BENCH_SAMPLES: '3', BENCH_ADVERSARIAL_BYTES: '1000' },

@@ -53,6 +53,25 @@ describe.each(['codex', 'claude-code'])('%s: a follow-up in one conversation con
   }, 300_000);
 });
 
+describe('a conversation whose thread outgrew what is kept between runs (4 MiB)', () => {
+  test('its next run fails with run.error saying so, never a silent new thread; a new conversation runs', async () => {
+    const conversationId = unique('conv');
+    // The agent grows its own thread file (codex's rollout, under its HOME) past the limit.
+    const grow = '@shell f=$(ls $HOME/.codex/sessions/*/*/*/rollout-*.jsonl) && head -c 5000000 /dev/zero | tr \'\\0\' x >> "$f" && echo grown';
+    const grown = await ranToTheEnd({ harness: 'codex', conversationId, prompt: grow });
+    expect(grown.status).toBe('success');
+    expect(shellOutputs(grown.events).join('')).toContain('grown');
+    const next = await runs.started({ repoId, harness: 'codex', conversationId, prompt: '@recall' });
+    const { run: ended } = await runs.waitFor(next.runId, undefined, 120_000);
+    expect(ended.status).toBe('failed');
+    expect(ended.error).toBe(
+      "the conversation's thread is over 4194304 bytes, the most kept between its runs: continue in a new conversation (another conversationId)",
+    );
+    const fresh = await ranToTheEnd({ harness: 'codex', conversationId: unique('conv'), prompt: '@recall' });
+    expect([fresh.status, messages(fresh.events)]).toEqual(['success', ['no earlier prompts']]);
+  }, 300_000);
+});
+
 describe('the runs of one workspace session share one sandbox', () => {
   test('a file written (not pushed) by one run is read by the next, in the same sandbox', async () => {
     const workspaceSessionId = unique('ws');

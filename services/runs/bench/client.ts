@@ -51,12 +51,12 @@ export async function newUser(baseUrl: string, tokenCount = 10): Promise<User> {
   return { tokens, turn: 0, repoId: account.repos[0]?.id ?? '' };
 }
 
-/** `POST /runs` for the user's repository with this prompt (a fresh idempotency key each time). */
-export function startRun(api: string, user: User, prompt: string): Promise<{ status: number; data: { runId: string } }> {
+/** `POST /runs` for the user's repository with this prompt (a fresh idempotency key each time); the default harness unless named. */
+export function startRun(api: string, user: User, prompt: string, harness?: string): Promise<{ status: number; data: { runId: string } }> {
   return json(`${api}/runs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${tokenOf(user)}`, 'idempotency-key': randomBytes(8).toString('hex') },
-    body: JSON.stringify({ repoId: user.repoId, prompt }),
+    body: JSON.stringify({ repoId: user.repoId, prompt, ...(harness ? { harness } : {}) }),
   });
 }
 

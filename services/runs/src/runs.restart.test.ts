@@ -103,7 +103,17 @@ describe('a kill -9 of runs mid-run and a restart neither duplicates events nor 
       key: runId,
       type: 'run.finished',
       id: `${runId}:finished`,
-      data: { runId, status: 'success', error: null, failure: null, eventCount: 60 },
+      // As the sandboxes service sends it: with the allocation, so the end applies whichever of the two topics comes first.
+      data: {
+        runId,
+        status: 'success',
+        error: null,
+        failure: null,
+        eventCount: 60,
+        sandboxRecordId: 'record',
+        sandboxId: null,
+        runtime: { provider: 'local', runId: 'session' },
+      },
     });
 
     runs = await startRunsProcess(env);

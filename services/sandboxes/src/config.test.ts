@@ -20,31 +20,32 @@ describe('configuration comes through the config loader', () => {
     expect(config.CODEX_PATH).toBeUndefined();
     expect(config.CLAUDE_CODE_PATH).toBeUndefined();
     expect(config.SANDBOX_ROOT).toMatch(/ars-sandboxes$/);
-    expect(harnessClis(config)).toEqual({
-      kind: 'real',
-      callsModel: true,
-      byHarness: { codex: { executablePath: undefined, files: undefined }, 'claude-code': { executablePath: undefined, files: undefined } },
-    });
+    const bundled = { executablePath: undefined, files: undefined, standIn: false };
+    expect(harnessClis(config)).toEqual({ codex: bundled, 'claude-code': bundled });
   });
 });
 
-describe('HARNESS_CLIS: real (CODEX_PATH / CLAUDE_CODE_PATH: a path, or bundled / unset) or stand-in', () => {
-  test('real: `bundled` and unset are the SDK’s CLI, a path is that path; the real CLIs call a model', () => {
+describe('HARNESS_CLIS: the real CLIs or the stand-ins, by default; CODEX_PATH / CLAUDE_CODE_PATH: a path names that harness’s CLI', () => {
+  test('real: `bundled` and unset are the SDK’s CLI, a path is that path; none is a stand-in (each calls a model)', () => {
     const clis = harnessClis({ HARNESS_CLIS: 'real', CODEX_PATH: '/opt/codex/bin/codex', CLAUDE_CODE_PATH: 'bundled' });
-    expect(clis.byHarness.codex).toEqual({ executablePath: '/opt/codex/bin/codex', files: undefined });
-    expect(clis.byHarness['claude-code']).toEqual({ executablePath: undefined, files: undefined });
-    expect(clis.callsModel).toBe(true);
+    expect(clis.codex).toEqual({ executablePath: '/opt/codex/bin/codex', files: undefined, standIn: false });
+    expect(clis['claude-code']).toEqual({ executablePath: undefined, files: undefined, standIn: false });
   });
   // The service knows the stand-ins only by their paths in the repository (it must not import them):
   // this holds those paths to the package's own, and every file an isolated sandbox binds for one to
   // a file that is there (after the build).
-  test('stand-in: @ars/harness-stand-ins’ launchers whatever CODEX_PATH says, with the files a sandbox binds for them, all there; no model', () => {
-    const clis = harnessClis({ HARNESS_CLIS: 'stand-in', CODEX_PATH: '/opt/codex/bin/codex' });
-    expect(clis.callsModel).toBe(false);
+  test('stand-in: @ars/harness-stand-ins’ launchers, with the files a sandbox binds for them, all there', () => {
+    const clis = harnessClis({ HARNESS_CLIS: 'stand-in' });
     for (const harness of ['codex', 'claude-code'] as const) {
-      expect(clis.byHarness[harness]).toEqual({ executablePath: STAND_IN_LAUNCHERS[harness], files: standInFiles(harness) });
+      expect(clis[harness]).toEqual({ executablePath: STAND_IN_LAUNCHERS[harness], files: standInFiles(harness), standIn: true });
       for (const path of standInFiles(harness)) expect(existsSync(path)).toBe(true);
     }
+  });
+  test('stand-in with a CLI path for one harness: that harness runs the CLI named (a real one), the other its stand-in; `bundled` too', () => {
+    const clis = harnessClis({ HARNESS_CLIS: 'stand-in', CLAUDE_CODE_PATH: '/bin/false' });
+    expect(clis['claude-code']).toEqual({ executablePath: '/bin/false', files: undefined, standIn: false });
+    expect(clis.codex.standIn).toBe(true);
+    expect(harnessClis({ HARNESS_CLIS: 'stand-in', CODEX_PATH: 'bundled' }).codex).toEqual({ executablePath: undefined, files: undefined, standIn: false });
   });
   test('any other value is refused, naming the variable', () => {
     expect(() => loadConfig(schema, { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16), HARNESS_CLIS: 'fake' })).toThrow(/HARNESS_CLIS/);

@@ -16,9 +16,9 @@ export const sandboxesConfigSchema = {
    * call no model: the fast part of the test suite; refused in production).
    */
   HARNESS_CLIS: env.oneOf(['real', 'stand-in'] as const, { default: 'real' }),
-  /** With HARNESS_CLIS=real, the Codex CLI: a path, or `bundled` / unset (the SDK's own CLI). */
+  /** The Codex CLI: a path (whatever HARNESS_CLIS says), `bundled` (the SDK's own CLI), or unset (HARNESS_CLIS decides). */
   CODEX_PATH: env.string({ optional: true }),
-  /** With HARNESS_CLIS=real, the Claude Code CLI: a path, or `bundled` / unset (the SDK's own CLI). */
+  /** The Claude Code CLI: a path (whatever HARNESS_CLIS says), `bundled` (the SDK's own CLI), or unset (HARNESS_CLIS decides). */
   CLAUDE_CODE_PATH: env.string({ optional: true }),
   /** Provider keys handed to the harness explicitly (never through the service's environment). */
   CODEX_API_KEY: env.string({ optional: true, secret: true }),

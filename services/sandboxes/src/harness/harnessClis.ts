@@ -1,7 +1,9 @@
-// Which CLI runs each harness, as the settings declare it (HARNESS_CLIS, CODEX_PATH,
-// CLAUDE_CODE_PATH): the executable, the files an isolated sandbox binds for it, and whether it
-// calls a model. Every difference between the real CLIs and the stand-ins is here, as data; the
-// code that runs a harness has no branch of its own for either.
+// Which CLI runs each harness, as the settings declare it: HARNESS_CLIS gives the default of both
+// (the real CLIs, or the stand-ins), and CODEX_PATH / CLAUDE_CODE_PATH, set to a path, name that
+// harness's (real) CLI whatever the default. Per harness: the executable, the files an isolated
+// sandbox binds for it, and whether it is a stand-in (which calls no model). Every difference
+// between the real CLIs and the stand-ins is here, as data; the code that runs a harness has no
+// branch of its own for either.
 import type { HarnessName } from './adapter.js';
 import { standInExecutable, standInFiles } from './standInPaths.js';
 
@@ -12,14 +14,11 @@ export interface HarnessCliSetting {
   executablePath: string | undefined;
   /** Host paths an isolated sandbox binds read-only for it; undefined: what its path needs (its package). */
   files: string[] | undefined;
+  /** A scripted stand-in: it calls no model (no model access), and its runs' `runtime.provider` says so. */
+  standIn: boolean;
 }
 
-export interface HarnessClis {
-  kind: HarnessClisKind;
-  /** True for the real CLIs: each gets the way to its model (the model proxy). The stand-ins call none. */
-  callsModel: boolean;
-  byHarness: Record<HarnessName, HarnessCliSetting>;
-}
+export type HarnessClis = Record<HarnessName, HarnessCliSetting>;
 
 export interface HarnessClisConfig {
   HARNESS_CLIS: HarnessClisKind;
@@ -28,13 +27,12 @@ export interface HarnessClisConfig {
 }
 
 export function harnessClis(config: HarnessClisConfig): HarnessClis {
-  const setting = (harness: HarnessName, configured: string | undefined): HarnessCliSetting =>
-    config.HARNESS_CLIS === 'stand-in'
-      ? { executablePath: standInExecutable(harness), files: standInFiles(harness) }
-      : { executablePath: configured === undefined || configured === 'bundled' ? undefined : configured, files: undefined };
-  return {
-    kind: config.HARNESS_CLIS,
-    callsModel: config.HARNESS_CLIS === 'real',
-    byHarness: { codex: setting('codex', config.CODEX_PATH), 'claude-code': setting('claude-code', config.CLAUDE_CODE_PATH) },
+  const setting = (harness: HarnessName, configured: string | undefined): HarnessCliSetting => {
+    if (configured !== undefined && configured !== 'bundled') return { executablePath: configured, files: undefined, standIn: false };
+    if (configured === undefined && config.HARNESS_CLIS === 'stand-in') {
+      return { executablePath: standInExecutable(harness), files: standInFiles(harness), standIn: true };
+    }
+    return { executablePath: undefined, files: undefined, standIn: false };
   };
+  return { codex: setting('codex', config.CODEX_PATH), 'claude-code': setting('claude-code', config.CLAUDE_CODE_PATH) };
 }

@@ -5,7 +5,15 @@ import { runCodex } from './codex.js';
 
 export * from './adapter.js';
 export { isStandIn, standInExecutable, standInFiles } from './standInPaths.js';
-export { MAX_THREAD_STATE_BYTES, ThreadStateError, collectThreadState, restoreThreadState, type ThreadFile, type ThreadLocation } from './threadState.js';
+export {
+  MAX_THREAD_STATE_BYTES,
+  ThreadStateError,
+  ThreadTooLargeError,
+  collectThreadState,
+  restoreThreadState,
+  type ThreadFile,
+  type ThreadLocation,
+} from './threadState.js';
 export { harnessModeOf, READ_ONLY_MODES, type HarnessMode } from './runModes.js';
 
 export function runHarness(options: RunHarnessOptions): Promise<HarnessResult> {

@@ -32,6 +32,9 @@ const CLAUDE_PROJECTS = '.claude/projects';
 
 export class ThreadStateError extends Error {}
 
+/** A thread over MAX_THREAD_STATE_BYTES: a cut transcript would not resume, so it is not kept at all. */
+export class ThreadTooLargeError extends ThreadStateError {}
+
 /**
  * The files of thread `threadId` under `home`: codex its rollout
  * (`.codex/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl`); Claude Code its transcript
@@ -106,7 +109,7 @@ async function regularFilesUnder(dir: string): Promise<string[]> {
 }
 
 function tooLarge(threadId: string): ThreadStateError {
-  return new ThreadStateError(`the state of thread ${threadId} is over ${MAX_THREAD_STATE_BYTES} bytes`);
+  return new ThreadTooLargeError(`the state of thread ${threadId} is over ${MAX_THREAD_STATE_BYTES} bytes`);
 }
 
 /**

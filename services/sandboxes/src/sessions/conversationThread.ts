@@ -4,7 +4,7 @@
 // redacted, and stored — so the thread survives the sandbox that made it.
 import type { RunRequestedData } from '@ars/bus';
 import { redactSecrets, type KnownSecrets } from '@ars/sanitize';
-import { MAX_THREAD_STATE_BYTES, ThreadStateError, collectThreadState, restoreThreadState, type ThreadFile } from '../harness/index.js';
+import { MAX_THREAD_STATE_BYTES, ThreadStateError, ThreadTooLargeError, collectThreadState, restoreThreadState, type ThreadFile } from '../harness/index.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
 import { conversationKey } from '../store/conversationThreads.js';
 import type { SessionDeps } from './deps.js';
@@ -16,6 +16,15 @@ export interface ThreadPlace {
   cwd: string;
 }
 
+/** A conversation whose thread outgrew what is kept between runs: its run fails, never a silent new thread. */
+export class ConversationOverLimit extends Error {
+  constructor() {
+    super(
+      `the conversation's thread is over ${MAX_THREAD_STATE_BYTES} bytes, the most kept between its runs: continue in a new conversation (another conversationId)`,
+    );
+  }
+}
+
 /**
  * Puts the conversation's thread back under this sandbox's HOME; answers the thread id to resume,
  * or null: a new thread (no conversation, its first run, or a provider whose HOME is not local).
@@ -25,6 +34,7 @@ export async function threadToResume(deps: SessionDeps, request: RunRequestedDat
   const kept = await deps.threads.get(request.userId, request.conversationId);
   // Runs binds a conversation to one harness and repository; a record of another is not this thread.
   if (!kept || kept.harness !== request.harness || kept.repo_id !== request.repoId) return null;
+  if (kept.over_limit === true) throw new ConversationOverLimit();
   // Claude Code refuses to resume a session it has no file of (codex starts a new thread): without files, a new thread.
   if (kept.files.length === 0) return null;
   await restoreThreadState(request.harness, kept.files, { home: place.sandbox.home, cwd: place.cwd });
@@ -37,17 +47,25 @@ export async function keepThread(deps: SessionDeps, request: RunRequestedData, p
   if (!conversationId || place.sandbox.dir === null) return;
   const log = deps.logger.child({ run_id: request.runId });
   let collected: ThreadFile[];
+  let overLimit = false;
   try {
     collected = await collectThreadState(request.harness, { home: place.sandbox.home, cwd: place.cwd, threadId });
   } catch (error) {
-    if (!(error instanceof ThreadStateError)) throw error;
-    log.warn({ err: error, limit: MAX_THREAD_STATE_BYTES }, "the conversation's thread cannot be kept: its next run starts a new thread");
-    return;
+    if (!(error instanceof ThreadTooLargeError)) {
+      if (!(error instanceof ThreadStateError)) throw error;
+      log.warn({ err: error }, "the conversation's thread cannot be kept: its next run starts a new thread");
+      return;
+    }
+    // Recorded, so that the next run says why it cannot go on rather than starting over unasked.
+    log.warn({ err: error, limit: MAX_THREAD_STATE_BYTES }, "the conversation's thread outgrew what is kept: its next run fails, saying so");
+    collected = [];
+    overLimit = true;
   }
   const files = redactedFiles(collected, secrets);
   const bytes = files.reduce((sum, file) => sum + Buffer.byteLength(file.path) + Buffer.byteLength(file.content), 0);
-  if (files.length === 0) log.warn({ thread_id: threadId }, 'the harness left no state of its thread: the next run starts a new thread');
+  if (files.length === 0 && !overLimit) log.warn({ thread_id: threadId }, 'the harness left no state of its thread: the next run starts a new thread');
   await deps.threads.save({
+    ...(overLimit ? { over_limit: true } : {}),
     _id: conversationKey(request.userId, conversationId),
     userId: request.userId,
     conversationId,

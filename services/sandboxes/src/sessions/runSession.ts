@@ -10,7 +10,7 @@ import { harnessModeOf, runHarness, type HarnessEvent, type HarnessResult } from
 import type { AllocatedSandbox } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
 import type { SessionDeps } from './deps.js';
-import { keepThread, threadToResume } from './conversationThread.js';
+import { ConversationOverLimit, keepThread, threadToResume } from './conversationThread.js';
 import { endSession } from './endSession.js';
 import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
@@ -41,8 +41,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   let usage: RunUsage | null = null;
   // Nothing is published with a secret this service knows: its own, and the run's clone token.
   const secrets = deps.settings.secrets.with(live.secrets);
-  const standIn = deps.settings.clis.kind === 'stand-in';
-  const cli = deps.settings.clis.byHarness[harness];
+  const cli = deps.settings.clis[harness];
+  const standIn = cli.standIn;
   // Set once the harness starts: its span, a tool call's span per tool_call event.
   let harnessTrace: HarnessTrace | undefined;
 
@@ -94,11 +94,15 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       },
       cwd: sandbox.cwd,
       // No network during the turn: a real CLI reaches its model through the provider's model access, and nothing else.
-      modelAccess: deps.settings.clis.callsModel,
+      modelAccess: !cli.standIn,
       readOnlyTree: harnessModeOf(request.mode).readOnly,
     });
     const place = { sandbox, cwd: launch.cwd };
-    const resumeThreadId = await threadToResume(deps, request, place).catch((error: unknown) => {
+    const resumeThreadId = await threadToResume(deps, request, place).catch(async (error: unknown) => {
+      if (error instanceof ConversationOverLimit) {
+        await launch.close().catch((closing: unknown) => log.warn({ err: closing }, 'harness launch not closed'));
+        throw error;
+      }
       log.warn({ err: error }, "the conversation's thread could not be restored: the run starts a new thread");
       return null;
     });
@@ -141,9 +145,14 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError }, seq);
     result = outcome === 'success' ? await pushIfAsked(deps, input, seq) : outcome;
   } catch (error) {
-    harnessTrace?.end('crashed');
-    log.error({ err: error }, 'session failed unexpectedly');
-    result = failed('harness_crash', `the session failed: ${error instanceof Error ? error.message : String(error)}`, seq);
+    if (error instanceof ConversationOverLimit) {
+      harnessTrace?.end('failed');
+      result = failed('agent', error.message, seq);
+    } else {
+      harnessTrace?.end('crashed');
+      log.error({ err: error }, 'session failed unexpectedly');
+      result = failed('harness_crash', `the session failed: ${error instanceof Error ? error.message : String(error)}`, seq);
+    }
   } finally {
     clearTimeout(timer);
   }

@@ -210,7 +210,7 @@ async function allocateAndRun(
       if (error instanceof AllocationError) return await stop(failed('sandbox_allocation', error.message, 0));
       throw error;
     }
-    const runtime = { provider: runtimeProviderOf(deps), runId: sessionId };
+    const runtime = { provider: runtimeProviderOf(deps, request.harness), runId: sessionId };
     await deps.sessions.markRunning(runId, deps.instanceId, { sandboxId: allocated.sandboxId, sandboxDir: allocated.dir, runtimeProvider: runtime.provider });
     await deps.sandboxes.noteProvider(sandboxRecordId, allocated);
     await deps.sandboxes.transition(
@@ -272,7 +272,7 @@ async function alreadyThere(deps: SessionDeps, existing: SessionDoc, request: Ru
   log.info({ state: existing.state }, 'run request already handled: nothing started');
 }
 
-/** `runtime.provider` of a run here: the provider, and whether the stand-in CLIs run it (HARNESS_CLIS). */
-function runtimeProviderOf(deps: SessionDeps): string {
-  return runtimeProvider(deps.provider.name, deps.settings.clis.kind === 'stand-in' ? 'stand-in' : 'agent');
+/** `runtime.provider` of a run of this harness here: the provider, and whether a stand-in CLI runs it. */
+function runtimeProviderOf(deps: SessionDeps, harness: RunRequestedData['harness']): string {
+  return runtimeProvider(deps.provider.name, deps.settings.clis[harness].standIn ? 'stand-in' : 'agent');
 }

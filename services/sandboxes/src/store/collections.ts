@@ -113,6 +113,8 @@ export interface ConversationThreadDoc {
   thread_id: string;
   files: ThreadFileDoc[];
   bytes: number;
+  /** The thread outgrew MAX_THREAD_STATE_BYTES (nothing of it kept): the conversation's next run fails, saying so. */
+  over_limit?: boolean;
   /** The run that wrote this state last. */
   run_id: string;
   updated_at: Date;

@@ -5,15 +5,12 @@
 export function harnessEnvironment(input: {
   path: string | undefined;
   home: string;
-  /** The sandbox's own TMPDIR, when it has one (AllocatedSandbox.tmpDir). */
-  tmpDir?: string | undefined;
   lang?: string | undefined;
   tz?: string | undefined;
 }): Record<string, string> {
   return {
     PATH: input.path && input.path.length > 0 ? input.path : '/usr/local/bin:/usr/bin:/bin',
     HOME: input.home,
-    ...(input.tmpDir ? { TMPDIR: input.tmpDir } : {}),
     LANG: input.lang ?? 'C.UTF-8',
     TZ: input.tz ?? 'UTC',
     // Git inside the sandbox never asks on a terminal (there is none).

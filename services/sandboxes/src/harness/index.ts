@@ -4,7 +4,7 @@ import { runClaudeCode } from './claudeCode.js';
 import { runCodex } from './codex.js';
 
 export * from './adapter.js';
-export { isStandIn, standInExecutable, standInFiles } from './standInPaths.js';
+export { standInExecutable, standInFiles } from './standInPaths.js';
 export {
   MAX_THREAD_STATE_BYTES,
   ThreadStateError,

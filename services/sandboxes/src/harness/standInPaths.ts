@@ -20,11 +20,6 @@ export function standInExecutable(harness: HarnessName): string {
   return fileURLToPath(new URL(`bin/${LAUNCHERS[harness]}`, STAND_INS));
 }
 
-/** True when `path` is the stand-in of the harness (a scripted agent: it needs no network). */
-export function isStandIn(harness: HarnessName, path: string | undefined): boolean {
-  return path !== undefined && path === standInExecutable(harness);
-}
-
 /**
  * The files a stand-in needs to run (bound read-only into an isolated sandbox, each at its own
  * path): its launcher, the built stand-in modules and the package.json that makes them ES modules;

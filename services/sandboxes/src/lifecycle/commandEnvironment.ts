@@ -4,5 +4,5 @@ import type { LifecycleDeps } from './deps.js';
 
 /** Install and dev commands get the harness's scrubbed environment (never the service's), non-interactive. */
 export function commandEnvironment(deps: LifecycleDeps, sandbox: AllocatedSandbox, extra: Record<string, string> = {}): Record<string, string> {
-  return { ...harnessEnvironment({ path: deps.settings.commandPath, home: sandbox.home, tmpDir: sandbox.tmpDir }), CI: '1', ...extra };
+  return { ...harnessEnvironment({ path: deps.settings.commandPath, home: sandbox.home }), CI: '1', ...extra };
 }

@@ -74,7 +74,7 @@ async function forward(req: IncomingMessage, res: ServerResponse, upstreams: Mod
   try {
     upstream = await undiciRequest(target.url, {
       method: 'POST',
-      headers: forwardedHeaders(req.headers),
+      headers: withoutHopByHop(req.headers),
       body: req,
       dispatcher,
       signal: abort.signal,
@@ -83,7 +83,7 @@ async function forward(req: IncomingMessage, res: ServerResponse, upstreams: Mod
     if (abort.signal.aborted) return;
     return answerError(res, 502, target.api, `the model provider could not be reached: ${error instanceof Error ? error.message : String(error)}`);
   }
-  res.writeHead(upstream.statusCode, responseHeaders(upstream.headers));
+  res.writeHead(upstream.statusCode, withoutHopByHop(upstream.headers));
   // Each event is sent on as it arrives: the CLI streams the answer to the run's watchers.
   res.flushHeaders();
   await pipeline(upstream.body, res).catch(() => {
@@ -92,16 +92,8 @@ async function forward(req: IncomingMessage, res: ServerResponse, upstreams: Mod
   });
 }
 
-function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || NOT_FORWARDED.has(name)) continue;
-    out[name] = value;
-  }
-  return out;
-}
-
-function responseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+/** Headers passed on, either way: all but the hop-by-hop ones and those the proxy sets itself. */
+function withoutHopByHop(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || NOT_FORWARDED.has(name)) continue;

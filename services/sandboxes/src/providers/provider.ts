@@ -42,11 +42,6 @@ export interface AllocatedSandbox {
   cwd: string;
   /** HOME inside the sandbox (provider's path). */
   home: string;
-  /**
-   * TMPDIR for the sandbox's processes when the system's would contain HOME (a local SANDBOX_ROOT
-   * under /tmp): Codex refuses to keep its helpers under a HOME inside TMPDIR.
-   */
-  tmpDir?: string;
 }
 
 /** What is recorded of a sandbox, enough to release it after a restart. */

@@ -89,7 +89,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       executablePath: cli.executablePath,
       ...(cli.files ? { cliFiles: cli.files } : {}),
       env: {
-        ...harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, tmpDir: sandbox.tmpDir, lang: deps.settings.lang, tz: deps.settings.tz }),
+        ...harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
         ...harnessTrace.env,
       },
       cwd: sandbox.cwd,

@@ -102,10 +102,8 @@ export class LocalProvider implements SandboxProvider {
       else await this.checkout(repoDir, request);
       await mkdir(home, { recursive: true });
       await writeFile(join(home, '.gitconfig'), GITCONFIG);
-      const tmpDir = join(dir, 'tmp');
-      await mkdir(tmpDir, { recursive: true });
       const cwd = await this.rootDirectory(repoDir, request);
-      return { sandboxId, dir, repoDir, cwd, home, tmpDir };
+      return { sandboxId, dir, repoDir, cwd, home };
     } catch (error) {
       await this.release({ sandboxId, dir });
       throw error;

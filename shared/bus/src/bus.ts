@@ -1,8 +1,9 @@
-import { Kafka, logLevel, Partitioners, type Admin, type Producer, type RetryOptions } from 'kafkajs';
+import { logLevel, Partitioners, type Admin, type Producer, type RetryOptions } from 'kafkajs';
 import { AppError } from '@ars/errors';
 import { buildEnvelope, type BusMessage, type OutgoingMessage } from './envelope.js';
 import { startConsumer, type BusConsumer, type ConsumeOptions } from './consumer.js';
 import { errorFields, kafkajsLogCreator, silentLogger, type BusLogger } from './logger.js';
+import { createKafkaClient } from './kafkaClient.js';
 import { reportConsumerLag } from './metrics.js';
 import { topicSpec, type TopicData, type TopicName } from './topics.js';
 import { traceHeaders, withProducerSpans } from './tracing.js';
@@ -52,7 +53,7 @@ export interface Bus {
 /** Creates the bus of one service. Nothing connects until `connect`, `publish` or `consume`. */
 export function createBus(options: BusOptions): Bus {
   const logger = (options.logger ?? silentLogger).child({ component: 'bus' });
-  const kafka = new Kafka({
+  const kafka = createKafkaClient({
     clientId: options.clientId,
     brokers: options.brokers,
     connectionTimeout: options.connectionTimeoutMs ?? 3_000,

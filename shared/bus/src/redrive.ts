@@ -1,6 +1,7 @@
-import { Kafka, logLevel, Partitioners, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
+import { logLevel, Partitioners, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
 import { decodeMessage } from './envelope.js';
 import { kafkajsLogCreator, silentLogger, type BusLogger } from './logger.js';
+import { createKafkaClient } from './kafkaClient.js';
 import { DLQ_SUFFIX, deadLetterTopic, topicSpec, type BaseTopicName, type DeadLetterData } from './topics.js';
 
 /**
@@ -89,7 +90,7 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const logger = options.logger ?? silentLogger;
   const summary: RedriveSummary = { topic: base, deadLetterTopic: dlq, groupId, dryRun, redriven: 0, wouldRedrive: 0, skipped: 0, left: 0 };
-  const kafka = new Kafka({
+  const kafka = createKafkaClient({
     clientId: options.clientId ?? 'ars-redrive',
     brokers: options.brokers,
     connectionTimeout: 3_000,

@@ -16,6 +16,8 @@ command -v slirp4netns >/dev/null 2>&1 || need_debs+=(slirp4netns)
 if [ -z "${KAFKA_BROKERS:-}" ]; then
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || need_debs+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || need_debs+=(gcc)
+  # objcopy: the helper links a copy of librdkafka.a (deploy/local/kafka-mock/build.sh).
+  command -v objcopy >/dev/null 2>&1 || need_debs+=(binutils)
 fi
 # The chart tests render charts/ with tools/chart-render, a Helm-compatible renderer built from
 # Debian's Go toolchain and the Go libraries Helm's engine uses (charts/README.md).

@@ -27,8 +27,8 @@ type Seen = { message: BusMessage; context: MessageContext };
 type Handler = (seen: Seen) => Promise<void>;
 
 /**
- * One consumer group for the file, subscribed to every test topic (a group join costs ~3 s against
- * the mock): each test registers what it does with its own topic's messages.
+ * One consumer group for the file, subscribed to every test topic (each group's first join waits the
+ * mock's initial rebalance delay): each test registers what it does with its own topic's messages.
  */
 const shared = { seen: new Map<string, Seen[]>(), handlers: new Map<string, Handler>() };
 const processed = memoryProcessedStore();

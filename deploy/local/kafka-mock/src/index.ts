@@ -25,9 +25,19 @@ export interface KafkaMockOptions {
   brokers?: number;
   /** Topics created before the bootstrap address is announced, with their partition counts. */
   topics: { name: string; partitions: number }[];
+  /**
+   * How long a new consumer group's first join waits for more members, as the broker setting
+   * `group.initial.rebalance.delay.ms` (Kafka's default 3,000). Default 250: members started
+   * together (a service's instances) still join one generation, and a test's or a service's first
+   * join does not wait 3 s.
+   */
+  initialRebalanceDelayMs?: number;
   /** Where the helper's stderr lines go; default: dropped. */
   output?: (line: string) => void;
 }
+
+/** The first-join delay of a mock cluster unless told otherwise (KafkaMockOptions.initialRebalanceDelayMs). */
+export const DEFAULT_INITIAL_REBALANCE_DELAY_MS = 250;
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -53,10 +63,12 @@ export function ensureKafkaMockBuilt(): string {
 }
 
 /** Command-line arguments of the helper for these options. */
-export function kafkaMockArgs(options: { brokers?: number; topics: { name: string; partitions: number }[] }): string[] {
+export function kafkaMockArgs(options: Pick<KafkaMockOptions, 'brokers' | 'topics' | 'initialRebalanceDelayMs'>): string[] {
   const brokers = options.brokers ?? 3;
   if (!Number.isInteger(brokers) || brokers < 1 || brokers > 64) throw new Error(`kafka-mock: brokers must be 1..64, got ${brokers}`);
-  const args = ['--brokers', String(brokers)];
+  const delay = options.initialRebalanceDelayMs ?? DEFAULT_INITIAL_REBALANCE_DELAY_MS;
+  if (!Number.isInteger(delay) || delay < 0 || delay > 300_000) throw new Error(`kafka-mock: initialRebalanceDelayMs must be 0..300000, got ${delay}`);
+  const args = ['--brokers', String(brokers), '--initial-rebalance-delay-ms', String(delay)];
   for (const topic of options.topics) {
     if (!topic.name || /\s/.test(topic.name) || !Number.isInteger(topic.partitions) || topic.partitions < 1) {
       throw new Error(`kafka-mock: bad topic ${JSON.stringify(topic)}`);

@@ -1,7 +1,7 @@
 /*
  * kafka-mock: librdkafka's mock cluster as a standalone broker for development and tests.
  *
- *   kafka-mock [--brokers N] [--topic name:partitions ...]
+ *   kafka-mock [--brokers N] [--topic name:partitions ...] [--initial-rebalance-delay-ms MS]
  *
  * Prints one JSON line {"bootstrap":"127.0.0.1:port,..."} on stdout once the cluster listens,
  * then reads commands on stdin, one per line, answering each with one JSON line
@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,36 @@
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+
+/*
+ * A new consumer group's first join waits the broker's group.initial.rebalance.delay.ms (Kafka's
+ * default 3 s; its documentation suggests 0 for development and tests). librdkafka 2.0.2's mock
+ * hard-codes 3 s (rdkafka_mock_cgrp.c, rd_kafka_mock_cgrp_rebalance: "Same as
+ * group.initial.rebalance.delay.ms on the broker"); librdkafka 2.4 made it settable. build.sh links
+ * librdkafka statically with the mock's rebalance timer callback made visible
+ * (objcopy --globalize-symbol) and every call of the internal timer start wrapped (ld --wrap), so
+ * this program can give that one timer the delay asked for. Only the group rebalance timer with
+ * exactly the hard-coded first-join delay is changed; its other delays (100 ms once every member
+ * rejoined, the session timeout less 1 s) depend on the members' session timeouts, which are never
+ * 4 s here (the bus's minimum is 6 s).
+ */
+#define MOCK_FIRST_JOIN_DELAY_US ((int64_t)3000 * 1000)
+typedef struct rd_kafka_timers_s rd_kafka_timers_t;
+typedef void(rd_kafka_timer_cb_t)(rd_kafka_timers_t *rkts, void *arg);
+extern rd_kafka_timer_cb_t rd_kafka_mcgrp_rebalance_timer_cb;
+void __real_rd_kafka_timer_start0(rd_kafka_timers_t *rkts, void *rtmr, int64_t interval, uint8_t oneshot, uint8_t restart,
+                                  rd_kafka_timer_cb_t *callback, void *arg);
+void __wrap_rd_kafka_timer_start0(rd_kafka_timers_t *rkts, void *rtmr, int64_t interval, uint8_t oneshot, uint8_t restart,
+                                  rd_kafka_timer_cb_t *callback, void *arg);
+
+static int64_t initial_rebalance_delay_us = MOCK_FIRST_JOIN_DELAY_US;
+
+void __wrap_rd_kafka_timer_start0(rd_kafka_timers_t *rkts, void *rtmr, int64_t interval, uint8_t oneshot, uint8_t restart,
+                                  rd_kafka_timer_cb_t *callback, void *arg) {
+        if (callback == rd_kafka_mcgrp_rebalance_timer_cb && interval == MOCK_FIRST_JOIN_DELAY_US)
+                interval = initial_rebalance_delay_us;
+        __real_rd_kafka_timer_start0(rkts, rtmr, interval, oneshot, restart, callback, arg);
+}
 
 #define MAX_TOPICS 256
 #define LINE_MAX_LEN 4096
@@ -38,7 +69,7 @@ static void on_signal(int sig) {
 }
 
 static void usage(void) {
-        fprintf(stderr, "usage: kafka-mock [--brokers N] [--topic name:partitions ...]\n");
+        fprintf(stderr, "usage: kafka-mock [--brokers N] [--topic name:partitions ...] [--initial-rebalance-delay-ms MS]\n");
 }
 
 /* Writes s as a JSON string literal (with quotes) to stdout. */
@@ -195,6 +226,12 @@ int main(int argc, char **argv) {
                         topic_names[topic_cnt] = spec;
                         topic_partitions[topic_cnt] = (int)v;
                         topic_cnt++;
+                } else if (!strcmp(argv[i], "--initial-rebalance-delay-ms") && i + 1 < argc) {
+                        if (parse_long(argv[++i], 0, 300000, &v)) {
+                                fprintf(stderr, "kafka-mock: --initial-rebalance-delay-ms must be 0..300000\n");
+                                return 2;
+                        }
+                        initial_rebalance_delay_us = (int64_t)v * 1000;
                 } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
                         usage();
                         return 0;

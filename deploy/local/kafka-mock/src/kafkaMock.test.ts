@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { Kafka, logLevel } from 'kafkajs';
-import { ensureKafkaMockBuilt, kafkaMockBinary, startKafkaMock, type KafkaMock } from './index.js';
+import { DEFAULT_INITIAL_REBALANCE_DELAY_MS, ensureKafkaMockBuilt, kafkaMockArgs, kafkaMockBinary, startKafkaMock, type KafkaMock } from './index.js';
 
 let mock: KafkaMock;
 let kafka: Kafka;
@@ -66,7 +66,7 @@ describe('fault injection commands answer ok, or an error naming the problem', (
   });
 });
 
-describe('build.sh compiles bin/kafka-mock with gcc -lrdkafka, only when the source is newer', () => {
+describe('build.sh compiles bin/kafka-mock with gcc and librdkafka, only when the source is newer', () => {
   test('a second build of an up-to-date binary does nothing', () => {
     ensureKafkaMockBuilt();
     const before = statSync(kafkaMockBinary).mtimeMs;
@@ -74,6 +74,41 @@ describe('build.sh compiles bin/kafka-mock with gcc -lrdkafka, only when the sou
     expect(again.status).toBe(0);
     expect(again.stderr).toBe('');
     expect(statSync(kafkaMockBinary).mtimeMs).toBe(before);
+  });
+});
+
+/** Milliseconds from a new group's consumer starting to its first GROUP_JOIN. */
+async function firstJoinMs(cluster: KafkaMock, groupId: string): Promise<number> {
+  const consumer = new Kafka({ brokers: cluster.brokers, clientId: 'join-test', logLevel: logLevel.NOTHING }).consumer({ groupId, maxWaitTimeInMs: 100 });
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'joins' });
+    const joined = new Promise((resolve) => consumer.on(consumer.events.GROUP_JOIN, resolve));
+    const start = Date.now();
+    await consumer.run({ eachMessage: async () => undefined });
+    await joined;
+    return Date.now() - start;
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+describe("a new consumer group's first join waits the initial rebalance delay asked for (the broker's group.initial.rebalance.delay.ms)", () => {
+  test('with 1,500 ms the first join waits at least that; with 0 it is answered at once', async () => {
+    const slow = await startKafkaMock({ brokers: 1, topics: [{ name: 'joins', partitions: 2 }], initialRebalanceDelayMs: 1_500 });
+    const fast = await startKafkaMock({ brokers: 1, topics: [{ name: 'joins', partitions: 2 }], initialRebalanceDelayMs: 0 });
+    try {
+      const [slowJoin, fastJoin] = await Promise.all([firstJoinMs(slow, 'slow-group'), firstJoinMs(fast, 'fast-group')]);
+      expect(slowJoin).toBeGreaterThanOrEqual(1_450);
+      expect(fastJoin).toBeLessThan(1_000);
+    } finally {
+      await Promise.all([slow.close(), fast.close()]);
+    }
+  });
+
+  test('a delay out of 0..300000 is refused before anything starts', () => {
+    expect(() => kafkaMockArgs({ topics: [], initialRebalanceDelayMs: -1 })).toThrow('initialRebalanceDelayMs must be 0..300000, got -1');
+    expect(kafkaMockArgs({ topics: [] })).toEqual(['--brokers', '3', '--initial-rebalance-delay-ms', String(DEFAULT_INITIAL_REBALANCE_DELAY_MS)]);
   });
 });
 

@@ -3,13 +3,17 @@
 // calling the model stand-in (deploy/local/model-stand-in) through the sandbox's model proxy. The
 // stand-in plays the same directives as the stand-in CLIs, so the events are the ones the rest of
 // the suite sees from the stand-ins. A system of its own: HARNESS_CLIS=real (the shared one runs the
-// stand-in CLIs).
+// stand-in CLIs), and HARNESS_STAND_IN_TOOLS=on (each CLI is handed the model stand-in's MCP tool
+// server, offering the tools the prompt's `@tool` lines name), as `npm start` runs it.
 import { ownSystem, waitFor } from '@ars/testenv';
 import { call, dataOf } from '../support/accounts.js';
 import { automationClient, graphOf, startAutomation, untilRun } from '../support/automations.js';
 import { git, harnessPid, newRunsUser, processAlive, sourceRepositoryPath, type RunEvent } from '../support/runs.js';
 
-const system = ownSystem('the real Codex and Claude Code CLIs against the model stand-in (HARNESS_CLIS=real)', { HARNESS_CLIS: 'real' });
+const system = ownSystem('the real Codex and Claude Code CLIs against the model stand-in (HARNESS_CLIS=real)', {
+  HARNESS_CLIS: 'real',
+  HARNESS_STAND_IN_TOOLS: 'on',
+});
 
 const SHELL_TOOL = { codex: 'shell', 'claude-code': 'Bash' } as const;
 const messagesOf = (events: RunEvent[]): (string | null)[] => events.filter((e) => e.type === 'assistant_message').map((e) => e.message);
@@ -33,6 +37,19 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     expect(done.status).toBe('success');
     const shell = events.find((e) => e.type === 'tool_call' && e.toolName === SHELL_TOOL[harness]);
     expect(JSON.stringify(shell?.payload)).toContain('real-42');
+  });
+
+  test.concurrent('@tool: one tool_call named exactly as the tool, the JSON as its input, called through the MCP tool server', async () => {
+    const { runs, repoId } = await newRunsUser(system().baseUrl);
+    const run = await runs.started({ repoId, harness, prompt: '@tool search {"q":"docs","n":[1,2]}\n@say after the tool' });
+    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+    expect([done.status, done.error]).toEqual(['success', null]);
+    const calls = events.filter((e) => e.type === 'tool_call');
+    expect(calls.map((e) => e.toolName)).toEqual(['search']);
+    expect(calls[0]?.payload).toMatchObject({ kind: 'mcp', server: 'standin', input: { q: 'docs', n: [1, 2] } });
+    // The tool's answer: Claude Code gives its text; codex its MCP result, which the event keeps in outline.
+    expect(calls[0]?.payload).toMatchObject(harness === 'codex' ? { status: 'completed' } : { output: 'stand-in tool search called', isError: false });
+    expect(messagesOf(events)).toContain('after the tool');
   });
 
   test.concurrent('@write with createBranch: the CLI’s own write tool makes the file, committed on the working branch', async () => {

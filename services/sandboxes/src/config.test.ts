@@ -20,7 +20,7 @@ describe('configuration comes through the config loader', () => {
     expect(config.CODEX_PATH).toBeUndefined();
     expect(config.CLAUDE_CODE_PATH).toBeUndefined();
     expect(config.SANDBOX_ROOT).toMatch(/ars-sandboxes$/);
-    const bundled = { executablePath: undefined, files: undefined, standIn: false };
+    const bundled = { executablePath: undefined, files: undefined, standIn: false, standInTools: null };
     expect(harnessClis(config)).toEqual({ codex: bundled, 'claude-code': bundled });
   });
 });
@@ -28,8 +28,8 @@ describe('configuration comes through the config loader', () => {
 describe('HARNESS_CLIS: the real CLIs or the stand-ins, by default; CODEX_PATH / CLAUDE_CODE_PATH: a path names that harness’s CLI', () => {
   test('real: `bundled` and unset are the SDK’s CLI, a path is that path; none is a stand-in (each calls a model)', () => {
     const clis = harnessClis({ HARNESS_CLIS: 'real', CODEX_PATH: '/opt/codex/bin/codex', CLAUDE_CODE_PATH: 'bundled' });
-    expect(clis.codex).toEqual({ executablePath: '/opt/codex/bin/codex', files: undefined, standIn: false });
-    expect(clis['claude-code']).toEqual({ executablePath: undefined, files: undefined, standIn: false });
+    expect(clis.codex).toEqual({ executablePath: '/opt/codex/bin/codex', files: undefined, standIn: false, standInTools: null });
+    expect(clis['claude-code']).toEqual({ executablePath: undefined, files: undefined, standIn: false, standInTools: null });
   });
   // The service knows the stand-ins only by their paths in the repository (it must not import them):
   // this holds those paths to the package's own, and every file an isolated sandbox binds for one to
@@ -37,16 +37,45 @@ describe('HARNESS_CLIS: the real CLIs or the stand-ins, by default; CODEX_PATH /
   test('stand-in: @ars/harness-stand-ins’ launchers, with the files a sandbox binds for them, all there', () => {
     const clis = harnessClis({ HARNESS_CLIS: 'stand-in' });
     for (const harness of ['codex', 'claude-code'] as const) {
-      expect(clis[harness]).toEqual({ executablePath: STAND_IN_LAUNCHERS[harness], files: standInFiles(harness), standIn: true });
+      expect(clis[harness]).toEqual({ executablePath: STAND_IN_LAUNCHERS[harness], files: standInFiles(harness), standIn: true, standInTools: null });
       for (const path of standInFiles(harness)) expect(existsSync(path)).toBe(true);
     }
   });
   test('stand-in with a CLI path for one harness: that harness runs the CLI named (a real one), the other its stand-in; `bundled` too', () => {
     const clis = harnessClis({ HARNESS_CLIS: 'stand-in', CLAUDE_CODE_PATH: '/bin/false' });
-    expect(clis['claude-code']).toEqual({ executablePath: '/bin/false', files: undefined, standIn: false });
+    expect(clis['claude-code']).toEqual({ executablePath: '/bin/false', files: undefined, standIn: false, standInTools: null });
     expect(clis.codex.standIn).toBe(true);
-    expect(harnessClis({ HARNESS_CLIS: 'stand-in', CODEX_PATH: 'bundled' }).codex).toEqual({ executablePath: undefined, files: undefined, standIn: false });
+    expect(harnessClis({ HARNESS_CLIS: 'stand-in', CODEX_PATH: 'bundled' }).codex).toEqual({
+      executablePath: undefined,
+      files: undefined,
+      standIn: false,
+      standInTools: null,
+    });
   });
+});
+
+describe('HARNESS_STAND_IN_TOOLS=on: every real CLI is handed the model stand-in’s tool server, never a stand-in CLI', () => {
+  test('the real CLIs get the tool server’s launcher, and every file a sandbox binds for it is there (after the build)', () => {
+    const clis = harnessClis({ HARNESS_CLIS: 'real', HARNESS_STAND_IN_TOOLS: 'on' });
+    for (const harness of ['codex', 'claude-code'] as const) {
+      const tools = clis[harness].standInTools;
+      expect(tools?.script).toMatch(/deploy\/local\/model-stand-in\/bin\/mcp-tool-server\.mjs$/);
+      for (const path of tools?.files ?? []) expect(existsSync(path)).toBe(true);
+      expect(tools?.files).toContain(tools?.script);
+    }
+  });
+  test('a stand-in CLI plays @tool itself: it gets none; off (the default) gives none either', () => {
+    expect(harnessClis({ HARNESS_CLIS: 'stand-in', HARNESS_STAND_IN_TOOLS: 'on' }).codex.standInTools).toBeNull();
+    expect(harnessClis({ HARNESS_CLIS: 'real' }).codex.standInTools).toBeNull();
+  });
+  test('ARS_ENV=production refuses HARNESS_STAND_IN_TOOLS=on with one line naming it', () => {
+    const base = { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16), ARS_ENV: 'production', SANDBOX_ISOLATION: 'bwrap' };
+    const withTools = loadConfig(schema, { ...base, HARNESS_STAND_IN_TOOLS: 'on' });
+    expect(() => refuseDevelopmentDefaults(withTools, sandboxesDevelopmentDefaults(withTools))).toThrow(/HARNESS_STAND_IN_TOOLS=on is refused in production/);
+  });
+});
+
+describe('HARNESS_CLIS values', () => {
   test('any other value is refused, naming the variable', () => {
     expect(() => loadConfig(schema, { CATALOG_URL: 'http://127.0.0.1:8081', INTERNAL_TOKEN: 'x'.repeat(16), HARNESS_CLIS: 'fake' })).toThrow(/HARNESS_CLIS/);
   });

@@ -16,6 +16,13 @@ export const sandboxesConfigSchema = {
    * call no model: the fast part of the test suite; refused in production).
    */
   HARNESS_CLIS: env.oneOf(['real', 'stand-in'] as const, { default: 'real' }),
+  /**
+   * `on`: every run of a real CLI is handed the model stand-in's MCP tool server
+   * (deploy/local/model-stand-in), which offers the tools the prompt's `@tool` lines name, so that
+   * `@tool` plays under the real CLIs as under the stand-ins. Development and tests only (refused in
+   * production), and the local provider only: a Pod has no such server.
+   */
+  HARNESS_STAND_IN_TOOLS: env.oneOf(['on', 'off'] as const, { default: 'off' }),
   /** The Codex CLI: a path (whatever HARNESS_CLIS says), `bundled` (the SDK's own CLI), or unset (HARNESS_CLIS decides). */
   CODEX_PATH: env.string({ optional: true }),
   /** The Claude Code CLI: a path (whatever HARNESS_CLIS says), `bundled` (the SDK's own CLI), or unset (HARNESS_CLIS decides). */
@@ -85,6 +92,7 @@ export const sandboxesConfigSchema = {
 /** What the production refusals read of the configuration. */
 export interface SandboxesProductionInput {
   HARNESS_CLIS: 'real' | 'stand-in';
+  HARNESS_STAND_IN_TOOLS: 'on' | 'off';
   SANDBOX_ISOLATION: 'bwrap' | 'none';
 }
 
@@ -98,6 +106,10 @@ export function sandboxesDevelopmentDefaults(config: SandboxesProductionInput): 
     {
       inUse: config.HARNESS_CLIS === 'stand-in',
       problem: 'HARNESS_CLIS=stand-in is refused in production (scripted stand-ins, not agents, would run every run)',
+    },
+    {
+      inUse: config.HARNESS_STAND_IN_TOOLS === 'on',
+      problem: 'HARNESS_STAND_IN_TOOLS=on is refused in production (every run would be handed a scripted development tool server)',
     },
     // Agents would run unisolated, with the services' files and network in reach.
     { inUse: config.SANDBOX_ISOLATION === 'none', problem: 'SANDBOX_ISOLATION=none is refused in production (agents would run unisolated)' },

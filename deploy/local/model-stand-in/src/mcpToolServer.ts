@@ -1,9 +1,12 @@
 // A stand-in MCP tool server (stdio transport: one JSON-RPC message a line) for `@tool <name>`:
-// handed to a CLI, it offers the tools named on its command line, each taking any JSON object and
-// answering `stand-in tool <name> called` (the stand-in CLIs' words) with the input echoed as
-// structured content. The model stand-in calls such a tool by its name; the CLI then reports a real
-// MCP tool call (codex `mcp_tool_call`, Claude Code `mcp__<server>__<name>`).
+// handed to a CLI, it offers the tools named on its command line, or those a prompt's `@tool` lines
+// name (`--prompt-file <file>`: how the sandboxes service hands it to every real CLI under
+// HARNESS_STAND_IN_TOOLS=on), each taking any JSON object and answering `stand-in tool <name> called`
+// (the stand-in CLIs' words). The model stand-in calls such a tool by its name; the CLI then reports
+// a real MCP tool call (codex `mcp_tool_call`, Claude Code `mcp__<server>__<name>`).
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { parseDirectives } from '@ars/harness-stand-ins';
 
 const PROTOCOL_VERSION = '2025-06-18';
 
@@ -43,19 +46,35 @@ export function answerMcp(tools: readonly string[], message: Record<string, unkn
     case 'tools/call': {
       const name = typeof params.name === 'string' ? params.name : '';
       if (!tools.includes(name)) return { error: { code: -32602, message: `no tool ${name}` } };
-      const input = isRecord(params.arguments) ? params.arguments : {};
-      return { result: { content: [{ type: 'text', text: `stand-in tool ${name} called` }], structuredContent: { input }, isError: false } };
+      // Text only, as the stand-in CLIs answer: Claude Code would show structured content instead of it.
+      return { result: { content: [{ type: 'text', text: `stand-in tool ${name} called` }], isError: false } };
     }
     default:
       return { error: { code: -32601, message: `method not found: ${method}` } };
   }
 }
 
-/** Serves stdin/stdout until stdin closes. `argv`: the tool names. */
+/** A name both CLIs take for an MCP tool (Claude Code's rule, the stricter). */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The tools a prompt's `@tool` lines name, each once, in order (names no CLI takes are left out). */
+export function toolsOfPrompt(prompt: string): string[] {
+  const named = parseDirectives(prompt).flatMap((step) => (step.kind === 'tool' ? [step.name] : []));
+  return [...new Set(named)].filter((name) => TOOL_NAME.test(name));
+}
+
+/** The tools to offer: `--prompt-file <file>`'s `@tool` names (maybe none), else the names given. */
+async function toolsOf(argv: readonly string[]): Promise<string[] | null> {
+  if (argv[0] === '--prompt-file' && argv.length === 2) return toolsOfPrompt(await readFile(argv[1] as string, 'utf8'));
+  const tools = argv.filter((name) => TOOL_NAME.test(name));
+  return tools.length > 0 ? tools : null;
+}
+
+/** Serves stdin/stdout until stdin closes. `argv`: the tool names, or `--prompt-file <file>`. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const tools = argv.filter((name) => /^[A-Za-z0-9_-]{1,64}$/.test(name));
-  if (tools.length === 0) {
-    process.stderr.write('usage: mcp-tool-server <tool name>… (letters, digits, _ and -)\n');
+  const tools = await toolsOf(argv);
+  if (tools === null) {
+    process.stderr.write('usage: mcp-tool-server <tool name>… (letters, digits, _ and -) | mcp-tool-server --prompt-file <file>\n');
     return 2;
   }
   for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {

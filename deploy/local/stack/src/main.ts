@@ -43,9 +43,9 @@ async function main(): Promise<void> {
     // Repositories live beside the data that points at them; memory-only stacks get a temporary folder.
     sourceHostDir: process.env.SOURCE_HOST_DIR ?? (dataDir === '' ? undefined : join(dataDir, 'source-host')),
     sandboxRoot: process.env.SANDBOX_ROOT ?? (dataDir === '' ? undefined : join(dataDir, 'sandboxes')),
-    // The stand-in CLIs until the model stand-in plays every directive under the real CLIs (`@tool`
-    // needs an MCP tool server handed to them): `HARNESS_CLIS=real npm start` runs the real ones.
-    env: { HARNESS_CLIS: process.env.HARNESS_CLIS ?? 'stand-in' },
+    // The real CLIs (the sandboxes service's own default), against the model stand-in unless a
+    // provider is given; `HARNESS_CLIS=stand-in npm start` runs the scripted stand-in CLIs.
+    env: { HARNESS_CLIS: process.env.HARNESS_CLIS ?? 'real' },
     // Tracing on only when a collector is named (README, Tracing).
     ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? { telemetry: { otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT } } : {}),
   });

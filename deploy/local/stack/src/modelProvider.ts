@@ -1,7 +1,9 @@
 // Which model each real CLI of the stack calls. With nothing said, the model stand-in
 // (deploy/local/model-stand-in), started in this process, answers both: `npm start` runs the real
 // CLIs with no key. A key or a base URL for a provider sends that harness's calls there instead
-// (the README's two lines); the stand-in CLIs (HARNESS_CLIS=stand-in) call no model at all.
+// (the README's two lines); the stand-in CLIs (HARNESS_CLIS=stand-in) call no model at all. Where the
+// stand-in answers, the sandboxes service hands each real CLI the stand-in's MCP tool server too
+// (HARNESS_STAND_IN_TOOLS=on unless set), so that `@tool` plays under the real CLIs.
 import { startModelStandIn, type ModelStandIn } from '@ars/model-stand-in';
 
 /** Which harnesses the model stand-in answers for, from the stack's environment. */
@@ -14,7 +16,7 @@ export function modelStandInFor(env: NodeJS.ProcessEnv): { codex: boolean; claud
 }
 
 export interface StackModels {
-  /** The variables the services get (OPENAI_BASE_URL, ANTHROPIC_BASE_URL) where the stand-in answers. */
+  /** The variables the services get where the stand-in answers: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, HARNESS_STAND_IN_TOOLS. */
   env: NodeJS.ProcessEnv;
   /** The running stand-in, when one harness at least calls it. */
   standIn: ModelStandIn | null;
@@ -32,6 +34,7 @@ export async function startStackModels(env: NodeJS.ProcessEnv, log: (line: strin
     env: {
       ...(needed.codex ? { OPENAI_BASE_URL: standIn.openaiBaseUrl } : {}),
       ...(needed.claudeCode ? { ANTHROPIC_BASE_URL: standIn.url } : {}),
+      HARNESS_STAND_IN_TOOLS: env.HARNESS_STAND_IN_TOOLS ?? 'on',
     },
     standIn,
     stop: () => standIn.close(),

@@ -42,6 +42,12 @@ export interface HarnessResult {
   threadId?: string;
 }
 
+/** An MCP tool server the CLI starts itself (stdio transport), inside the CLI's own sandbox. */
+export interface HarnessToolServer {
+  command: string;
+  args: string[];
+}
+
 export interface RunHarnessOptions {
   harness: HarnessName;
   prompt: string;
@@ -76,6 +82,12 @@ export interface RunHarnessOptions {
    */
   containedByCaller?: boolean;
   model?: string;
+  /**
+   * MCP tool servers (stdio) handed to the CLI, by name: codex `mcp_servers.<name>`, Claude Code
+   * `mcpServers` with every tool of theirs allowed (`mcp__<name>`). Their tools' calls are
+   * `tool_call` events named as the server names the tool, with `payload.server` the server's name.
+   */
+  toolServers?: Record<string, HarnessToolServer>;
   /** `POST /runs` `mode` (runModes.ts): a read-only mode keeps the agent from changing files. */
   mode?: string | null;
   /**

@@ -1,7 +1,7 @@
 // The claude-code adapter: drives a Claude Code CLI (real, or the stand-in) through
 // `@anthropic-ai/claude-agent-sdk` and maps its stream-json messages to HarnessEvents (table in
 // README.md).
-import { query } from '@anthropic-ai/claude-agent-sdk';
+import { query, type McpStdioServerConfig } from '@anthropic-ai/claude-agent-sdk';
 import { claudeConfigDir, sessionCostSoFar, turnCost } from './claudeTranscript.js';
 import { harnessModeOf, withMode } from './runModes.js';
 import {
@@ -16,6 +16,7 @@ import {
   str,
   type HarnessEvent,
   type HarnessResult,
+  type HarnessToolServer,
   type HarnessUsage,
   type RunHarnessOptions,
 } from './adapter.js';
@@ -33,6 +34,17 @@ const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
  * `mcp__<server>__<tool>`.
  */
 export const ALLOWED_TOOLS = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'Agent', 'NotebookEdit', 'WebFetch', 'WebSearch'] as const;
+
+/** The run's tool servers as Claude Code's `mcpServers` (the SDK hands them over as `--mcp-config`). */
+function claudeToolServers(servers: Record<string, HarnessToolServer>): Record<string, McpStdioServerConfig> {
+  return Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, { type: 'stdio', command: server.command, args: server.args }]));
+}
+
+/** An MCP tool's name as Claude Code gives it, `mcp__<server>__<tool>`, split; null for its own tools. */
+export function mcpToolOf(name: string): { server: string; tool: string } | null {
+  const match = /^mcp__(.+?)__(.+)$/.exec(name);
+  return match ? { server: match[1] as string, tool: match[2] as string } : null;
+}
 
 /** Where Claude Code goes without `ANTHROPIC_BASE_URL`. */
 export const ANTHROPIC_API_ROOT = 'https://api.anthropic.com';
@@ -196,12 +208,14 @@ export class ClaudeStreamMapper {
       }
       return events;
     }
-    const payload: Record<string, unknown> = { kind: tool.name.startsWith('mcp__') ? 'mcp' : 'tool', input };
+    // An MCP tool is reported by its own name and its server's, as codex reports one (mcp_tool_call).
+    const mcp = mcpToolOf(tool.name);
+    const payload: Record<string, unknown> = mcp ? { kind: 'mcp', server: mcp.server, input } : { kind: 'tool', input };
     if (result) {
       payload.output = contentText(result.content);
       payload.isError = result.isError;
     } else payload.status = 'unfinished';
-    return [{ type: 'tool_call', toolName: tool.name, message: null, payload }];
+    return [{ type: 'tool_call', toolName: mcp ? mcp.tool : tool.name, message: null, payload }];
   }
 
   /** Tool uses that never got a result (the turn ended first): reported with their input only. */
@@ -304,7 +318,8 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
         // Nobody is there to approve tool use: edits are accepted and the usual tools pre-approved.
         // (bypassPermissions is refused by Claude Code when it runs as root, as sandboxes may.)
         permissionMode: mode.readOnly ? 'plan' : 'acceptEdits',
-        allowedTools: [...ALLOWED_TOOLS],
+        allowedTools: [...ALLOWED_TOOLS, ...Object.keys(options.toolServers ?? {}).map((name) => `mcp__${name}`)],
+        ...(options.toolServers ? { mcpServers: claudeToolServers(options.toolServers) } : {}),
         settingSources: [],
         ...(options.model ? { model: options.model } : {}),
         // The SDK passes `--resume=<id>`; without forkSession Claude Code continues under that same id.

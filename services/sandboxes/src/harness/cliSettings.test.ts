@@ -50,6 +50,14 @@ describe('codex settings', () => {
     });
   });
 
+  test('tool servers: each is mcp_servers.<name> with its command and args; none given, no mcp_servers', () => {
+    const toolServers = { standin: { command: '/usr/bin/node', args: ['/srv/mcp-tool-server.mjs', '--prompt-file', '/home/p.txt'] } };
+    expect(codexRunSettings({ ...base, toolServers }, harnessModeOf(null)).config.mcp_servers).toEqual({
+      standin: { command: '/usr/bin/node', args: ['/srv/mcp-tool-server.mjs', '--prompt-file', '/home/p.txt'] },
+    });
+    expect(codexRunSettings(base, harnessModeOf(null)).config).not.toHaveProperty('mcp_servers');
+  });
+
   test('no modelBaseUrl: the same provider pointed at OpenAI (still no websocket), with its organization/project headers', () => {
     const { config, providerUrl } = codexRunSettings(base, harnessModeOf(null));
     expect(providerUrl).toBe('https://api.openai.com/v1');

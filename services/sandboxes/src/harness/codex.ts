@@ -151,13 +151,59 @@ export function flushUnfinishedCommands(state: TurnState): HarnessEvent[] {
   return events;
 }
 
+/** The words of a POSIX shell line (quotes and backslashes as sh reads them); null for anything else (`$`, `;`, a bad quote…). */
+function shellWords(line: string): string[] | null {
+  const words: string[] = [];
+  let word: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (c === ' ' || c === '\t') {
+      if (word !== null) words.push(word);
+      word = null;
+    } else if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) return null;
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      let text = '';
+      for (i++; i < line.length && line[i] !== '"'; i++) {
+        if (line[i] === '\\' && '"\\$`'.includes(line[i + 1] ?? '')) i++;
+        else if (line[i] === '$' || line[i] === '`') return null;
+        text += line[i];
+      }
+      if (i >= line.length) return null;
+      word = (word ?? '') + text;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word = (word ?? '') + line[++i];
+    } else if (/[A-Za-z0-9_\-./=:,@%+]/.test(c)) {
+      word = (word ?? '') + c;
+    } else return null;
+  }
+  if (word !== null) words.push(word);
+  return words;
+}
+
+/**
+ * The command the agent asked for: codex reports each one as the shell line it ran it with,
+ * `/bin/bash -lc '<command>'`; the command inside is what the agent wrote (and what the stand-in
+ * CLI reports). Anything that is not exactly that shape is kept as it is.
+ */
+export function agentCommand(reported: string): string {
+  const words = shellWords(reported);
+  if (words?.length === 3 && /^(\/(usr\/)?bin\/)?(ba|z)?sh$/.test(words[0] as string) && /^-l?c$/.test(words[1] as string)) return words[2] as string;
+  return reported;
+}
+
 function shellToolCall(item: Record<string, unknown>): HarnessEvent {
   const exitCode = typeof item.exit_code === 'number' ? item.exit_code : null;
+  const reported = str(item.command);
+  const command = reported === null ? null : agentCommand(reported);
   return {
     type: 'tool_call',
     toolName: 'shell',
-    message: str(item.command),
-    payload: { kind: 'shell', input: { command: str(item.command) }, exitCode, output: str(item.aggregated_output) ?? '', status: str(item.status) },
+    message: command,
+    payload: { kind: 'shell', input: { command }, exitCode, output: str(item.aggregated_output) ?? '', status: str(item.status) },
   };
 }
 

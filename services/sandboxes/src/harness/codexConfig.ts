@@ -47,9 +47,11 @@ export interface CodexRunSettings {
  * - plugins, remote plugins, apps, analytics and the update check off: otherwise every run runs
  *   `git ls-remote https://github.com/openai/plugins.git` and looks up chatgpt.com,
  *   api.github.com and ab.chatgpt.com. With these off, the model's requests are its only traffic.
+ * - the run's tool servers as `mcp_servers.<name>` (command and args; codex starts them with its own
+ *   small environment).
  */
 export function codexRunSettings(
-  options: Pick<RunHarnessOptions, 'cwd' | 'env' | 'apiKey' | 'model' | 'modelBaseUrl' | 'containedByCaller'>,
+  options: Pick<RunHarnessOptions, 'cwd' | 'env' | 'apiKey' | 'model' | 'modelBaseUrl' | 'containedByCaller' | 'toolServers'>,
   mode: HarnessMode,
 ): CodexRunSettings {
   const custom = options.modelBaseUrl !== undefined;
@@ -72,6 +74,10 @@ export function codexRunSettings(
     analytics: { enabled: false },
     check_for_update_on_startup: false,
   };
+  const toolServers = Object.entries(options.toolServers ?? {});
+  if (toolServers.length > 0) {
+    config.mcp_servers = Object.fromEntries(toolServers.map(([name, server]) => [name, { command: server.command, args: server.args }]));
+  }
   return {
     config,
     providerUrl,

@@ -5,7 +5,7 @@
 // between the real CLIs and the stand-ins is here, as data; the code that runs a harness has no
 // branch of its own for either.
 import type { HarnessName } from './adapter.js';
-import { standInExecutable, standInFiles } from './standInPaths.js';
+import { standInExecutable, standInFiles, standInToolServer, type StandInToolServerFiles } from './standInPaths.js';
 
 export type HarnessClisKind = 'real' | 'stand-in';
 
@@ -16,23 +16,28 @@ export interface HarnessCliSetting {
   files: string[] | undefined;
   /** A scripted stand-in: it calls no model (no model access), and its runs' `runtime.provider` says so. */
   standIn: boolean;
+  /** The model stand-in's tool server, handed to every run of a real CLI (HARNESS_STAND_IN_TOOLS=on); else null. */
+  standInTools: StandInToolServerFiles | null;
 }
 
 export type HarnessClis = Record<HarnessName, HarnessCliSetting>;
 
 export interface HarnessClisConfig {
   HARNESS_CLIS: HarnessClisKind;
+  HARNESS_STAND_IN_TOOLS?: 'on' | 'off';
   CODEX_PATH?: string | undefined;
   CLAUDE_CODE_PATH?: string | undefined;
 }
 
 export function harnessClis(config: HarnessClisConfig): HarnessClis {
+  // The stand-in CLIs play `@tool` themselves; a real CLI needs the tool server for it.
+  const standInTools = config.HARNESS_STAND_IN_TOOLS === 'on' ? standInToolServer() : null;
   const setting = (harness: HarnessName, configured: string | undefined): HarnessCliSetting => {
-    if (configured !== undefined && configured !== 'bundled') return { executablePath: configured, files: undefined, standIn: false };
+    if (configured !== undefined && configured !== 'bundled') return { executablePath: configured, files: undefined, standIn: false, standInTools };
     if (configured === undefined && config.HARNESS_CLIS === 'stand-in') {
-      return { executablePath: standInExecutable(harness), files: standInFiles(harness), standIn: true };
+      return { executablePath: standInExecutable(harness), files: standInFiles(harness), standIn: true, standInTools: null };
     }
-    return { executablePath: undefined, files: undefined, standIn: false };
+    return { executablePath: undefined, files: undefined, standIn: false, standInTools };
   };
   return { codex: setting('codex', config.CODEX_PATH), 'claude-code': setting('claude-code', config.CLAUDE_CODE_PATH) };
 }

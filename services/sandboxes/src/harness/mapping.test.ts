@@ -1,8 +1,8 @@
 // The stream mappers on their own, fed the JSON the real CLIs print (including what the stand-ins
 // never print: retries, unknown types).
 import type { HarnessEvent } from './adapter.js';
-import { ClaudeStreamMapper } from './claudeCode.js';
-import { flushCodexState, flushUnfinishedCommands, mapCodexEvent, newTurnState } from './codex.js';
+import { ClaudeStreamMapper, mcpToolOf } from './claudeCode.js';
+import { agentCommand, flushCodexState, flushUnfinishedCommands, mapCodexEvent, newTurnState } from './codex.js';
 
 function mapCodex(lines: unknown[], cwd = '/w', state = newTurnState()): { events: HarnessEvent[]; state: ReturnType<typeof newTurnState> } {
   const events: HarnessEvent[] = [];
@@ -160,11 +160,38 @@ describe('codex with the real CLI: provider failures, usage of resumed threads, 
       {
         type: 'tool_call',
         toolName: 'shell',
-        message: "/bin/bash -lc 'sleep 30'",
-        payload: { kind: 'shell', input: { command: "/bin/bash -lc 'sleep 30'" }, exitCode: null, output: 'partial', status: 'unfinished' },
+        message: 'sleep 30',
+        payload: { kind: 'shell', input: { command: 'sleep 30' }, exitCode: null, output: 'partial', status: 'unfinished' },
       },
     ]);
     expect(flushUnfinishedCommands(state)).toEqual([]);
+  });
+});
+
+describe("codex's shell line is reported as the command the agent asked for", () => {
+  test.each([
+    ["/bin/bash -lc 'echo real-$((6*7)) && cat README.md'", 'echo real-$((6*7)) && cat README.md'],
+    ['bash -lc ls', 'ls'],
+    [`/bin/bash -lc 'echo '"'"'quoted'"'"''`, "echo 'quoted'"],
+    ['/bin/bash -lc "grep -n \\"x\\" a.txt"', 'grep -n "x" a.txt'],
+    ['/usr/bin/zsh -c pwd', 'pwd'],
+  ])('%s → %s', (reported, command) => {
+    expect(agentCommand(reported)).toBe(command);
+  });
+  test.each([['ls -la'], ['/bin/bash -lc ls extra'], ['/bin/bash -lc "$(whoami)"'], ["/bin/bash -lc 'unterminated"], ['python -c print(1)']])(
+    'anything else is kept as it is: %s',
+    (reported) => {
+      expect(agentCommand(reported)).toBe(reported);
+    },
+  );
+});
+
+describe("Claude Code's MCP tools are reported by their own name and their server's", () => {
+  test('mcp__<server>__<tool> splits at the first separator; its own tools are not MCP tools', () => {
+    expect(mcpToolOf('mcp__standin__search')).toEqual({ server: 'standin', tool: 'search' });
+    expect(mcpToolOf('mcp__docs__find__all')).toEqual({ server: 'docs', tool: 'find__all' });
+    expect(mcpToolOf('Bash')).toBeNull();
+    expect(mcpToolOf('mcp__nothing')).toBeNull();
   });
 });
 
@@ -223,14 +250,14 @@ describe('claude-code stream mapping', () => {
       ['file_change', null],
       ['assistant_message', null],
       ['error', null],
-      ['tool_call', 'mcp__docs__search'],
+      ['tool_call', 'search'],
       ['usage', null],
       ['error', null],
     ]);
     expect(out[1]?.payload).toMatchObject({ kind: 'shell', exitCode: 1, output: '', isError: true });
     expect(out[2]?.payload).toMatchObject({ kind: 'file_edit', input: { file_path: 'a.txt' }, output: 'updated' });
     expect(out[3]?.payload).toEqual({ changes: [{ path: 'a.txt', kind: 'update' }] });
-    expect(out[6]?.payload).toMatchObject({ kind: 'mcp', input: { q: 'x' }, status: 'unfinished' });
+    expect(out[6]?.payload).toEqual({ kind: 'mcp', server: 'docs', input: { q: 'x' }, status: 'unfinished' });
     expect(out[7]?.payload).toMatchObject({ costUsd: 0.5, inputTokens: 3, outputTokens: 4 });
     expect(mapper.result).toMatchObject({ status: 'failed', error: 'error_max_turns: max turns reached' });
   });

@@ -20,6 +20,33 @@ export function standInExecutable(harness: HarnessName): string {
   return fileURLToPath(new URL(`bin/${LAUNCHERS[harness]}`, STAND_INS));
 }
 
+/** The model stand-in's MCP tool server (HARNESS_STAND_IN_TOOLS): a node script, and what it needs bound. */
+export interface StandInToolServerFiles {
+  /** Its launcher, run by node: `<script> --prompt-file <file>` offers the tools the prompt's `@tool` lines name. */
+  script: string;
+  files: string[];
+}
+
+const MODEL_STAND_IN = new URL('deploy/local/model-stand-in/', REPOSITORY);
+
+/**
+ * The model stand-in's tool server: its launcher, its built modules and package.json, and the one
+ * package it imports (the stand-ins' directive parser, with the package that one imports), at the
+ * node_modules paths node resolves them by. Nothing else of the project.
+ */
+export function standInToolServer(): StandInToolServerFiles {
+  const packageFiles = (root: URL): string[] => [fileURLToPath(new URL('dist', root)), fileURLToPath(new URL('package.json', root))];
+  return {
+    script: fileURLToPath(new URL('bin/mcp-tool-server.mjs', MODEL_STAND_IN)),
+    files: [
+      fileURLToPath(new URL('bin/mcp-tool-server.mjs', MODEL_STAND_IN)),
+      ...packageFiles(MODEL_STAND_IN),
+      ...packageFiles(new URL('node_modules/@ars/harness-stand-ins/', REPOSITORY)),
+      ...packageFiles(new URL('node_modules/@ars/harness-thread-files/', REPOSITORY)),
+    ],
+  };
+}
+
 /**
  * The files a stand-in needs to run (bound read-only into an isolated sandbox, each at its own
  * path): its launcher, the built stand-in modules and the package.json that makes them ES modules;

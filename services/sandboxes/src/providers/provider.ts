@@ -87,6 +87,8 @@ export interface HarnessLaunchRequest {
   executablePath: string | undefined;
   /** Host paths an isolated sandbox binds read-only for the CLI; absent: what its path needs (its package). */
   cliFiles?: string[];
+  /** Host paths an isolated sandbox binds read-only for the CLI's tool servers, beside the CLI's own. */
+  toolFiles?: string[];
   /** The harness's scrubbed environment, with sandbox paths. */
   env: Record<string, string>;
   cwd: string;

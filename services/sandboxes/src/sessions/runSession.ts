@@ -15,6 +15,7 @@ import { endSession } from './endSession.js';
 import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
 import { startHarnessTrace, type HarnessTrace } from './runTrace.js';
+import { prepareStandInTools } from './standInTools.js';
 import { workspaceOf } from './workspaceSandbox.js';
 
 export interface SessionInput {
@@ -84,10 +85,12 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   try {
     let harnessResult: HarnessResult;
     harnessTrace = startHarnessTrace({ runId, harness, standIn });
+    const standInTools = await prepareStandInTools(cli, sandbox, request.prompt);
     const launch = await deps.provider.launchHarness(sandbox, {
       harness,
       executablePath: cli.executablePath,
       ...(cli.files ? { cliFiles: cli.files } : {}),
+      ...(standInTools ? { toolFiles: standInTools.files } : {}),
       env: {
         ...harnessEnvironment({ path: deps.settings.harnessPath, home: sandbox.home, lang: deps.settings.lang, tz: deps.settings.tz }),
         ...harnessTrace.env,
@@ -117,6 +120,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
           env: launch.env,
           ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
           ...(request.model ? { model: request.model } : {}),
+          ...(standInTools ? { toolServers: standInTools.servers } : {}),
           mode: request.mode ?? null,
           resumeThreadId,
           ...(launch.modelBaseUrl ? { modelBaseUrl: launch.modelBaseUrl } : {}),

@@ -205,7 +205,7 @@ export class LocalProvider implements SandboxProvider {
       const launch = isolatedCommand(this.isolation, {
         sandboxDir: this.sandboxDir(sandbox),
         cwd: request.cwd,
-        readOnly: model ? [...cli.files, ...FORWARDER_FILES] : cli.files,
+        readOnly: [...cli.files, ...(request.toolFiles ?? []), ...(model ? FORWARDER_FILES : [])],
         // A read-only mode: the working tree cannot be changed by any process of the agent, whatever its harness does.
         ...(request.readOnlyTree ? { readOnlyWithin: [request.cwd] } : {}),
         ...(model ? { sockets: [{ host: model.proxy.address, inside: MODEL_SOCKET_INSIDE }] } : {}),

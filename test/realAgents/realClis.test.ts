@@ -8,6 +8,7 @@
 import { ownSystem, waitFor } from '@ars/testenv';
 import { call, dataOf } from '../support/accounts.js';
 import { automationClient, graphOf, startAutomation, untilRun } from '../support/automations.js';
+import { firstReview, reviewedRepo, untilAttemptEnded } from '../support/prReviews.js';
 import { git, harnessPid, newRunsUser, processAlive, sourceRepositoryPath, type RunEvent } from '../support/runs.js';
 
 const system = ownSystem('the real Codex and Claude Code CLIs against the model stand-in (HARNESS_CLIS=real)', {
@@ -119,6 +120,39 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
 });
 
 describe('automations and PR reviews run the real CLIs too', () => {
+  test.concurrent('a PR review: its findings come from the real CLI’s answer (@finding in .ars/review.md), commented on the pull request', async () => {
+    const c = await automationClient(system().baseUrl);
+    const repos = dataOf(await call<{ repos: { id: string; full_name: string }[] }>(`${c.api}/repos`, { headers: c.auth })).repos;
+    const repo = await reviewedRepo(system(), repos.find((candidate) => candidate.id === c.repoId)?.full_name ?? '');
+    repo.git('checkout', '--quiet', '-b', 'feature/real-review');
+    repo.commitAndPush(
+      {
+        'app.js': ['const input = process.argv[2];', 'danger(input);', ''].join('\n'),
+        '.ars/review.md': ['# Review instructions', '@finding app.js "danger(" high Never pass user input to danger().', ''].join('\n'),
+      },
+      'Add app.js',
+    );
+    const pr = await repo.openPullRequest('feature/real-review', 'Add app.js');
+    const ended = await untilAttemptEnded(system(), c, (await firstReview(system(), c, pr.number)).id);
+    expect([ended.status, ended.error]).toEqual(['completed', null]);
+    const detail = dataOf(
+      await call<{ run: { reviewFindings: { severity: string; path: string; line: number | null; message: string }[]; aiCalls: { agentRunId: string }[] } }>(
+        `${c.api}/automations/${ended.automationId}/runs/${ended.automationRunId ?? ''}`,
+        { headers: c.auth },
+      ),
+    ).run;
+    expect(detail.reviewFindings).toEqual([
+      expect.objectContaining({ severity: 'high', path: 'app.js', line: 2, message: 'Never pass user input to danger().' }),
+    ]);
+    // The review's agent run: a real CLI's (a stand-in's runtime.provider would end in /stand-in).
+    const agentRunId = detail.aiCalls[0]?.agentRunId ?? '';
+    expect(agentRunId).not.toBe('');
+    const agentRun = dataOf(await call<{ run: { runtime: { provider: string | null } } }>(`${c.api}/runs/${agentRunId}`, { headers: c.auth })).run;
+    expect(agentRun.runtime.provider).toBe('local');
+    const comments = await repo.host.listReviewComments(repo.ref, pr.number);
+    expect(comments.map((comment) => [comment.path, comment.line])).toContainEqual(['app.js', 2]);
+  });
+
   test.concurrent('an automation agent node with a model override: the provider’s request named that model (@model)', async () => {
     const c = await automationClient(system().baseUrl);
     const models = dataOf(await call<{ models: { id: string }[] }>(`${c.api}/models`, { headers: c.auth })).models;

@@ -9,8 +9,10 @@ export {
   MAX_THREAD_STATE_BYTES,
   ThreadStateError,
   ThreadTooLargeError,
+  THREAD_HOME_ROOTS,
   collectThreadState,
   restoreThreadState,
+  restoredThreadFiles,
   type ThreadFile,
   type ThreadLocation,
 } from './threadState.js';

@@ -120,16 +120,26 @@ function tooLarge(threadId: string): ThreadStateError {
  * MAX_THREAD_STATE_BYTES. Existing files of the same path are replaced.
  */
 export async function restoreThreadState(harness: HarnessName, files: readonly ThreadFile[], where: { home: string; cwd: string }): Promise<void> {
-  const total = files.reduce((sum, file) => sum + Buffer.byteLength(file.content, 'utf8'), 0);
-  if (total > MAX_THREAD_STATE_BYTES) throw tooLarge('(restored)');
-  const targets = files.map((file) => ({ path: restoredPath(harness, file.path, where.cwd), content: file.content }));
-  for (const target of targets) {
+  for (const target of restoredThreadFiles(harness, files, where.cwd)) {
     await refuseSymbolicLinks(where.home, target.path);
     const full = join(where.home, ...target.path.split('/'));
     await mkdir(dirname(full), { recursive: true });
     await writeFile(full, target.content, 'utf8');
   }
 }
+
+/**
+ * The files restoreThreadState writes, at their paths relative to HOME for working directory `cwd`
+ * (for a HOME that is not a local directory: a Pod's). Throws ThreadStateError as restoreThreadState does.
+ */
+export function restoredThreadFiles(harness: HarnessName, files: readonly ThreadFile[], cwd: string): ThreadFile[] {
+  const total = files.reduce((sum, file) => sum + Buffer.byteLength(file.content, 'utf8'), 0);
+  if (total > MAX_THREAD_STATE_BYTES) throw tooLarge('(restored)');
+  return files.map((file) => ({ path: restoredPath(harness, file.path, cwd), content: file.content }));
+}
+
+/** The folders under HOME where each harness keeps its threads: all collectThreadState looks at. */
+export const THREAD_HOME_ROOTS: Record<HarnessName, string> = { codex: CODEX_SESSIONS, 'claude-code': CLAUDE_PROJECTS };
 
 /** A symbolic link already on the way (in a HOME that is not fresh) would carry the write out of HOME. */
 async function refuseSymbolicLinks(home: string, path: string): Promise<void> {

@@ -4,6 +4,7 @@ import { kubernetesSettings, SettingsError } from './kubernetes/settings.js';
 import { IsolationUnavailable, prepareIsolation, type LocalIsolation } from './local/localIsolation.js';
 import { LocalProvider } from './local/localProvider.js';
 import type { SandboxProvider } from './provider.js';
+import type { ModelUpstreams } from '../modelAccess/modelProxy.js';
 
 export type ConfiguredProvider = SandboxProvider & { close?: () => Promise<void> };
 
@@ -31,13 +32,17 @@ export async function localIsolation(config: Pick<ProviderConfig, 'SANDBOX_PROVI
   }
 }
 
+function modelUpstreamsOf(config: Pick<ProviderConfig, 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL'>): ModelUpstreams {
+  return { responses: config.OPENAI_BASE_URL, messages: config.ANTHROPIC_BASE_URL };
+}
+
 /** `SANDBOX_PROVIDER`: `local` (a directory per sandbox under SANDBOX_ROOT) or `kubernetes` (a Pod per sandbox, K8S_*). */
 export function createProvider(config: ProviderConfig, env: EnvSource, isolation: LocalIsolation | null): ConfiguredProvider {
   if (config.SANDBOX_PROVIDER === 'local') {
-    return new LocalProvider(config.SANDBOX_ROOT, { isolation, modelUpstreams: { responses: config.OPENAI_BASE_URL, messages: config.ANTHROPIC_BASE_URL } });
+    return new LocalProvider(config.SANDBOX_ROOT, { isolation, modelUpstreams: modelUpstreamsOf(config) });
   }
   try {
-    return new KubernetesProvider(kubernetesSettings(env));
+    return new KubernetesProvider(kubernetesSettings(env), { modelUpstreams: modelUpstreamsOf(config) });
   } catch (error) {
     // One line naming the variable, like every other configuration error.
     if (error instanceof SettingsError) throw new Error(`Invalid configuration: ${error.message}`);

@@ -147,7 +147,32 @@ export interface SandboxProvider {
   snapshot(sandbox: AllocatedSandbox, file: string): Promise<{ bytes: number }>;
   /** Ends every process of the sandbox and removes it (safe twice; by what a record holds, also after a restart). */
   release(sandbox: SandboxRef): Promise<void>;
+  /**
+   * HOME's files, for a provider whose HOME is not a local directory (`dir` null: a Pod), so that a
+   * conversation's thread is kept and resumed there too. A local HOME is read and written directly.
+   */
+  homeFiles?: HomeFiles;
 }
+
+/** A text file under HOME (`path` relative, `/`-separated). */
+export interface HomeFile {
+  path: string;
+  content: string;
+}
+
+export interface HomeFiles {
+  /**
+   * The regular files under each of HOME's folders `roots` (relative paths; symbolic links not
+   * followed), written to the same paths under the local folder `into`. What comes back is the
+   * agent's: only plain relative paths under the roots are taken. Throws HomeFilesTooLarge past `limitBytes`.
+   */
+  read(sandbox: AllocatedSandbox, roots: readonly string[], into: string, limitBytes: number): Promise<void>;
+  /** Writes `files` under HOME, replacing files of the same path. */
+  write(sandbox: AllocatedSandbox, files: readonly HomeFile[]): Promise<void>;
+}
+
+/** HOME's files under the roots asked for are over the limit given. */
+export class HomeFilesTooLarge extends Error {}
 
 /** A failure of allocation with a message fit for the record's `error` and a lifecycle decision code. */
 export class AllocationError extends Error {

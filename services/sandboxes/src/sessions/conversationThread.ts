@@ -4,12 +4,25 @@
 // redacted, and stored — so the thread survives the sandbox that made it.
 import type { RunRequestedData } from '@ars/bus';
 import { redactSecrets, type KnownSecrets } from '@ars/sanitize';
-import { MAX_THREAD_STATE_BYTES, ThreadStateError, ThreadTooLargeError, collectThreadState, restoreThreadState, type ThreadFile } from '../harness/index.js';
-import type { AllocatedSandbox } from '../providers/provider.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  MAX_THREAD_STATE_BYTES,
+  THREAD_HOME_ROOTS,
+  ThreadStateError,
+  ThreadTooLargeError,
+  collectThreadState,
+  restoreThreadState,
+  restoredThreadFiles,
+  type ThreadFile,
+  type ThreadLocation,
+} from '../harness/index.js';
+import { HomeFilesTooLarge, type AllocatedSandbox, type HomeFiles } from '../providers/provider.js';
 import { conversationKey } from '../store/conversationThreads.js';
 import type { SessionDeps } from './deps.js';
 
-/** Where the harness runs, as the harness sees it (the sandbox's HOME is a local directory: the local provider). */
+/** Where the harness runs, as the harness sees it (HOME a local directory, or the provider's, read through HomeFiles). */
 export interface ThreadPlace {
   sandbox: AllocatedSandbox;
   /** The working directory the harness is started in. */
@@ -27,29 +40,34 @@ export class ConversationOverLimit extends Error {
 
 /**
  * Puts the conversation's thread back under this sandbox's HOME; answers the thread id to resume,
- * or null: a new thread (no conversation, its first run, or a provider whose HOME is not local).
+ * or null: a new thread (no conversation, its first run, or a provider that keeps no HOME of its own).
  */
 export async function threadToResume(deps: SessionDeps, request: RunRequestedData, place: ThreadPlace): Promise<string | null> {
-  if (!request.conversationId || place.sandbox.dir === null) return null;
+  const homeFiles = deps.provider.homeFiles;
+  if (!request.conversationId || (place.sandbox.dir === null && !homeFiles)) return null;
   const kept = await deps.threads.get(request.userId, request.conversationId);
   // Runs binds a conversation to one harness and repository; a record of another is not this thread.
   if (!kept || kept.harness !== request.harness || kept.repo_id !== request.repoId) return null;
   if (kept.over_limit === true) throw new ConversationOverLimit();
   // Claude Code refuses to resume a session it has no file of (codex starts a new thread): without files, a new thread.
   if (kept.files.length === 0) return null;
-  await restoreThreadState(request.harness, kept.files, { home: place.sandbox.home, cwd: place.cwd });
+  if (place.sandbox.dir !== null || !homeFiles) await restoreThreadState(request.harness, kept.files, { home: place.sandbox.home, cwd: place.cwd });
+  else await homeFiles.write(place.sandbox, restoredThreadFiles(request.harness, kept.files, place.cwd));
   return kept.thread_id;
 }
 
 /** Stores what the harness keeps of thread `threadId` after a run of the conversation, every known secret redacted. */
 export async function keepThread(deps: SessionDeps, request: RunRequestedData, place: ThreadPlace, threadId: string, secrets: KnownSecrets): Promise<void> {
   const { conversationId } = request;
-  if (!conversationId || place.sandbox.dir === null) return;
+  const homeFiles = deps.provider.homeFiles;
+  if (!conversationId || (place.sandbox.dir === null && !homeFiles)) return;
   const log = deps.logger.child({ run_id: request.runId });
   let collected: ThreadFile[];
   let overLimit = false;
   try {
-    collected = await collectThreadState(request.harness, { home: place.sandbox.home, cwd: place.cwd, threadId });
+    const where = { home: place.sandbox.home, cwd: place.cwd, threadId };
+    collected =
+      place.sandbox.dir !== null || !homeFiles ? await collectThreadState(request.harness, where) : await collectFromProvider(homeFiles, request, place, where);
   } catch (error) {
     if (!(error instanceof ThreadTooLargeError)) {
       if (!(error instanceof ThreadStateError)) throw error;
@@ -77,6 +95,22 @@ export async function keepThread(deps: SessionDeps, request: RunRequestedData, p
     run_id: request.runId,
     updated_at: new Date(),
   });
+}
+
+/** collectThreadState on a local copy of the thread folders of a HOME that is the provider's (a Pod's). */
+async function collectFromProvider(homeFiles: HomeFiles, request: RunRequestedData, place: ThreadPlace, where: ThreadLocation): Promise<ThreadFile[]> {
+  const copy = await mkdtemp(join(tmpdir(), 'ars-thread-'));
+  try {
+    try {
+      await homeFiles.read(place.sandbox, [THREAD_HOME_ROOTS[request.harness]], copy, MAX_THREAD_STATE_BYTES);
+    } catch (error) {
+      if (error instanceof HomeFilesTooLarge) throw new ThreadTooLargeError(error.message);
+      throw error;
+    }
+    return await collectThreadState(request.harness, { ...where, home: copy });
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
 }
 
 /** Each line redacted on its own: a JSONL line stays one line, and a secret never spans two. */

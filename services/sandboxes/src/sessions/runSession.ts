@@ -100,7 +100,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       modelAccess: !cli.standIn,
       readOnlyTree: harnessModeOf(request.mode).readOnly,
     });
-    const place = { sandbox, cwd: launch.cwd };
+    // The working directory as the harness sees it (a Pod's, not the local shim's): Claude Code names its thread folder after it.
+    const place = { sandbox, cwd: sandbox.cwd };
     const resumeThreadId = await threadToResume(deps, request, place).catch(async (error: unknown) => {
       if (error instanceof ConversationOverLimit) {
         await launch.close().catch((closing: unknown) => log.warn({ err: closing }, 'harness launch not closed'));

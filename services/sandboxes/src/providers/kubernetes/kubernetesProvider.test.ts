@@ -8,7 +8,7 @@ import { runHarness, standInExecutable, type HarnessEvent, type HarnessName } fr
 import { waitFor } from '@ars/testenv';
 import { assertStandInsBuilt, isAlive } from '../../harness/testing.js';
 import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
-import { AllocationError, type AllocateRequest, type AllocatedSandbox, type HarnessLaunch } from '../provider.js';
+import { AllocationError, HomeFilesTooLarge, type AllocateRequest, type AllocatedSandbox, type HarnessLaunch } from '../provider.js';
 import { KubernetesProvider } from './kubernetesProvider.js';
 import { kubernetesSettings } from './settings.js';
 import { bareRepository, NAMESPACE, type BareRepository } from './testing.js';
@@ -322,6 +322,53 @@ describe('an aborted harness ends its process in the Pod', () => {
     },
     SLOW,
   );
+});
+
+describe("HOME's files written into a Pod and read back: a conversation's thread kept from one Pod for the next", () => {
+  it('files written under HOME come back under the folder asked for, and only those; past the limit, HomeFilesTooLarge', async () => {
+    const sandbox = await allocate();
+    try {
+      await provider.homeFiles.write(sandbox, [
+        { path: '.codex/sessions/2026/11/28/rollout-2026-11-28T09-00-00-a.jsonl', content: '{"say":"é"}\n' },
+        { path: '.claude/projects/-workspace-repo/t.jsonl', content: 'another harness\n' },
+      ]);
+      const copy = await mkdtemp(join(tmpdir(), 'pod-home-'));
+      await provider.homeFiles.read(sandbox, ['.codex/sessions'], copy, 1_000);
+      expect(readFileSync(join(copy, '.codex/sessions/2026/11/28/rollout-2026-11-28T09-00-00-a.jsonl'), 'utf8')).toBe('{"say":"é"}\n');
+      expect(existsSync(join(copy, '.claude'))).toBe(false);
+      await expect(provider.homeFiles.read(sandbox, ['.codex/sessions'], await mkdtemp(join(tmpdir(), 'pod-home-')), 5)).rejects.toBeInstanceOf(
+        HomeFilesTooLarge,
+      );
+    } finally {
+      await provider.release(sandbox);
+    }
+  });
+});
+
+describe('a real CLI in a Pod calls the configured model API directly (a Pod has no model proxy)', () => {
+  const upstreams = { responses: 'https://gw.example/openai/v1', messages: 'https://gw.example/anthropic' };
+  it('with modelAccess, the launch names its harness’s API: codex OPENAI_BASE_URL, claude-code ANTHROPIC_BASE_URL; without, none', async () => {
+    const sandbox = await allocate();
+    const configured = new KubernetesProvider(
+      kubernetesSettings({ K8S_IMAGE: 'ghcr.io/acme/sandbox:1', K8S_API_SERVER: standIn.url, K8S_TOKEN: standIn.token }),
+      {
+        modelUpstreams: upstreams,
+      },
+    );
+    try {
+      const base = { executablePath: '/bin/sh', env: { PATH }, cwd: sandbox.cwd };
+      const launches = await Promise.all([
+        configured.launchHarness(sandbox, { ...base, harness: 'codex', modelAccess: true }),
+        configured.launchHarness(sandbox, { ...base, harness: 'claude-code', modelAccess: true }),
+        configured.launchHarness(sandbox, { ...base, harness: 'codex' }),
+      ]);
+      expect(launches.map((launch) => launch.modelBaseUrl)).toEqual([upstreams.responses, upstreams.messages, undefined]);
+      await Promise.all(launches.map((launch) => launch.close()));
+    } finally {
+      await configured.close();
+      await provider.release(sandbox);
+    }
+  });
 });
 
 describe('the shim forwards argv, stdin, stdout, stderr, the exit code and the SDK env; a ticket runs one command', () => {

@@ -12,6 +12,7 @@ import {
   type ExecResult,
   type HarnessLaunch,
   type HarnessLaunchRequest,
+  type HomeFiles,
   type PreviewEndpoint,
   type PushRequest,
   type PushResult,
@@ -21,6 +22,8 @@ import {
 import { HarnessRelay } from './harnessRelay.js';
 import { KubernetesError, KubernetesPods, type SandboxPod } from './kubernetesPods.js';
 import { restorePod, RestoreError, snapshotPod } from './podArchive.js';
+import { readPodHome, writePodHome } from './podHome.js';
+import type { ModelUpstreams } from '../../modelAccess/modelProxy.js';
 import { commitAndPushFromPod } from './podGit.js';
 import { buildSandboxManifests, HOME_DIR, ManifestError, REPO_DIR, secretName, type SandboxManifests } from './podManifest.js';
 import type { KubernetesSettings } from './settings.js';
@@ -32,6 +35,19 @@ export interface KubernetesProviderOptions {
   shimPath?: string;
   /** TERM → KILL grace for aborted commands in the Pod (default 5000 ms). */
   killGraceMs?: number;
+  /**
+   * The model APIs (OPENAI_BASE_URL, ANTHROPIC_BASE_URL): a Pod has no model proxy, so a CLI in it
+   * calls its harness's API there directly (as the NetworkPolicy allows). Absent: the CLIs' defaults.
+   */
+  modelUpstreams?: ModelUpstreams;
+}
+
+/**
+ * Where a CLI in a Pod calls its model: its harness's API base (the adapters take it as a root and
+ * drop a final `/v1`, which codex adds back: OPENAI_BASE_URL is expected to end in `/v1`, as OpenAI's does).
+ */
+export function podModelBaseUrl(upstreams: ModelUpstreams, harness: HarnessLaunchRequest['harness']): string {
+  return harness === 'codex' ? upstreams.responses : upstreams.messages;
 }
 
 /** The ids this provider makes; anything else a record holds (a `local-…` id) is not its to delete. */
@@ -88,6 +104,7 @@ export class KubernetesProvider implements SandboxProvider {
   private readonly relay = new HarnessRelay();
   private readonly shimPath: string;
   private readonly killGraceMs: number | undefined;
+  private readonly modelUpstreams: ModelUpstreams | undefined;
 
   constructor(
     private readonly settings: KubernetesSettings,
@@ -101,6 +118,7 @@ export class KubernetesProvider implements SandboxProvider {
     });
     this.shimPath = options.shimPath ?? DEFAULT_SHIM;
     this.killGraceMs = options.killGraceMs;
+    this.modelUpstreams = options.modelUpstreams;
   }
 
   /** Makes the Pod, waits until the repository is ready in it (restores a snapshot when asked); on any failure the Pod is deleted again. */
@@ -174,15 +192,23 @@ export class KubernetesProvider implements SandboxProvider {
       localKeys: Object.keys(local),
       ...(this.killGraceMs !== undefined ? { killGraceMs: this.killGraceMs } : {}),
     });
+    const upstreams = request.modelAccess ? this.modelUpstreams : undefined;
     return {
       executablePath: this.shimPath,
       env: { ...local, ARS_POD_EXEC_SOCKET: issued.socket, ARS_POD_EXEC_TICKET: issued.ticket },
       cwd: issued.localCwd,
-      // The Pod is the boundary. Its CLI reaches its provider as the NetworkPolicy allows (no model proxy yet).
+      // The Pod is the boundary. Its CLI reaches the configured model API as the NetworkPolicy allows (no model proxy yet).
+      ...(upstreams ? { modelBaseUrl: podModelBaseUrl(upstreams, request.harness) } : {}),
       contained: true,
       close: () => this.relay.revoke(issued.ticket),
     };
   }
+
+  /** HOME in the Pod, read and written over exec (podHome.ts): a conversation's thread survives its Pod. */
+  readonly homeFiles: HomeFiles = {
+    read: (sandbox, roots, into, limitBytes) => readPodHome(this.attach(sandbox), roots, into, limitBytes),
+    write: (sandbox, files) => writePodHome(this.attach(sandbox), files),
+  };
 
   commitAndPush(sandbox: AllocatedSandbox, request: PushRequest): Promise<PushResult> {
     return commitAndPushFromPod(this.attach(sandbox), request);

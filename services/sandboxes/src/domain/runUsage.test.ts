@@ -1,7 +1,5 @@
 // The run's token totals from both harnesses' real usage formats, through the adapters' mapping.
-import type { HarnessEvent } from '../harness/adapter.js';
-import { ClaudeStreamMapper } from '../harness/claudeCode.js';
-import { mapCodexEvent, newTurnState } from '../harness/codex.js';
+import { ClaudeStreamMapper, mapCodexEvent, newTurnState, type HarnessEvent } from '@ars/harnesses';
 import { addUsage, tokenCount, usageOfReport } from './runUsage.js';
 
 function codexUsageEvent(usage: Record<string, unknown>): HarnessEvent {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { waitFor } from '@ars/testenv';
-import type { HarnessEvent, HarnessName } from './adapter.js';
+import type { HarnessEvent, HarnessName } from '@ars/harnesses';
 import { runHarness } from './index.js';
 import { standInExecutable } from './standInPaths.js';
 import { assertStandInsBuilt, isAlive, makeWorkTree, record, scrubbedEnv, type WorkTree } from './testing.js';

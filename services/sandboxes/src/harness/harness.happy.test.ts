@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { usageOfReport } from '../domain/runUsage.js';
-import type { HarnessName } from './adapter.js';
+import type { HarnessName } from '@ars/harnesses';
 import { fakeUsage, findingsMessage, parseDirectives } from '@ars/harness-stand-ins';
 import { assertStandInsBuilt, makeWorkTree, record, type WorkTree } from './testing.js';
 

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HarnessName } from './adapter.js';
+import type { HarnessName } from '@ars/harnesses';
 import { claudeProjectDirName } from '@ars/harness-thread-files';
-import { MAX_THREAD_STATE_BYTES, ThreadStateError, collectThreadState, restoreThreadState } from './threadState.js';
+import { MAX_THREAD_STATE_BYTES, ThreadStateError, collectThreadState, restoreThreadState } from '@ars/harnesses';
 import { assertStandInsBuilt, makeWorkTree, record, type Recorded, type WorkTree } from './testing.js';
 
 const HARNESSES: HarnessName[] = ['codex', 'claude-code'];

@@ -4,7 +4,7 @@
 // sandbox binds for it, and whether it is a stand-in (which calls no model). Every difference
 // between the real CLIs and the stand-ins is here, as data; the code that runs a harness has no
 // branch of its own for either.
-import type { HarnessName } from './adapter.js';
+import type { HarnessName } from '@ars/harnesses';
 import { standInExecutable, standInFiles, standInToolServer, type StandInToolServerFiles } from './standInPaths.js';
 
 export type HarnessClisKind = 'real' | 'stand-in';

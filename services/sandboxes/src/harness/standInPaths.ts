@@ -4,7 +4,7 @@
 // this module's own place (the same from src/ and dist/). A deployment without that folder sets
 // CODEX_PATH / CLAUDE_CODE_PATH (production requires it).
 import { fileURLToPath } from 'node:url';
-import type { HarnessName } from './adapter.js';
+import type { HarnessName } from '@ars/harnesses';
 
 /** The repository root: this file is services/sandboxes/{src,dist}/harness/standInPaths.{ts,js}. */
 const REPOSITORY = new URL('../../../../', import.meta.url);

@@ -1,39 +1,17 @@
-// Test helpers for the harness adapters: a temporary git work tree and a recording runHarness.
-import { execFileSync } from 'node:child_process';
+// Test helpers for the harness adapters run by this service: those of @ars/harnesses, whether the
+// stand-in CLIs are built, and a runHarness of a stand-in that records what it reported.
 import { existsSync } from 'node:fs';
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runHarness } from './index.js';
-import type { HarnessEvent, HarnessName, HarnessResult } from './adapter.js';
+import { runHarness, type HarnessEvent, type HarnessName, type HarnessResult } from '@ars/harnesses';
+import { scrubbedEnv } from '@ars/harnesses/testing';
 import { standInExecutable } from './standInPaths.js';
 
-export interface WorkTree {
-  dir: string;
-  cleanup: () => Promise<void>;
-}
-
-export async function makeWorkTree(): Promise<WorkTree> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), 'ars-harness-')));
-  const git = (...args: string[]): void => {
-    execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
-  };
-  git('init', '-q', '-b', 'main');
-  await writeFile(join(dir, 'README.md'), '# fixture\n');
-  git('add', 'README.md');
-  git('-c', 'user.name=test', '-c', 'user.email=test@example.invalid', 'commit', '-q', '-m', 'init');
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
+export { isAlive, makeWorkTree, scrubbedEnv, type WorkTree } from '@ars/harnesses/testing';
 
 /** The stand-ins run the built JavaScript: fail loudly when it is missing. */
 export function assertStandInsBuilt(): void {
   const built = join(dirname(dirname(standInExecutable('codex'))), 'dist', 'codexStandIn.js');
   if (!existsSync(built)) throw new Error(`build first (npx tsc -b tsconfig.build.json): ${built} is missing`);
-}
-
-/** A minimal, explicit environment: what a scrubbed sandbox environment would hold. */
-export function scrubbedEnv(home: string): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' };
 }
 
 export interface Recorded {
@@ -71,13 +49,4 @@ export async function record(
     },
   });
   return { result, events };
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -148,7 +148,7 @@ describe('an unreachable provider is a 502 in the shape of the API called, namin
       expect(responses.status).toBe(502);
       expect(JSON.parse(responses.body).error).toMatchObject({
         type: 'server_error',
-        message: expect.stringMatching(/^the model provider could not be reached: .*ECONNREFUSED/),
+        message: expect.stringMatching(new RegExp(`^the model provider at http://127\\.0\\.0\\.1:${port} could not be reached: .*ECONNREFUSED`)),
       });
       const messages = await call(proxy, '/v1/messages', '{}');
       expect(messages.status).toBe(502);

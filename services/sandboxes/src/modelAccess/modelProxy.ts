@@ -81,7 +81,14 @@ async function forward(req: IncomingMessage, res: ServerResponse, upstreams: Mod
     });
   } catch (error) {
     if (abort.signal.aborted) return;
-    return answerError(res, 502, target.api, `the model provider could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    // Named by its origin (the run's reader sees it in run.error): the configured provider, not the sandbox's forwarder.
+    const provider = new URL(target.url).origin;
+    return answerError(
+      res,
+      502,
+      target.api,
+      `the model provider at ${provider} could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   res.writeHead(upstream.statusCode, withoutHopByHop(upstream.headers));
   // Each event is sent on as it arrives: the CLI streams the answer to the run's watchers.

@@ -4,7 +4,9 @@
 // stand-in plays the same directives as the stand-in CLIs, so the events are the ones the rest of
 // the suite sees from the stand-ins. A system of its own: HARNESS_CLIS=real (the shared one runs the
 // stand-in CLIs), and HARNESS_STAND_IN_TOOLS=on (each CLI is handed the model stand-in's MCP tool
-// server, offering the tools the prompt's `@tool` lines name), as `npm start` runs it.
+// server, offering the tools the prompt's `@tool` lines name), as `npm start` runs it. A provider
+// that cannot be reached is the model stand-in's `@drop` (it closes the connection unanswered), so
+// that case needs no system of its own.
 import { ownSystem, waitFor } from '@ars/testenv';
 import { call, dataOf } from '../support/accounts.js';
 import { automationClient, graphOf, startAutomation, untilRun } from '../support/automations.js';
@@ -107,6 +109,21 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     expect(events.some((e) => e.type === 'file_change')).toBe(false);
     expect(JSON.stringify(events.filter((e) => e.type === 'tool_call').at(-1)?.payload)).toContain('absent');
   });
+
+  test.concurrent(
+    'a provider that cannot be reached (@drop: the connection closed unanswered) ends the run failed within a minute, run.error saying so; the CLI is not left retrying',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const started = Date.now();
+      const run = await runs.started({ repoId, harness, prompt: '@drop' });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(done.status).toBe('failed');
+      // The sandbox's model proxy names the configured provider (by its origin); each CLI reports it in its own words around it.
+      expect(done.error).toMatch(/the model provider at http:\/\/127\.0\.0\.1:\d+ could not be reached/);
+      expect(events[0]).toMatchObject({ type: 'stream_started' });
+    },
+  );
 
   test.concurrent('usage: the run’s usage event counts the tokens the model reported', async () => {
     const { runs, repoId } = await newRunsUser(system().baseUrl);

@@ -11,6 +11,7 @@ import { secretName } from './providers/kubernetes/podManifest.js';
 import { NAMESPACE } from './providers/kubernetes/testing.js';
 import type { LifecycleEvent, Sandbox, SandboxLogs } from './domain/sandboxView.js';
 import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
+import { NO_EARLIER_PROMPTS } from '@ars/harness-stand-ins';
 import { commitToBare, gitIn, startSandboxesKit, type SandboxesKit, type TestRepo } from './testing/sandboxesKit.js';
 
 jest.setTimeout(180_000);
@@ -142,8 +143,8 @@ describe('a run on the Kubernetes provider: the harness runs through exec in a P
       expect(events.at(-1)?.eventType).toBe('completed');
       expect(events.filter((e) => e.eventType === 'assistant_message').map((e) => e.message)).toEqual(['hi']);
       const shell = events.find((e) => e.eventType === 'tool_call' && e.payload.kind === 'shell');
-      // `@shell pwd` ran in the Pod: the stand-in's directory for this Pod's /workspace, then repo/.
-      expect(String(shell?.payload.output).trim()).toMatch(new RegExp(`k8s-standin-${pod}-[^/]+/repo$`));
+      // `@shell pwd` ran in the Pod, in its work tree on the /workspace volume.
+      expect(String(shell?.payload.output).trim()).toBe('/workspace/repo');
       expect(events.some((e) => e.eventType === 'file_change' && /notes\.txt$/.test(String(e.message)))).toBe(true);
 
       // The Pod was created once for this run, with its labels, and the harness executed through exec in it.
@@ -182,6 +183,34 @@ describe('a run on the Kubernetes provider: the harness runs through exec in a P
       expect(record).toMatchObject({ status: 'stopped', provider: 'kubernetes', sandbox_id: pod, working_branch: working, error: null });
       const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
       expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
+    },
+  );
+});
+
+describe("a conversation on the Kubernetes provider: a follow-up in a new Pod resumes from the thread read out of the last Pod's HOME", () => {
+  it.each<HarnessName>(['codex', 'claude-code'])(
+    '%s: the second run (same conversationId, another Pod) recalls the first prompt; a run of another conversation recalls nothing',
+    async (harness) => {
+      const repo = await kit.newRepo();
+      const conversationId = `conv-k8s-${harness}-${Date.now()}`;
+      const said = async (prompt: string, conversation: string): Promise<{ pod: string; messages: string[] }> => {
+        const request = await kit.requestRun(repo, prompt, { harness, conversationId: conversation });
+        const finished = await kit.waitFinished(request.runId, WAIT);
+        expect(finished).toMatchObject({ status: 'success', error: null });
+        const { allocated, events } = kit.messages(request.runId);
+        const pod = String(allocated[0]?.sandboxId);
+        await waitGone(pod);
+        return { pod, messages: events.filter((e) => e.eventType === 'assistant_message').map((e) => String(e.message)) };
+      };
+
+      const first = await said('Where is the harbour config read?', conversationId);
+      const second = await said('@recall', conversationId);
+      const other = await said('@recall', `${conversationId}-other`);
+
+      expect(new Set([first.pod, second.pod, other.pod]).size).toBe(3);
+      expect(second.messages).toEqual(['Where is the harbour config read?']);
+      // A fresh Pod's HOME holds no other conversation's thread (every Pod has a /workspace of its own).
+      expect(other.messages).toEqual([NO_EARLIER_PROMPTS]);
     },
   );
 });

@@ -1,18 +1,20 @@
 // A stand-in Kubernetes API server for tests (no cluster is available here). It answers the REST
-// paths and shapes @kubernetes/client-node calls for Pods, Secrets and NetworkPolicies, the Pod log, and the exec
-// WebSocket (channel protocol v5/v4), checks bearer tokens and Role-like rules, rejects manifests
-// the way the API server's validation does (422 `Status` with causes), records every call, and
-// "runs" a Pod on this machine: init containers are run as local processes in a per-pod temporary
-// directory standing for the `/workspace` volume, and execs are local processes in it. It is not a
-// cluster: see this package's README for what it checks and what not. Its validation
-// (src/validation/) is written from the Kubernetes API documentation, never from the code it tests.
+// paths and shapes @kubernetes/client-node calls for Pods, Secrets and NetworkPolicies, the Pod log,
+// and the exec WebSocket (channel protocol v5/v4), checks bearer tokens and Role-like rules, rejects
+// manifests the way the API server's validation does (422 `Status` with causes), records every
+// call, and "runs" a Pod on this machine: its init containers and execs are local processes, each
+// in a mount namespace of its own (bubblewrap) where a per-Pod temporary directory is mounted at
+// `/workspace`, the Pod's volume. It is not a cluster: see this package's README for what it checks
+// and what not. Its validation (src/validation/) is written from the Kubernetes API documentation,
+// never from the code it tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { accessSync, constants, statSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { V1Container, V1ContainerStatus, V1NetworkPolicy, V1Pod, V1Secret, V1Status, V1StatusCause } from '@kubernetes/client-node';
@@ -530,19 +532,27 @@ export class KubernetesStandIn {
     return env;
   }
 
-  /** `/workspace…` in a command, an argument, a directory or an environment value → the Pod's local directory. */
-  private mapPath(state: PodState, text: string): string {
-    const escaped = this.workspacePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    return text.replace(new RegExp(`${escaped}(?![\\w.-])`, 'g'), state.dir);
+  /** Where a path of the Pod (`/workspace…`) is on this machine, for the checks made before a process starts. */
+  private hostPath(state: PodState, path: string): string {
+    if (path === this.workspacePath) return state.dir;
+    return path.startsWith(`${this.workspacePath}/`) ? join(state.dir, path.slice(this.workspacePath.length + 1)) : path;
   }
 
+  /**
+   * A process of the Pod: under bubblewrap, in a mount namespace of its own where the Pod's
+   * directory is mounted at `/workspace` (over this machine's path, created empty when missing) and
+   * the rest is this machine's, so every path a Pod sees, passed in arguments, in the environment or
+   * on stdin, means what it means in a Pod, and no two Pods share a `/workspace`.
+   */
   private spawnIn(state: PodState, container: V1Container, command: string[], env: Record<string, string>): ChildProcess {
-    const [file, ...args] = command.map((part) => this.mapPath(state, part));
+    const [file] = command;
     if (!file) throw new Error('no command');
-    const mappedEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, this.mapPath(state, v)]));
-    const cwd = container.workingDir ? this.mapPath(state, container.workingDir) : state.dir;
+    const workingDir = container.workingDir ?? this.workspacePath;
+    const onHost = (path: string): string => this.hostPath(state, isAbsolute(path) ? path : join(workingDir, path));
+    if (!executableIn(file, env.PATH, onHost)) throw Object.assign(new Error(`spawn ${file} ENOENT`), { code: 'ENOENT' });
+    const bwrap = ['--dev-bind', '/', '/', '--bind', state.dir, this.workspacePath, '--chdir', workingDir, '--die-with-parent', '--', ...command];
     // Its own process group, so a Pod's deletion ends the whole tree (git's helpers included).
-    const child = spawn(file, args, { cwd, env: mappedEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(BWRAP, bwrap, { cwd: state.dir, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     state.processes.add(child);
     child.on('close', () => state.processes.delete(child));
     return child;
@@ -671,7 +681,7 @@ export class KubernetesStandIn {
       // A real kubelet may leave the process running when the stream goes away; here it ends with it.
       if (child && child.exitCode === null && child.signalCode === null) killGroup(child);
     });
-    void stat(container.workingDir ? this.mapPath(state, container.workingDir) : state.dir)
+    void stat(container.workingDir ? this.hostPath(state, container.workingDir) : state.dir)
       .catch(() => null)
       .then((info) => {
         const workingDir = info?.isDirectory() ? container.workingDir : this.workspacePath;
@@ -679,7 +689,7 @@ export class KubernetesStandIn {
         try {
           spawned = this.spawnIn(state, { ...container, workingDir }, command, env);
         } catch (error) {
-          finish({ metadata: {}, status: 'Failure', message: String(error), reason: 'InternalError' });
+          finish(startFailure(command, error as NodeJS.ErrnoException));
           return;
         }
         child = spawned;
@@ -697,14 +707,7 @@ export class KubernetesStandIn {
         if (closed) killGroup(spawned);
         spawned.on('close', (code, signal) => {
           if (spawnError) {
-            const error = spawnError as NodeJS.ErrnoException;
-            const reason = error.code === 'ENOENT' ? `exec: "${command[0]}": executable file not found in $PATH` : error.message;
-            finish({
-              metadata: {},
-              status: 'Failure',
-              message: `OCI runtime exec failed: exec failed: unable to start container process: ${reason}: unknown`,
-              reason: 'InternalError',
-            });
+            finish(startFailure(command, spawnError as NodeJS.ErrnoException));
             return;
           }
           const exitCode = code ?? (signal ? 128 + signalNumber(signal) : 1);
@@ -721,6 +724,37 @@ export class KubernetesStandIn {
         });
       });
   }
+}
+
+/** What the API server answers on the exec stream when the command could not be started. */
+function startFailure(command: string[], error: NodeJS.ErrnoException): V1Status {
+  const reason = error.code === 'ENOENT' ? `exec: "${command[0]}": executable file not found in $PATH` : error.message;
+  return {
+    metadata: {},
+    status: 'Failure',
+    message: `OCI runtime exec failed: exec failed: unable to start container process: ${reason}: unknown`,
+    reason: 'InternalError',
+  };
+}
+
+const BWRAP = 'bwrap';
+
+/**
+ * Whether `file` (a path, or a name looked up in the Pod's `PATH`) names an executable, as execvp in
+ * the Pod would find it; `onHost` says where a path of the Pod is on this machine.
+ */
+function executableIn(file: string, path: string | undefined, onHost: (path: string) => string): boolean {
+  const dirs = (path ?? '/usr/local/bin:/usr/bin:/bin').split(':').filter(Boolean);
+  const candidates = file.includes('/') ? [file] : dirs.map((dir) => join(dir, file));
+  return candidates.some((candidate) => {
+    try {
+      const local = onHost(candidate);
+      accessSync(local, constants.X_OK);
+      return statSync(local).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 function killGroup(child: ChildProcess): void {

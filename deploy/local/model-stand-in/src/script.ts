@@ -162,6 +162,15 @@ export function planAnswer(state: TurnState): Answer {
   return finish();
 }
 
+/**
+ * `@drop` (the model stand-in's own directive: the stand-in CLIs have no provider and read it as
+ * prompt text): the connection is closed without an answer, as a provider that cannot be reached,
+ * on every request of the turn.
+ */
+export function dropsConnection(prompt: string | null): boolean {
+  return prompt !== null && /^\s*@drop\s*$/m.test(prompt);
+}
+
 /** The answer to a conversation without a prompt: one sentence, so the CLI's turn still ends. */
 export function noPromptAnswer(): Answer {
   return { actions: [{ kind: 'say', text: NO_PROMPT_ANSWER }], usage: fakeUsage('', []) };

@@ -55,6 +55,20 @@ describe('routes', () => {
   });
 });
 
+describe('@drop: the connection is closed without an answer, as a provider that cannot be reached', () => {
+  test.each([
+    ['/v1/responses', codexBody('@say never said\n@drop')],
+    ['/v1/messages', claudeBody('@drop')],
+  ])('%s: no status, no body, the socket closed', async (path, body) => {
+    await expect(post(path, body)).rejects.toMatchObject({ cause: expect.objectContaining({ code: 'UND_ERR_SOCKET' }) });
+  });
+
+  test('a line that only mentions @drop is prompt text', async () => {
+    const res = await post('/v1/responses', codexBody('@say please do not @drop this', false));
+    expect(res.status).toBe(200);
+  });
+});
+
 describe('POST /v1/responses', () => {
   test('streams the Responses events codex builds its items from, in order, with usage at the end', async () => {
     const res = await post('/v1/responses', codexBody('@say hi\n@shell ls'));

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isRecord, readMessagesRequest, readResponsesRequest } from './conversation.js';
 import { anthropicError, answerOf as messagesAnswer, streamMessage, wholeMessage } from './messagesApi.js';
 import { answerOf as responsesAnswer, openaiError, streamResponse, wholeResponse } from './responsesApi.js';
+import { dropsConnection } from './script.js';
 
 export interface ModelStandInOptions {
   /** 0 (the default): any free port. */
@@ -99,10 +100,18 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJson(req);
     if (api === 'openai') {
       const turn = readResponsesRequest(body);
+      if (dropsConnection(turn.prompt)) {
+        req.socket.destroy();
+        return;
+      }
       const answer = responsesAnswer(turn);
       await (body.stream === true ? streamResponse(res, turn, answer) : wholeResponse(res, turn, answer));
     } else {
       const turn = readMessagesRequest(body);
+      if (dropsConnection(turn.prompt)) {
+        req.socket.destroy();
+        return;
+      }
       const answer = messagesAnswer(turn);
       await (body.stream === true ? streamMessage(res, turn, answer) : wholeMessage(res, turn, answer));
     }

@@ -38,36 +38,44 @@ export class ConversationOverLimit extends Error {
   }
 }
 
+/** Where the harness's HOME is: a local directory, the provider's (read and written through HomeFiles), or out of reach. */
+type HomeAccess = { kind: 'local' } | { kind: 'provider'; homeFiles: HomeFiles } | { kind: 'none' };
+
+function homeAccess(deps: SessionDeps, place: ThreadPlace): HomeAccess {
+  if (place.sandbox.dir !== null) return { kind: 'local' };
+  const homeFiles = deps.provider.homeFiles;
+  return homeFiles ? { kind: 'provider', homeFiles } : { kind: 'none' };
+}
+
 /**
  * Puts the conversation's thread back under this sandbox's HOME; answers the thread id to resume,
  * or null: a new thread (no conversation, its first run, or a provider that keeps no HOME of its own).
  */
 export async function threadToResume(deps: SessionDeps, request: RunRequestedData, place: ThreadPlace): Promise<string | null> {
-  const homeFiles = deps.provider.homeFiles;
-  if (!request.conversationId || (place.sandbox.dir === null && !homeFiles)) return null;
+  const home = homeAccess(deps, place);
+  if (!request.conversationId || home.kind === 'none') return null;
   const kept = await deps.threads.get(request.userId, request.conversationId);
   // Runs binds a conversation to one harness and repository; a record of another is not this thread.
   if (!kept || kept.harness !== request.harness || kept.repo_id !== request.repoId) return null;
   if (kept.over_limit === true) throw new ConversationOverLimit();
   // Claude Code refuses to resume a session it has no file of (codex starts a new thread): without files, a new thread.
   if (kept.files.length === 0) return null;
-  if (place.sandbox.dir !== null || !homeFiles) await restoreThreadState(request.harness, kept.files, { home: place.sandbox.home, cwd: place.cwd });
-  else await homeFiles.write(place.sandbox, restoredThreadFiles(request.harness, kept.files, place.cwd));
+  if (home.kind === 'local') await restoreThreadState(request.harness, kept.files, { home: place.sandbox.home, cwd: place.cwd });
+  else await home.homeFiles.write(place.sandbox, restoredThreadFiles(request.harness, kept.files, place.cwd));
   return kept.thread_id;
 }
 
 /** Stores what the harness keeps of thread `threadId` after a run of the conversation, every known secret redacted. */
 export async function keepThread(deps: SessionDeps, request: RunRequestedData, place: ThreadPlace, threadId: string, secrets: KnownSecrets): Promise<void> {
   const { conversationId } = request;
-  const homeFiles = deps.provider.homeFiles;
-  if (!conversationId || (place.sandbox.dir === null && !homeFiles)) return;
+  const home = homeAccess(deps, place);
+  if (!conversationId || home.kind === 'none') return;
   const log = deps.logger.child({ run_id: request.runId });
   let collected: ThreadFile[];
   let overLimit = false;
   try {
     const where = { home: place.sandbox.home, cwd: place.cwd, threadId };
-    collected =
-      place.sandbox.dir !== null || !homeFiles ? await collectThreadState(request.harness, where) : await collectFromProvider(homeFiles, request, place, where);
+    collected = home.kind === 'local' ? await collectThreadState(request.harness, where) : await collectFromProvider(home.homeFiles, request, place, where);
   } catch (error) {
     if (!(error instanceof ThreadTooLargeError)) {
       if (!(error instanceof ThreadStateError)) throw error;

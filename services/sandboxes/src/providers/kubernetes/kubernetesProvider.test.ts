@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -257,7 +257,8 @@ describe('launchHarness: the harness CLI runs in the Pod, driven by the real ada
         expect(events[0]?.type).toBe('stream_started');
         expect(events.find((e) => e.type === 'assistant_message')?.message).toBe('hi');
         const shells = events.filter((e) => e.type === 'tool_call' && e.payload.kind === 'shell');
-        expect(realpathSync(String(shells[0]?.payload.output).trim())).toBe(realpathSync(join(workspace(sandbox), 'repo')));
+        // `pwd` in the Pod: its work tree on the /workspace volume.
+        expect(String(shells[0]?.payload.output).trim()).toBe('/workspace/repo');
         // The SDK put the key in the shim's environment; it reached the Pod's process through exec's stdin.
         expect(String(shells[1]?.payload.output).trim()).toBe(apiKey);
         // Absolute: the CLI reports paths of the Pod, which the adapter cannot relate to the shim's local cwd.

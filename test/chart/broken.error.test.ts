@@ -78,7 +78,27 @@ describe('a missing required value fails the render (templates/validate.yaml, fa
       'services.catalog.enabled is required: services.automations-engine calls it (CATALOG_URL)',
     ],
     ['gateway.publicBaseUrl in production', { environment: 'production', github: { appId: '1' } }, 'gateway.publicBaseUrl is required in production'],
-    ['github.appId in production', { environment: 'production', gateway: { publicBaseUrl: 'https://x.example' } }, 'github.appId is required in production'],
+    [
+      'a sign-in method in production',
+      { environment: 'production', gateway: { publicBaseUrl: 'https://x.example' } },
+      'gateway.oidc.issuer is required in production',
+    ],
+    [
+      'an https issuer in production',
+      {
+        environment: 'production',
+        gateway: { publicBaseUrl: 'https://x.example', oidc: { issuer: 'http://login.x.example', clientId: 'c', allowedEmailDomains: 'x.example' } },
+      },
+      'gateway.oidc.issuer must be an https:// URL in production',
+    ],
+    [
+      'github.appId in production',
+      {
+        environment: 'production',
+        gateway: { publicBaseUrl: 'https://x.example', oidc: { issuer: 'https://login.x.example', clientId: 'c', allowAny: true } },
+      },
+      'github.appId is required in production',
+    ],
   ])('%s', (_what, values, message) => {
     const result = render({ valuesFiles: minimal, values });
     expect(result.ok).toBe(false);

@@ -8,7 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { loadConfig, productionProblems, serviceConfig, type DevelopmentDefault, type EnvSchema } from '@ars/config';
 import { automationsEngineConfigSchema } from '@ars/automations-engine/config';
 import { catalogConfigSchema, catalogDevelopmentDefaults, resolveCatalogSettings } from '@ars/catalog/config';
-import { gatewayConfigSchema, gatewayDevelopmentDefaults } from '@ars/gateway/config';
+import { gatewayConfigProblems, gatewayConfigSchema, gatewayDevelopmentDefaults } from '@ars/gateway/config';
 import { mcpRegistryConfigSchema, mcpRegistryDevelopmentDefaults, resolveMcpRegistrySettings } from '@ars/mcp-registry/config';
 import { prReviewConfigSchema } from '@ars/pr-review/config';
 import { checkRunsConfig, runsConfigSchema } from '@ars/runs/config';
@@ -24,13 +24,15 @@ interface ServiceContract {
   schema: EnvSchema;
   /** Its development defaults, refused in production (runService's `developmentDefaults`). */
   developmentDefaults?: (config: never) => readonly DevelopmentDefault[];
+  /** Its settings that cannot work together, in any environment (runService's `configProblems`). */
+  configProblems?: (config: never) => readonly string[];
   /** The checks its start-up makes beside the schema (they throw naming the variable). */
   check?: (config: Config, env: Env) => unknown;
 }
 
 /** What each service's start-up runs on its environment (services/<name>/src/<name>.ts): the code, not a copy of it. */
 const SERVICES: Record<string, ServiceContract> = {
-  gateway: { schema: gatewayConfigSchema, developmentDefaults: gatewayDevelopmentDefaults },
+  gateway: { schema: gatewayConfigSchema, developmentDefaults: gatewayDevelopmentDefaults, configProblems: gatewayConfigProblems },
   catalog: {
     schema: catalogConfigSchema,
     developmentDefaults: catalogDevelopmentDefaults,
@@ -62,6 +64,7 @@ const SAMPLE_SECRETS: Record<string, string> = {
   MONGO_URL: 'mongodb://mongo.data.svc:27017/?replicaSet=rs0',
   REDIS_URL: 'redis://redis.data.svc:6379',
   OAUTH_COOKIE_KEYS: 'a-cookie-signing-key-of-at-least-32-characters',
+  OIDC_CLIENT_SECRET: 'an-oidc-client-secret',
   CATALOG_SECRETS_KEY: key32,
   MCP_REGISTRY_SECRETS_KEY: key32,
   GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nMIIB\\n-----END RSA PRIVATE KEY-----',
@@ -108,6 +111,7 @@ function configurationProblems(service: string, env: Env): string[] {
     // Every service's runService declares requireMongo and requireBus.
     if (!config.MONGO_URL) problems.push('MONGO_URL is required');
     if (!config.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required');
+    problems.push(...(contract.configProblems?.(config as never) ?? []));
     problems.push(...productionProblems(config as never, contract.developmentDefaults?.(config as never)));
     if (problems.length > 0) return problems;
     contract.check?.(config, env);

@@ -8,6 +8,7 @@ import { repoRoot } from '@ars/stack';
 import { startGatewayUnderTest, type GatewayUnderTest } from '@ars/gateway/testing';
 import { sharedSystem, type SystemView } from '@ars/testenv';
 import { bearer, call, createToken, dataOf, errorOf, type Account } from '../support/accounts.js';
+import { PRODUCTION_GATEWAY_ENV } from '../support/production.js';
 
 const run = promisify(execFile);
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
   gateway = system.gateway;
   production = await startGatewayUnderTest({
     system,
-    env: { ARS_ENV: 'production', PUBLIC_BASE_URL: 'https://ars.example.test', OAUTH_COOKIE_KEYS: 'a-production-oauth-cookie-key-0123456789' },
+    env: { ...PRODUCTION_GATEWAY_ENV },
   });
 }, 120_000);
 afterAll(async () => {

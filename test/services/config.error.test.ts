@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { fromRoot, SERVICE_NAMES } from '@ars/stack';
+import { PRODUCTION_GATEWAY_ENV } from '../support/production.js';
 
 function startWith(service: string, env: NodeJS.ProcessEnv): { status: number | null; stderr: string; stdout: string } {
   const result = spawnSync(process.execPath, [fromRoot(`services/${service}/dist/main.js`)], {
@@ -54,11 +55,9 @@ describe('ARS_ENV=production refuses every development default at start-up with 
   /** Everything production asks for, so each test below leaves out exactly what it names. */
   const productionEnv: NodeJS.ProcessEnv = {
     ...validEnv,
-    ARS_ENV: 'production',
+    ...PRODUCTION_GATEWAY_ENV,
     INTERNAL_TOKEN: token,
     REDIS_URL: 'redis://127.0.0.1:1',
-    PUBLIC_BASE_URL: 'https://ars.example.test',
-    OAUTH_COOKIE_KEYS: 'a-production-oauth-cookie-key-0123456789',
     CATALOG_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
     MCP_REGISTRY_SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
     GITHUB_APP_ID: '1',
@@ -128,6 +127,29 @@ describe('ARS_ENV=production refuses every development default at start-up with 
     const { OAUTH_COOKIE_KEYS: _keys, ...development } = productionEnv;
     expect(refusalLine('gateway', development)).toBe(
       'Invalid configuration: OAUTH_COOKIE_KEYS is required in production (the development key signing OAuth cookies is public)',
+    );
+  });
+
+  test('gateway: no sign-in method (no OIDC_*) is refused, named: nobody could sign in', () => {
+    const { OIDC_ISSUER: _issuer, OIDC_CLIENT_ID: _id, OIDC_CLIENT_SECRET: _secret, OIDC_ALLOWED_EMAIL_DOMAINS: _domains, ...withoutSignIn } = productionEnv;
+    expect(refusalLine('gateway', withoutSignIn)).toBe(
+      'Invalid configuration: a sign-in method is required in production (OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET); without one nobody can sign in (the development account route does not exist there)',
+    );
+  });
+
+  test('gateway: a sign-in open to anyone (no OIDC_ALLOWED_EMAIL_DOMAINS, no OIDC_ALLOW_ANY=true) and an http:// issuer are refused, named', () => {
+    const { OIDC_ALLOWED_EMAIL_DOMAINS: _domains, ...openToAnyone } = productionEnv;
+    expect(refusalLine('gateway', { ...openToAnyone, OIDC_ISSUER: 'http://login.example.test' })).toBe(
+      'Invalid configuration: OIDC_ALLOWED_EMAIL_DOMAINS is required in production (who may sign in); to let every account of the issuer in, say so with OIDC_ALLOW_ANY=true; ' +
+        'OIDC_ISSUER must be an https:// URL in production',
+    );
+    expect(startWith('gateway', { ...openToAnyone, OIDC_ALLOW_ANY: 'true', PORT: 'abc' }).stderr).not.toContain('OIDC_ALLOWED_EMAIL_DOMAINS');
+  });
+
+  test('gateway, in any environment: OpenID Connect configured by halves is refused, naming what is missing', () => {
+    const line = refusalLine('gateway', { ...validEnv, REDIS_URL: 'redis://127.0.0.1:1', OIDC_ISSUER: 'http://127.0.0.1:9/idp' });
+    expect(line).toBe(
+      'Invalid configuration: OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required with the other OIDC_* settings (OpenID Connect sign-in needs the issuer, the client id and its secret)',
     );
   });
 

@@ -126,6 +126,19 @@ mcp-registry: []
 {{- end }}
 - name: TRUST_PROXY
   value: {{ $v.gateway.trustProxy | quote }}
+{{- if $v.gateway.oidc.issuer }}
+- name: OIDC_ISSUER
+  value: {{ $v.gateway.oidc.issuer | quote }}
+- name: OIDC_CLIENT_ID
+  value: {{ $v.gateway.oidc.clientId | quote }}
+{{ include "ars.secretEnv" (dict "name" "OIDC_CLIENT_SECRET" "secret" $secret "key" $v.secrets.keys.oidcClientSecret) }}
+{{- if $v.gateway.oidc.allowedEmailDomains }}
+- name: OIDC_ALLOWED_EMAIL_DOMAINS
+  value: {{ $v.gateway.oidc.allowedEmailDomains | quote }}
+{{- end }}
+- name: OIDC_ALLOW_ANY
+  value: {{ $v.gateway.oidc.allowAny | quote }}
+{{- end }}
 {{- end }}
 {{- if eq $name "catalog" }}
 {{ include "ars.secretEnv" (dict "name" "CATALOG_SECRETS_KEY" "secret" $secret "key" $v.secrets.keys.catalogSecretsKey "optional" (not $production)) }}

@@ -46,17 +46,84 @@ export const gatewayConfigSchema = {
    * fetches. Empty (the default): any public https host; loopback and private addresses never.
    */
   OAUTH_CLIENT_METADATA_HOSTS: env.list({ default: [], minItems: 0, pattern: '^[A-Za-z0-9.-]+(:[0-9]+)?$', describe: 'a comma-separated list of host names' }),
+  /** Sign-in through OpenID Connect: the issuer (its discovery document is `<issuer>/.well-known/openid-configuration`). */
+  OIDC_ISSUER: env.url({ optional: true, protocols: ['http', 'https'] }),
+  /** The client registered with the issuer for this gateway (redirect URI `{PUBLIC_BASE_URL}/auth/callback`). */
+  OIDC_CLIENT_ID: env.string({ optional: true }),
+  /** Its secret, sent the way the issuer's metadata says (`client_secret_basic` unless it offers only `client_secret_post`). */
+  OIDC_CLIENT_SECRET: env.string({ optional: true, secret: true }),
+  /** Who may sign in: verified emails of these domains (a comma list). Empty: nobody, unless OIDC_ALLOW_ANY=true. */
+  OIDC_ALLOWED_EMAIL_DOMAINS: env.list({
+    default: [],
+    minItems: 0,
+    pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$',
+    describe: 'a comma-separated list of email domains (example.com)',
+  }),
+  /** Lets any account of the issuer sign in (no domain rule): an explicit choice, never a default. */
+  OIDC_ALLOW_ANY: env.boolean({ default: false }),
 };
 export type GatewayConfigSchema = typeof gatewayConfigSchema;
+
+/** The OpenID Connect settings, as the sign-in routes read them. */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  allowedEmailDomains: readonly string[];
+  allowAny: boolean;
+}
+
+interface OidcVariables {
+  OIDC_ISSUER?: string | undefined;
+  OIDC_CLIENT_ID?: string | undefined;
+  OIDC_CLIENT_SECRET?: string | undefined;
+  OIDC_ALLOWED_EMAIL_DOMAINS: readonly string[];
+  OIDC_ALLOW_ANY: boolean;
+}
+
+/** The OpenID Connect sign-in, when it is configured (gatewayConfigProblems says what a half configuration lacks). */
+export function oidcSettingsOf(config: OidcVariables): OidcSettings | undefined {
+  if (!config.OIDC_ISSUER || !config.OIDC_CLIENT_ID || !config.OIDC_CLIENT_SECRET) return undefined;
+  return {
+    issuer: config.OIDC_ISSUER,
+    clientId: config.OIDC_CLIENT_ID,
+    clientSecret: config.OIDC_CLIENT_SECRET,
+    allowedEmailDomains: config.OIDC_ALLOWED_EMAIL_DOMAINS.map((domain) => domain.toLowerCase()),
+    allowAny: config.OIDC_ALLOW_ANY,
+  };
+}
+
+/** Settings that cannot work in any environment: a sign-in method configured by halves. */
+export function gatewayConfigProblems(config: OidcVariables): string[] {
+  const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];
+  if (oidc.every((value) => !value) || oidc.every((value) => value)) return [];
+  const missing = (['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const).filter((name) => !config[name]);
+  return [
+    `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} required with the other OIDC_* settings (OpenID Connect sign-in needs the issuer, the client id and its secret)`,
+  ];
+}
 
 /**
  * The gateway's development defaults, refused in production (beside the internal token of every
  * service): the public origin left at the loopback default, which the session routes' `Origin`
  * check would compare against. (The development account route is not mounted in production.)
  */
-export function gatewayDevelopmentDefaults(config: { PUBLIC_BASE_URL?: string | undefined; OAUTH_COOKIE_KEYS?: string[] | undefined }): DevelopmentDefault[] {
+export function gatewayDevelopmentDefaults(
+  config: OidcVariables & { PUBLIC_BASE_URL?: string | undefined; OAUTH_COOKIE_KEYS?: string[] | undefined },
+): DevelopmentDefault[] {
+  const oidc = oidcSettingsOf(config);
   return [
     { inUse: !config.PUBLIC_BASE_URL, problem: 'PUBLIC_BASE_URL is required in production (the origin browsers see; the default is the loopback address)' },
     { inUse: !config.OAUTH_COOKIE_KEYS, problem: 'OAUTH_COOKIE_KEYS is required in production (the development key signing OAuth cookies is public)' },
+    {
+      inUse: !oidc,
+      problem:
+        'a sign-in method is required in production (OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET); without one nobody can sign in (the development account route does not exist there)',
+    },
+    {
+      inUse: oidc !== undefined && oidc.allowedEmailDomains.length === 0 && !oidc.allowAny,
+      problem: 'OIDC_ALLOWED_EMAIL_DOMAINS is required in production (who may sign in); to let every account of the issuer in, say so with OIDC_ALLOW_ANY=true',
+    },
+    { inUse: oidc !== undefined && !oidc.issuer.startsWith('https://'), problem: 'OIDC_ISSUER must be an https:// URL in production' },
   ];
 }

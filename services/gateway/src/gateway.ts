@@ -2,7 +2,7 @@ import { createCatalogClient } from '@ars/catalog/client';
 import { environmentOf } from '@ars/config';
 import { createRunsClient } from '@ars/runs/client';
 import { runService, type RunningService, type ServiceContext, type ServiceDefinition } from '@ars/service';
-import { gatewayConfigSchema, gatewayDevelopmentDefaults, type GatewayConfigSchema } from './config.js';
+import { gatewayConfigProblems, gatewayConfigSchema, gatewayDevelopmentDefaults, oidcSettingsOf, type GatewayConfigSchema } from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
 import type { Gateway } from './http/deps.js';
 import { GITHUB_WEBHOOK_PATH, githubWebhookRoutes } from './http/githubWebhooks.js';
@@ -11,11 +11,15 @@ import { sessionRoutes } from './http/sessionRoutes.js';
 import { createPeerClients, peerReadinessChecks } from './peers.js';
 import { sessionIndexes, sessionStore } from './store/sessions.js';
 import { tokenIndexes, tokenStore } from './store/personalAccessTokens.js';
-import { CLI_LOGIN_CODES, DEV_SIGN_IN_CODES, oneTimeCodeIndexes, oneTimeCodeStore } from './store/oneTimeCodes.js';
+import { CLI_LOGIN_CODES, DEV_SIGN_IN_CODES, oneTimeCodeIndexes, oneTimeCodeStore, SIGN_IN_ATTEMPTS } from './store/oneTimeCodes.js';
 import { CLI_LOGIN_PATH, cliLoginRoutes } from './http/cliLogin.js';
 import { devSignInRoutes } from './http/devSignIn.js';
 import type { CliLoginGrant } from './domain/cliLogin.js';
 import type { DevSignInGrant } from './domain/devSignIn.js';
+import { CALLBACK_PATH, type SignInAttempt } from './domain/signIn.js';
+import { openIdConnect } from './signIn/openIdConnect.js';
+import { settingsRoutes } from './settings/settingsRoutes.js';
+import { signInRoutes } from './signIn/signInRoutes.js';
 import { userIndexes, userStore } from './store/users.js';
 import { createRedisRateLimiter } from './store/rateLimiter.js';
 import { oauthRecordIndexes } from './store/oauthRecords.js';
@@ -33,6 +37,7 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
   const publicOrigin = new URL(config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).origin;
   const oauth = await createAuthorizationServer({ config, publicOrigin, db: ctx.mongo.db, logger: ctx.logger });
   const oauthCallback = oauth.provider.callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  const oidcSettings = oidcSettingsOf(config);
   return {
     config,
     logger: ctx.logger,
@@ -45,6 +50,9 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
     tokens: tokenStore(ctx.mongo.db),
     cliLoginCodes: oneTimeCodeStore<CliLoginGrant>(ctx.mongo.db, CLI_LOGIN_CODES),
     devSignInCodes: oneTimeCodeStore<DevSignInGrant>(ctx.mongo.db, DEV_SIGN_IN_CODES),
+    signInAttempts: oneTimeCodeStore<SignInAttempt>(ctx.mongo.db, SIGN_IN_ATTEMPTS),
+    openIdConnect: oidcSettings ? openIdConnect(oidcSettings, `${publicOrigin}${CALLBACK_PATH}`) : undefined,
+    oidcSettings,
     publicOrigin,
     production: environmentOf(config) === 'production',
     oauth,
@@ -62,8 +70,17 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
     requireMongo: true,
     requireBus: true,
     configSchema: gatewayConfigSchema,
+    configProblems: gatewayConfigProblems,
     developmentDefaults: gatewayDevelopmentDefaults,
-    indexes: [userIndexes, sessionIndexes, tokenIndexes, oneTimeCodeIndexes(CLI_LOGIN_CODES), oneTimeCodeIndexes(DEV_SIGN_IN_CODES), oauthRecordIndexes],
+    indexes: [
+      userIndexes,
+      sessionIndexes,
+      tokenIndexes,
+      oneTimeCodeIndexes(CLI_LOGIN_CODES),
+      oneTimeCodeIndexes(DEV_SIGN_IN_CODES),
+      oneTimeCodeIndexes(SIGN_IN_ATTEMPTS),
+      oauthRecordIndexes,
+    ],
     // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
     // its own (malformed JSON there is a JSON-RPC -32700, not a REST 400).
     // GitHub deliveries are handed on as the raw bytes their signature covers. The authorization
@@ -73,6 +90,8 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
       ctx.path.startsWith(`${PUBLIC_PREFIX}/`) ||
       ctx.path === GITHUB_WEBHOOK_PATH ||
       ctx.path === CLI_LOGIN_PATH ||
+      ctx.path.startsWith('/auth/') ||
+      ctx.path.startsWith('/settings') ||
       isOAuthPath(ctx.path),
     compose: composeGateway,
     readiness: (_ctx, gateway) => ({ redis: () => gateway.limiter.ping(), ...peerReadinessChecks(gateway.peers) }),
@@ -81,6 +100,8 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
       sessionRoutes(gateway),
       cliLoginRoutes(gateway),
       devSignInRoutes(gateway),
+      signInRoutes(gateway),
+      settingsRoutes(gateway),
       githubWebhookRoutes(gateway),
       oauthRoutes(gateway),
     ],

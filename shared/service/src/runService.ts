@@ -70,6 +70,8 @@ export interface ServiceDefinition<S extends EnvSchema = EnvSchema, D = undefine
    * under `ARS_ENV=production`, beside the rule of every service (`INTERNAL_TOKEN` required).
    */
   developmentDefaults?: (config: ServiceConfig<S>) => readonly DevelopmentDefault[];
+  /** Settings that cannot work together, in any environment (each a clause naming the variables): start-up fails naming them. */
+  configProblems?: (config: ServiceConfig<S>) => readonly string[];
   /** Indexes ensured at start-up (needs Mongo). */
   indexes?: readonly CollectionIndexes[];
   /**
@@ -138,6 +140,7 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
     const problems: string[] = [];
     if (definition.requireMongo && !config.MONGO_URL) problems.push('MONGO_URL is required (a mongodb:// URL)');
     if (definition.requireBus && !config.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required (a comma-separated list of host:port)');
+    problems.push(...(definition.configProblems?.(config) ?? []));
     problems.push(...productionProblems(config, definition.developmentDefaults?.(config)));
     if (problems.length > 0) throw new ConfigError(problems);
     instance = instanceId(runtime.env ?? process.env);

@@ -20,25 +20,37 @@ export function isWellFormedSessionId(value: string): boolean {
 export interface CookieOptions {
   maxAgeSeconds: number;
   secure: boolean;
+  /** Default `/`. */
+  path?: string;
 }
 
-/** The `Set-Cookie` value for a session (`maxAgeSeconds: 0` clears it). */
-export function sessionCookieHeader(value: string, options: CookieOptions): string {
-  const parts = [`${SESSION_COOKIE}=${value}`, 'Path=/', `Max-Age=${options.maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax'];
+/** A `Set-Cookie` value of the gateway's cookies: HttpOnly, SameSite=Lax, Secure over TLS (`maxAgeSeconds: 0` clears it). */
+export function cookieHeader(name: string, value: string, options: CookieOptions): string {
+  const parts = [`${name}=${value}`, `Path=${options.path ?? '/'}`, `Max-Age=${options.maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax'];
   if (options.maxAgeSeconds === 0) parts.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
   if (options.secure) parts.push('Secure');
   return parts.join('; ');
 }
 
-/** The session id from a `Cookie` header, if any. */
-export function sessionIdFromCookieHeader(header: string | undefined): string | undefined {
+/** The `Set-Cookie` value for a session (`maxAgeSeconds: 0` clears it). */
+export function sessionCookieHeader(value: string, options: CookieOptions): string {
+  return cookieHeader(SESSION_COOKIE, value, options);
+}
+
+/** The value of cookie `name` in a `Cookie` header, if any. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const pair of header.split(';')) {
     const index = pair.indexOf('=');
     if (index < 0) continue;
-    if (pair.slice(0, index).trim() === SESSION_COOKIE) return pair.slice(index + 1).trim();
+    if (pair.slice(0, index).trim() === name) return pair.slice(index + 1).trim();
   }
   return undefined;
+}
+
+/** The session id from a `Cookie` header, if any. */
+export function sessionIdFromCookieHeader(header: string | undefined): string | undefined {
+  return cookieValue(header, SESSION_COOKIE);
 }
 
 /**

@@ -4,6 +4,7 @@ import { hashToken, isWellFormedToken } from '../domain/personalAccessTokens.js'
 import { missingScopeMessage, type Scope } from '../domain/scopes.js';
 import type { Gateway } from './deps.js';
 import type { Principal } from './state.js';
+import { TOKEN_USE_RESOLUTION_MS, type TokenDocument } from '../store/personalAccessTokens.js';
 
 /**
  * CONTRACT.md, Authentication 8: no header → 401; a header that is not `Bearer tok_…` → 401; a token
@@ -28,7 +29,14 @@ export async function resolveBearer(gateway: Gateway, authorization: string | un
   if (!record) throw AppError.unauthorized('Invalid access token');
   if (record.revokedAt) throw AppError.unauthorized('Access token has been revoked');
   if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) throw AppError.unauthorized('Access token has expired');
+  noteUse(gateway, record, now);
   return { userId: record.userId, tokenId: record._id, scopes: record.scopes };
+}
+
+/** The settings page's "last used", kept to the minute without a write per request; a failed write costs the request nothing. */
+function noteUse(gateway: Gateway, record: TokenDocument, now: Date): void {
+  if (record.lastUsedAt && now.getTime() - record.lastUsedAt.getTime() < TOKEN_USE_RESOLUTION_MS) return;
+  gateway.tokens.markUsed(record._id, now).catch((error: unknown) => gateway.logger.warn({ err: error, token_id: record._id }, 'token use not recorded'));
 }
 
 export function authenticateToken(gateway: Gateway): Middleware {

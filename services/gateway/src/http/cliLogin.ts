@@ -12,6 +12,7 @@ import {
 import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
 import { LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS } from '../domain/limits.js';
 import { signInPageHtml } from '../oauth/consentPage.js';
+import { askToSignIn } from '../signIn/signInRoutes.js';
 import { html } from '../oauth/oauthRoutes.js';
 import { cliConsentPageHtml, cliLoginErrorPageHtml } from './cliLoginPage.js';
 import { mintToken } from './createApiKey.js';
@@ -30,7 +31,7 @@ function showCliConsent(gateway: Gateway): RouterMiddleware {
       return typeof value === 'string' ? value : undefined;
     });
     if (!parsed.ok) return html(ctx, 400, cliLoginErrorPageHtml(parsed.problem));
-    if (!(await sessionOf(gateway, ctx))) return html(ctx, 401, signInPageHtml(gateway.publicOrigin, gateway.production));
+    if (!(await sessionOf(gateway, ctx))) return askToSignIn(gateway, ctx);
     html(ctx, 200, cliConsentPageHtml(parsed.request));
   };
 }

@@ -12,6 +12,8 @@ export interface SessionPrincipal {
   userId: string;
   idHash: string;
   expiresAt: Date;
+  /** The OpenID Connect sign-in's ID token, for the provider's sign-out. */
+  idToken?: string;
 }
 
 declare module 'koa' {

@@ -14,6 +14,7 @@ import type { Gateway } from '../http/deps.js';
 import { checkOrigin, sessionOf } from '../http/sessionAuth.js';
 import { RETRY_AFTER_SECONDS } from '../domain/limits.js';
 import { consentPageHtml, expiredPageHtml, signInPageHtml, type ConsentView } from './consentPage.js';
+import { askToSignIn } from '../signIn/signInRoutes.js';
 
 type ProviderRequest = IncomingMessage & { originalUrl?: string; body?: unknown };
 
@@ -135,7 +136,7 @@ function showConsent(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const details = await interactionOf(gateway, ctx);
     if (!details) return html(ctx, 400, expiredPageHtml());
-    if (!(await sessionOf(gateway, ctx))) return html(ctx, 401, signInPageHtml(gateway.publicOrigin, gateway.production));
+    if (!(await sessionOf(gateway, ctx))) return askToSignIn(gateway, ctx);
     html(ctx, 200, consentPageHtml(await consentView(gateway, details.uid, details.params)));
   };
 }

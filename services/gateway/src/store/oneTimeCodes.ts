@@ -13,6 +13,8 @@ export interface OneTimeCodeDocument<Grant> {
 
 /** The CLI login's codes (the grant: the user, the scopes, the PKCE challenge, the redirect URI). */
 export const CLI_LOGIN_CODES = 'cli_login_codes';
+/** Browser sign-ins under way (the grant: the attempt's state, nonce, PKCE verifier and returnTo). */
+export const SIGN_IN_ATTEMPTS = 'sign_in_attempts';
 /** Development sign-in links (the grant: the user to sign the browser in as). */
 export const DEV_SIGN_IN_CODES = 'dev_sign_in_codes';
 

@@ -13,7 +13,12 @@ export interface TokenDocument {
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** When a request last authenticated with it, to the minute (TOKEN_USE_RESOLUTION_MS); absent until its first use. */
+  lastUsedAt?: Date;
 }
+
+/** How fresh `lastUsedAt` is kept: one write per token and minute at most, not one per request. */
+export const TOKEN_USE_RESOLUTION_MS = 60_000;
 
 export const TOKENS = 'personal_access_tokens';
 export const tokenIndexes: CollectionIndexes = {
@@ -40,6 +45,8 @@ export interface TokenStore {
   listForUser(userId: string): Promise<TokenDocument[]>;
   /** Sets `revokedAt` (kept when already revoked); false when the user has no such token. */
   revoke(userId: string, id: string, now?: Date): Promise<TokenDocument | undefined>;
+  /** Records a use at `at` (never moving `lastUsedAt` back). */
+  markUsed(id: string, at: Date): Promise<void>;
 }
 
 export function tokenStore(db: Db): TokenStore {
@@ -59,6 +66,9 @@ export function tokenStore(db: Db): TokenStore {
     async revoke(userId, id, now = new Date()) {
       await tokens.updateOne({ _id: id, userId, revokedAt: null }, { $set: { revokedAt: now } });
       return (await tokens.findOne({ _id: id, userId })) ?? undefined;
+    },
+    async markUsed(id, at) {
+      await tokens.updateOne({ _id: id }, { $max: { lastUsedAt: at } });
     },
   };
 }

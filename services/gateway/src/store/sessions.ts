@@ -6,6 +6,8 @@ export interface SessionDocument {
   userId: string;
   createdAt: Date;
   expiresAt: Date;
+  /** The ID token of the sign-in that made it (OpenID Connect): the `id_token_hint` of the provider's sign-out. */
+  idToken?: string;
 }
 
 export const SESSIONS = 'sessions';
@@ -18,7 +20,7 @@ export const sessionIndexes: CollectionIndexes = {
 };
 
 export interface SessionStore {
-  create(idHash: string, userId: string, ttlSeconds: number): Promise<SessionDocument>;
+  create(idHash: string, userId: string, ttlSeconds: number, signIn?: { idToken: string }): Promise<SessionDocument>;
   /** The live session with that hash (an expired one is treated as absent). */
   find(idHash: string, now?: Date): Promise<SessionDocument | undefined>;
   remove(idHash: string): Promise<void>;
@@ -27,9 +29,15 @@ export interface SessionStore {
 export function sessionStore(db: Db): SessionStore {
   const sessions = db.collection<SessionDocument>(SESSIONS);
   return {
-    async create(idHash, userId, ttlSeconds) {
+    async create(idHash, userId, ttlSeconds, signIn) {
       const createdAt = new Date();
-      const session: SessionDocument = { _id: idHash, userId, createdAt, expiresAt: new Date(createdAt.getTime() + ttlSeconds * 1000) };
+      const session: SessionDocument = {
+        _id: idHash,
+        userId,
+        createdAt,
+        expiresAt: new Date(createdAt.getTime() + ttlSeconds * 1000),
+        ...(signIn ? { idToken: signIn.idToken } : {}),
+      };
       await sessions.insertOne(session);
       return session;
     },

@@ -10,3 +10,5 @@ export type { EmptyPeer, RunsStandIn } from './peerStandIns.js';
 export { letRunStartMinutePass } from './runStartWindow.js';
 export { startRunAt } from './runStarts.js';
 export { startRedis, stopRedis } from './privateRedis.js';
+export { startIdentityProvider } from './identityProvider.js';
+export type { IdentityAccount, IdentityProvider, IdentityProviderOptions } from './identityProvider.js';

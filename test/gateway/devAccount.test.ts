@@ -1,27 +1,19 @@
 import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { LocalSourceHost } from '@ars/source-host';
-import { repoRoot } from '@ars/stack';
 import { startGatewayUnderTest, type GatewayUnderTest } from '@ars/gateway/testing';
 import { sharedSystem, type SystemView } from '@ars/testenv';
 import { bearer, call, createToken, dataOf, errorOf, type Account } from '../support/accounts.js';
 import { PRODUCTION_GATEWAY_ENV } from '../support/production.js';
+import { admin } from '../support/admin.js';
 
 const run = promisify(execFile);
 
-/** `npm run --silent admin -- dev-account --json` from the repository root, exactly as tools call it. */
-async function admin(env: Record<string, string>, args = ['dev-account', '--json']): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+/** `npm run --silent admin -- dev-account --json` (or `args`) from the repository root, exactly as tools call it. */
+const adminWith = (env: Record<string, string>, args = ['dev-account', '--json']) => admin(args, env);
 
 const sharedView = sharedSystem();
 let system: SystemView;
@@ -41,7 +33,7 @@ afterAll(async () => {
 
 describe('npm run --silent admin -- dev-account --json prints exactly one JSON object for a brand-new account', () => {
   test('{baseUrl, userId, sessionCookie, signInUrl, installationId, repos, pullRequest} on one line; the cookie authenticates the API key routes', async () => {
-    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
+    const result = await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     const account = JSON.parse(result.stdout) as Account & { baseUrl: string };
@@ -59,7 +51,7 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
   });
 
   test('its first repository has an open pull request whose review check run exists and is linked: POST /pr-reviews/rerun works at once', async () => {
-    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
+    const result = await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
     const account = JSON.parse(result.stdout) as Account & {
       pullRequest: { repoId: string; number: number; headSha: string; checkRunId: number; attemptId: string };
     };
@@ -97,7 +89,7 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
   });
 
   test('each repository is a real git repository on the local source host with its default branch', async () => {
-    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
+    const result = await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' });
     const account = JSON.parse(result.stdout) as Account;
     for (const repo of account.repos) {
       const answer = await fetch(`${system.stack.services.catalog.url}/internal/users/${account.userId}/repos/${repo.id}`, {
@@ -113,7 +105,7 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
     const dir = mkdtempSync(join(tmpdir(), 'ars-stack-state-'));
     try {
       writeFileSync(join(dir, 'stack.json'), JSON.stringify({ baseUrl: gateway.baseUrl, pid: process.pid, startedAt: new Date().toISOString() }));
-      const result = await admin({ ARS_BASE_URL: '', STACK_STATE_DIR: dir, ARS_ENV: 'development' });
+      const result = await adminWith({ ARS_BASE_URL: '', STACK_STATE_DIR: dir, ARS_ENV: 'development' });
       expect(result.code).toBe(0);
       expect((JSON.parse(result.stdout) as { baseUrl: string }).baseUrl).toBe(gateway.baseUrl);
     } finally {
@@ -123,8 +115,8 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
 
   test('every call makes a new user and installation', async () => {
     const [a, b] = await Promise.all([
-      admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' }),
-      admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' }),
+      adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' }),
+      adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' }),
     ]);
     const first = JSON.parse(a.stdout) as { userId: string; installationId: number };
     const second = JSON.parse(b.stdout) as { userId: string; installationId: number };
@@ -135,7 +127,7 @@ describe('npm run --silent admin -- dev-account --json prints exactly one JSON o
 
 describe('npm run --silent admin -- open-pull-request opens a pull request from a branch on the local source host and queues its first review', () => {
   test('a pushed branch of the second repository: one JSON object with the pull request and its attempt; the rerun works at once', async () => {
-    const account = JSON.parse((await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' })).stdout) as Account;
+    const account = JSON.parse((await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' })).stdout) as Account;
     const second = account.repos[1];
     const host = new LocalSourceHost(system.sourceHostDir);
     const [owner = ''] = (second?.full_name ?? '').split('/');
@@ -153,7 +145,7 @@ describe('npm run --silent admin -- open-pull-request opens a pull request from 
       rmSync(work, { recursive: true, force: true });
     }
     const args = ['open-pull-request', '--repo', second?.id ?? '', '--head', 'feature/greeting', '--title', 'Add a greeting', '--json'];
-    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, args);
+    const result = await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, args);
     expect([result.code, result.stderr]).toEqual([0, '']);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     const opened = JSON.parse(result.stdout) as { pullRequest: { number: number; headRef: string }; attempt: { id: string; checkRunId: number } };
@@ -169,14 +161,14 @@ describe('npm run --silent admin -- open-pull-request opens a pull request from 
     expect(rerun.status).toBe(200);
 
     // The same again: one pull request per head and base, said in one line.
-    const again = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, args);
+    const again = await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, args);
     expect([again.code, again.stdout]).toEqual([1, '']);
     expect(again.stderr).toContain('CONFLICT: The pull request could not be opened');
   });
 
   test('a branch that does not exist, or no session cookie: exit 1 with one line saying why', async () => {
-    const account = JSON.parse((await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' })).stdout) as Account;
-    const missing = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, [
+    const account = JSON.parse((await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development' })).stdout) as Account;
+    const missing = await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: account.sessionCookie }, [
       'open-pull-request',
       '--repo',
       account.repos[1]?.id ?? '',
@@ -185,7 +177,7 @@ describe('npm run --silent admin -- open-pull-request opens a pull request from 
     ]);
     expect([missing.code, missing.stdout]).toEqual([1, '']);
     expect(missing.stderr).toContain('head branch no-such-branch does not exist');
-    const noCookie = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: '' }, [
+    const noCookie = await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'development', ARS_SESSION_COOKIE: '' }, [
       'open-pull-request',
       '--repo',
       'r',
@@ -199,7 +191,7 @@ describe('npm run --silent admin -- open-pull-request opens a pull request from 
 
 describe('it is a development tool: it refuses production', () => {
   test('ARS_ENV=production: exit 1, one line on stderr, nothing on stdout', async () => {
-    const result = await admin({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'production' });
+    const result = await adminWith({ ARS_BASE_URL: gateway.baseUrl, ARS_ENV: 'production' });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -213,7 +205,7 @@ describe('it is a development tool: it refuses production', () => {
     const signIn = await fetch(`${production.baseUrl}/dev/sign-in?code=${'A'.repeat(43)}`);
     expect(signIn.status).toBe(404);
     expect(signIn.headers.get('set-cookie')).toBeNull();
-    const result = await admin({ ARS_BASE_URL: production.baseUrl, ARS_ENV: 'development' });
+    const result = await adminWith({ ARS_BASE_URL: production.baseUrl, ARS_ENV: 'development' });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -221,7 +213,7 @@ describe('it is a development tool: it refuses production', () => {
   });
 
   test('no stack listening: exit 1 with one line naming the address', async () => {
-    const result = await admin({ ARS_BASE_URL: 'http://127.0.0.1:9', ARS_ENV: 'development' });
+    const result = await adminWith({ ARS_BASE_URL: 'http://127.0.0.1:9', ARS_ENV: 'development' });
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('http://127.0.0.1:9');

@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { startGatewayUnderTest, startIdentityProvider, type GatewayUnderTest, type IdentityProvider } from '@ars/gateway/testing';
 import { freePort, sharedSystem } from '@ars/testenv';
 import { launchChromium } from '../support/cli.js';
+import { CookieJar } from '../support/oauthBrowser.js';
 
 const system = sharedSystem();
 const CLIENT = { id: 'agent-run-service', secret: 'a-test-client-secret-0123456789' };
@@ -21,6 +22,7 @@ const ACCOUNTS = {
   dave: { email: 'dave@example.com', email_verified: true, name: 'Dave Example' },
   erin: { email: 'erin@example.com', email_verified: true, name: 'Erin Example' },
   frank: { email: 'frank@example.com', email_verified: true, name: 'Frank Example' },
+  grace: { email: 'grace@example.com', email_verified: true, name: 'Grace Example' },
   mallory: { email: 'mallory@elsewhere.example', email_verified: true, name: 'Mallory' },
   unverified: { email: 'unverified@example.com', email_verified: false, name: 'Not Verified' },
 };
@@ -67,30 +69,7 @@ const usersOf = (subject: string): Promise<number> =>
 
 // ---- a browser without a browser: a cookie jar that follows redirects and answers the provider's pages ----
 
-class Jar {
-  private readonly cookies = new Map<string, string>();
-
-  header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
-
-  keep(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const index = pair.indexOf('=');
-      const name = pair.slice(0, index).trim();
-      const value = pair.slice(index + 1).trim();
-      if (/max-age=0/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  has(name: string): boolean {
-    return this.cookies.has(name);
-  }
-}
-
-async function go(jar: Jar, url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+async function go(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
   const response = await fetch(url, {
     method: init.method ?? 'GET',
     redirect: 'manual',
@@ -100,7 +79,7 @@ async function go(jar: Jar, url: string, init: { method?: string; form?: Record<
     },
     ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
   });
-  jar.keep(response);
+  jar.take(response);
   return response;
 }
 
@@ -113,7 +92,7 @@ interface SignInOptions {
 }
 
 /** Starts a sign-in at the gateway and plays the provider's pages as `login`: the callback URL the provider sends the browser to. */
-async function untilCallback(jar: Jar, login: string, options: SignInOptions = {}): Promise<URL> {
+async function untilCallback(jar: CookieJar, login: string, options: SignInOptions = {}): Promise<URL> {
   const start = await go(jar, `${gateway.baseUrl}/auth/sign-in${options.returnTo ? `?returnTo=${encodeURIComponent(options.returnTo)}` : ''}`);
   expect(start.status).toBe(302);
   const authorization = new URL(start.headers.get('location') ?? '');
@@ -147,7 +126,7 @@ async function untilCallback(jar: Jar, login: string, options: SignInOptions = {
   throw new Error('the provider never sent the browser back to the gateway');
 }
 
-async function callback(jar: Jar, url: URL): Promise<{ status: number; location: string | null; body: string; session: boolean }> {
+async function callback(jar: CookieJar, url: URL): Promise<{ status: number; location: string | null; body: string; session: boolean }> {
   const response = await go(jar, url.href);
   return { status: response.status, location: response.headers.get('location'), body: await response.text(), session: jar.has('ars_session') };
 }
@@ -223,26 +202,26 @@ describe('sign in through OpenID Connect, in a browser: settings, a PAT that wor
 
 describe('the callback refuses what the spec says to refuse: 400 or 403 with a page saying why, and creates nothing', () => {
   test('a callback whose state is not the one this browser’s sign-in sent: 400', async () => {
-    const jar = new Jar();
+    const jar = new CookieJar();
     const url = await untilCallback(jar, 'bob');
     url.searchParams.set('state', 'a-state-this-browser-never-sent-0123');
     await expectRefused(await callback(jar, url), 400, /state does not match/, 'bob');
   });
 
   test('a replayed callback (its sign-in already finished) is 400; a code replayed into another sign-in is refused by the provider (invalid_grant): 400', async () => {
-    const jar = new Jar();
+    const jar = new CookieJar();
     const first = await untilCallback(jar, 'carol');
     const done = await callback(jar, first);
     expect([done.status, done.location, done.session]).toEqual([303, '/settings', true]);
     expect(await usersOf('carol')).toBe(1);
 
-    const replay = await callback(new Jar(), first);
+    const replay = await callback(new CookieJar(), first);
     expect(replay.status).toBe(400);
     expect(replay.body).toMatch(/no sign-in under way/);
     const again = await callback(jar, first);
     expect(again.status).toBe(400);
 
-    const other = new Jar();
+    const other = new CookieJar();
     const second = await untilCallback(other, 'dave');
     second.searchParams.set('code', first.searchParams.get('code') ?? '');
     await expectRefused(await callback(other, second), 400, /invalid_grant/, 'dave');
@@ -250,7 +229,7 @@ describe('the callback refuses what the spec says to refuse: 400 or 403 with a p
   });
 
   test('a nonce changed on the way to the provider: the ID token’s nonce is not this sign-in’s: 400', async () => {
-    const jar = new Jar();
+    const jar = new CookieJar();
     const url = await untilCallback(jar, 'erin', {
       rewriteAuthorization: (authorization) => authorization.searchParams.set('nonce', 'an-attacker-nonce-0123456789'),
     });
@@ -258,7 +237,7 @@ describe('the callback refuses what the spec says to refuse: 400 or 403 with a p
   });
 
   test('an ID token for another audience (signed by the provider): 400', async () => {
-    const jar = new Jar();
+    const jar = new CookieJar();
     const url = await untilCallback(jar, 'erin');
     provider.tamperIdTokens((payload) => ({ ...payload, aud: 'another-client' }));
     try {
@@ -269,7 +248,7 @@ describe('the callback refuses what the spec says to refuse: 400 or 403 with a p
   });
 
   test('an expired ID token (signed by the provider): 400', async () => {
-    const jar = new Jar();
+    const jar = new CookieJar();
     const url = await untilCallback(jar, 'erin');
     const now = Math.floor(Date.now() / 1000);
     provider.tamperIdTokens((payload) => ({ ...payload, iat: now - 7200, exp: now - 3600 }));
@@ -281,28 +260,48 @@ describe('the callback refuses what the spec says to refuse: 400 or 403 with a p
   });
 
   test('an email outside OIDC_ALLOWED_EMAIL_DOMAINS: 403; an unverified email of an allowed domain: 403', async () => {
-    const outside = new Jar();
+    const outside = new CookieJar();
     await expectRefused(
       await callback(outside, await untilCallback(outside, 'mallory')),
       403,
       /mallory@elsewhere\.example is not of a domain allowed/,
       'mallory',
     );
-    const unverified = new Jar();
+    const unverified = new CookieJar();
     await expectRefused(await callback(unverified, await untilCallback(unverified, 'unverified')), 403, /is not verified/, 'unverified');
   });
 
   test('the user cancels at the provider (access_denied): 403', async () => {
-    const jar = new Jar();
+    const jar = new CookieJar();
     const url = await untilCallback(jar, 'erin', { cancel: true });
     expect(url.searchParams.get('error')).toBe('access_denied');
     await expectRefused(await callback(jar, url), 403, /access_denied/, 'erin');
   });
 
   test('a callback with no sign-in started in this browser: 400', async () => {
-    const answer = await callback(new Jar(), new URL(`${gateway.baseUrl}/auth/callback?code=abc&state=def`));
+    const answer = await callback(new CookieJar(), new URL(`${gateway.baseUrl}/auth/callback?code=abc&state=def`));
     expect(answer.status).toBe(400);
     expect(answer.session).toBe(false);
+  });
+});
+
+describe('offboarding: a disabled user cannot sign in again', () => {
+  test('grace signs in; disabled by email (the internal route disable-user calls): her session ends, and the next sign-in is 403', async () => {
+    const jar = new CookieJar();
+    expect((await callback(jar, await untilCallback(jar, 'grace'))).status).toBe(303);
+    const disabled = await fetch(`${gateway.baseUrl}/internal/admin/users/disable`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-internal-token': system().internalToken },
+      body: JSON.stringify({ user: 'Grace@Example.com' }),
+    });
+    expect(disabled.status).toBe(200);
+    expect(await disabled.json()).toMatchObject({ ok: true, data: { user: { email: 'grace@example.com' }, sessionsEnded: 1 } });
+    expect((await go(jar, `${gateway.baseUrl}/api/session`)).status).toBe(401);
+    const again = new CookieJar();
+    const refused = await callback(again, await untilCallback(again, 'grace'));
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatch(/This account is disabled/);
+    expect(refused.session).toBe(false);
   });
 });
 
@@ -313,7 +312,7 @@ describe('returnTo: only a path of the gateway; anything else is ignored (no ope
     ['//evil.example/steal', '/settings'],
     ['/\\evil.example', '/settings'],
   ])('returnTo=%s ends at %s', async (returnTo, expected) => {
-    const jar = new Jar();
+    const jar = new CookieJar();
     const done = await callback(jar, await untilCallback(jar, 'frank', { returnTo }));
     expect([done.status, done.location]).toEqual([303, expected]);
   });

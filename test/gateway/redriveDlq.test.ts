@@ -1,24 +1,11 @@
 // `npm run --silent admin -- redrive-dlq <topic> ...` from the repository root, exactly as an operator
 // calls it, against a real broker (librdkafka's mock over TCP) with a consumer group that dead-letters.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createBus, memoryProcessedStore, NonRetryableError, type Bus, type BusMessage } from '@ars/bus';
 import { startKafkaMock, type KafkaMock } from '@ars/kafka-mock';
-import { repoRoot } from '@ars/stack';
+import { admin } from '../support/admin.js';
 
-const run = promisify(execFile);
 const TOPIC = 'bus.test.cli';
 const GROUP = 'cli-consumers';
-
-async function admin(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 async function waitUntil(probe: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -133,7 +133,7 @@ describe('ARS_ENV=production refuses every development default at start-up with 
   test('gateway: no sign-in method (no OIDC_*) is refused, named: nobody could sign in', () => {
     const { OIDC_ISSUER: _issuer, OIDC_CLIENT_ID: _id, OIDC_CLIENT_SECRET: _secret, OIDC_ALLOWED_EMAIL_DOMAINS: _domains, ...withoutSignIn } = productionEnv;
     expect(refusalLine('gateway', withoutSignIn)).toBe(
-      'Invalid configuration: a sign-in method is required in production (OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET); without one nobody can sign in (the development account route does not exist there)',
+      'Invalid configuration: a sign-in method is required in production (OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET); without one nobody can sign in (the development account route does not exist there)',
     );
   });
 
@@ -143,13 +143,31 @@ describe('ARS_ENV=production refuses every development default at start-up with 
       'Invalid configuration: OIDC_ALLOWED_EMAIL_DOMAINS is required in production (who may sign in); to let every account of the issuer in, say so with OIDC_ALLOW_ANY=true; ' +
         'OIDC_ISSUER must be an https:// URL in production',
     );
-    expect(startWith('gateway', { ...openToAnyone, OIDC_ALLOW_ANY: 'true', PORT: 'abc' }).stderr).not.toContain('OIDC_ALLOWED_EMAIL_DOMAINS');
+    // With OIDC_ALLOW_ANY=true the only refusal left is the one this line leaves out on purpose.
+    const anyoneSaidSo: NodeJS.ProcessEnv = { ...openToAnyone, OIDC_ALLOW_ANY: 'true' };
+    delete anyoneSaidSo.OAUTH_COOKIE_KEYS;
+    expect(refusalLine('gateway', anyoneSaidSo)).toBe(
+      'Invalid configuration: OAUTH_COOKIE_KEYS is required in production (the development key signing OAuth cookies is public)',
+    );
+  });
+
+  test('gateway: sign-in with GitHub open to anyone (no GITHUB_ALLOWED_ORGS, no GITHUB_ALLOW_ANY=true) is refused, named; with an organization it is a sign-in method', () => {
+    const { OIDC_ISSUER: _issuer, OIDC_CLIENT_ID: _id, OIDC_CLIENT_SECRET: _secret, ...withoutOidc } = productionEnv;
+    const github = { ...withoutOidc, GITHUB_CLIENT_ID: 'Iv23.app', GITHUB_CLIENT_SECRET: 'a-github-client-secret' };
+    expect(refusalLine('gateway', github)).toBe(
+      'Invalid configuration: GITHUB_ALLOWED_ORGS is required in production (who may sign in with GitHub); to let every GitHub account in, say so with GITHUB_ALLOW_ANY=true',
+    );
+    const withOrg: NodeJS.ProcessEnv = { ...github, GITHUB_ALLOWED_ORGS: 'acme' };
+    delete withOrg.OAUTH_COOKIE_KEYS;
+    expect(refusalLine('gateway', withOrg)).toBe(
+      'Invalid configuration: OAUTH_COOKIE_KEYS is required in production (the development key signing OAuth cookies is public)',
+    );
   });
 
   test('gateway, in any environment: OpenID Connect configured by halves is refused, naming what is missing', () => {
     const line = refusalLine('gateway', { ...validEnv, REDIS_URL: 'redis://127.0.0.1:1', OIDC_ISSUER: 'http://127.0.0.1:9/idp' });
     expect(line).toBe(
-      'Invalid configuration: OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required with the other OIDC_* settings (OpenID Connect sign-in needs the issuer, the client id and its secret)',
+      'Invalid configuration: OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required with OIDC_ISSUER (OpenID Connect sign-in needs the issuer, the client id and its secret)',
     );
   });
 

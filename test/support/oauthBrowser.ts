@@ -14,11 +14,19 @@ export class CookieJar {
     if (initial) this.set(initial);
   }
 
+  /** A `Set-Cookie` line (or a bare `name=value`): kept, or forgotten when it clears the cookie (empty, `Max-Age=0`). */
   set(pair: string): void {
     const [nameValue] = pair.split(';');
     const at = nameValue?.indexOf('=') ?? -1;
     if (!nameValue || at < 1) return;
-    this.cookies.set(nameValue.slice(0, at).trim(), nameValue.slice(at + 1).trim());
+    const name = nameValue.slice(0, at).trim();
+    const value = nameValue.slice(at + 1).trim();
+    if (value === '' || /;\s*max-age=0\b/i.test(pair)) this.cookies.delete(name);
+    else this.cookies.set(name, value);
+  }
+
+  has(name: string): boolean {
+    return this.cookies.has(name);
   }
 
   take(response: Response): void {

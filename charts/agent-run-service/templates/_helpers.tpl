@@ -139,6 +139,21 @@ mcp-registry: []
 - name: OIDC_ALLOW_ANY
   value: {{ $v.gateway.oidc.allowAny | quote }}
 {{- end }}
+{{- if $v.github.signIn.clientId }}
+- name: GITHUB_CLIENT_ID
+  value: {{ $v.github.signIn.clientId | quote }}
+{{ include "ars.secretEnv" (dict "name" "GITHUB_CLIENT_SECRET" "secret" $secret "key" $v.secrets.keys.githubClientSecret) }}
+{{- if $v.github.signIn.allowedOrgs }}
+- name: GITHUB_ALLOWED_ORGS
+  value: {{ $v.github.signIn.allowedOrgs | quote }}
+{{- end }}
+- name: GITHUB_ALLOW_ANY
+  value: {{ $v.github.signIn.allowAny | quote }}
+- name: GITHUB_WEB_URL
+  value: {{ $v.github.webUrl | quote }}
+- name: GITHUB_API_URL
+  value: {{ $v.github.apiUrl | quote }}
+{{- end }}
 {{- end }}
 {{- if eq $name "catalog" }}
 {{ include "ars.secretEnv" (dict "name" "CATALOG_SECRETS_KEY" "secret" $secret "key" $v.secrets.keys.catalogSecretsKey "optional" (not $production)) }}

@@ -61,6 +61,21 @@ export const gatewayConfigSchema = {
   }),
   /** Lets any account of the issuer sign in (no domain rule): an explicit choice, never a default. */
   OIDC_ALLOW_ANY: env.boolean({ default: false }),
+  /** Sign-in with GitHub: the GitHub App's client id (its OAuth credentials; callback URL `{PUBLIC_BASE_URL}/auth/callback/github`). */
+  GITHUB_CLIENT_ID: env.string({ optional: true }),
+  GITHUB_CLIENT_SECRET: env.string({ optional: true, secret: true }),
+  /** Who may sign in with GitHub: active members of these organizations (a comma list). Empty: nobody, unless GITHUB_ALLOW_ANY=true. */
+  GITHUB_ALLOWED_ORGS: env.list({
+    default: [],
+    minItems: 0,
+    pattern: '^[A-Za-z0-9]([A-Za-z0-9-]{0,38})$',
+    describe: 'a comma-separated list of GitHub organization logins',
+  }),
+  /** Lets any GitHub account sign in: an explicit choice, never a default. */
+  GITHUB_ALLOW_ANY: env.boolean({ default: false }),
+  /** GitHub's web host (the OAuth pages) and API (GitHub Enterprise Server, or a stand-in in tests). */
+  GITHUB_WEB_URL: env.url({ default: 'https://github.com', protocols: ['http', 'https'] }),
+  GITHUB_API_URL: env.url({ default: 'https://api.github.com', protocols: ['http', 'https'] }),
 };
 export type GatewayConfigSchema = typeof gatewayConfigSchema;
 
@@ -71,6 +86,38 @@ export interface OidcSettings {
   clientSecret: string;
   allowedEmailDomains: readonly string[];
   allowAny: boolean;
+}
+
+/** Sign-in with GitHub, as the sign-in routes read it. */
+export interface GitHubSignInSettings {
+  clientId: string;
+  clientSecret: string;
+  allowedOrgs: readonly string[];
+  allowAny: boolean;
+  webUrl: string;
+  apiUrl: string;
+}
+
+interface GitHubVariables {
+  GITHUB_CLIENT_ID?: string | undefined;
+  GITHUB_CLIENT_SECRET?: string | undefined;
+  GITHUB_ALLOWED_ORGS: readonly string[];
+  GITHUB_ALLOW_ANY: boolean;
+  GITHUB_WEB_URL: string;
+  GITHUB_API_URL: string;
+}
+
+/** Sign-in with GitHub, when it is configured. */
+export function gitHubSignInSettingsOf(config: GitHubVariables): GitHubSignInSettings | undefined {
+  if (!config.GITHUB_CLIENT_ID || !config.GITHUB_CLIENT_SECRET) return undefined;
+  return {
+    clientId: config.GITHUB_CLIENT_ID,
+    clientSecret: config.GITHUB_CLIENT_SECRET,
+    allowedOrgs: config.GITHUB_ALLOWED_ORGS,
+    allowAny: config.GITHUB_ALLOW_ANY,
+    webUrl: config.GITHUB_WEB_URL,
+    apiUrl: config.GITHUB_API_URL,
+  };
 }
 
 interface OidcVariables {
@@ -93,13 +140,18 @@ export function oidcSettingsOf(config: OidcVariables): OidcSettings | undefined 
   };
 }
 
+/** Variables that go together: all set or none. The problem naming the missing ones, if some are set. */
+function byHalves<N extends string>(config: Partial<Record<N, string | undefined>>, names: readonly N[], what: string): string[] {
+  const missing = names.filter((name) => !config[name]);
+  if (missing.length === 0 || missing.length === names.length) return [];
+  return [`${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} required with ${names.filter((name) => config[name]).join(' and ')} (${what})`];
+}
+
 /** Settings that cannot work in any environment: a sign-in method configured by halves. */
-export function gatewayConfigProblems(config: OidcVariables): string[] {
-  const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];
-  if (oidc.every((value) => !value) || oidc.every((value) => value)) return [];
-  const missing = (['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const).filter((name) => !config[name]);
+export function gatewayConfigProblems(config: OidcVariables & GitHubVariables): string[] {
   return [
-    `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} required with the other OIDC_* settings (OpenID Connect sign-in needs the issuer, the client id and its secret)`,
+    ...byHalves(config, ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'], 'OpenID Connect sign-in needs the issuer, the client id and its secret'),
+    ...byHalves(config, ['GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET'], 'sign-in with GitHub needs the GitHub App’s client id and secret'),
   ];
 }
 
@@ -109,16 +161,21 @@ export function gatewayConfigProblems(config: OidcVariables): string[] {
  * check would compare against. (The development account route is not mounted in production.)
  */
 export function gatewayDevelopmentDefaults(
-  config: OidcVariables & { PUBLIC_BASE_URL?: string | undefined; OAUTH_COOKIE_KEYS?: string[] | undefined },
+  config: OidcVariables & GitHubVariables & { PUBLIC_BASE_URL?: string | undefined; OAUTH_COOKIE_KEYS?: string[] | undefined },
 ): DevelopmentDefault[] {
   const oidc = oidcSettingsOf(config);
+  const github = gitHubSignInSettingsOf(config);
   return [
     { inUse: !config.PUBLIC_BASE_URL, problem: 'PUBLIC_BASE_URL is required in production (the origin browsers see; the default is the loopback address)' },
     { inUse: !config.OAUTH_COOKIE_KEYS, problem: 'OAUTH_COOKIE_KEYS is required in production (the development key signing OAuth cookies is public)' },
     {
-      inUse: !oidc,
+      inUse: !oidc && !github,
       problem:
-        'a sign-in method is required in production (OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET); without one nobody can sign in (the development account route does not exist there)',
+        'a sign-in method is required in production (OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET); without one nobody can sign in (the development account route does not exist there)',
+    },
+    {
+      inUse: github !== undefined && github.allowedOrgs.length === 0 && !github.allowAny,
+      problem: 'GITHUB_ALLOWED_ORGS is required in production (who may sign in with GitHub); to let every GitHub account in, say so with GITHUB_ALLOW_ANY=true',
     },
     {
       inUse: oidc !== undefined && oidc.allowedEmailDomains.length === 0 && !oidc.allowAny,

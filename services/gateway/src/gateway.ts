@@ -1,8 +1,15 @@
 import { createCatalogClient } from '@ars/catalog/client';
 import { environmentOf } from '@ars/config';
 import { createRunsClient } from '@ars/runs/client';
-import { runService, type RunningService, type ServiceContext, type ServiceDefinition } from '@ars/service';
-import { gatewayConfigProblems, gatewayConfigSchema, gatewayDevelopmentDefaults, oidcSettingsOf, type GatewayConfigSchema } from './config.js';
+import { runService, type RunningService, type ServiceConfig, type ServiceContext, type ServiceDefinition } from '@ars/service';
+import {
+  gatewayConfigProblems,
+  gatewayConfigSchema,
+  gatewayDevelopmentDefaults,
+  gitHubSignInSettingsOf,
+  oidcSettingsOf,
+  type GatewayConfigSchema,
+} from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
 import type { Gateway } from './http/deps.js';
 import { GITHUB_WEBHOOK_PATH, githubWebhookRoutes } from './http/githubWebhooks.js';
@@ -16,16 +23,29 @@ import { CLI_LOGIN_PATH, cliLoginRoutes } from './http/cliLogin.js';
 import { devSignInRoutes } from './http/devSignIn.js';
 import type { CliLoginGrant } from './domain/cliLogin.js';
 import type { DevSignInGrant } from './domain/devSignIn.js';
-import { CALLBACK_PATH, type SignInAttempt } from './domain/signIn.js';
+import { callbackPathOf, type SignInAttempt } from './domain/signIn.js';
+import { gitHubSignIn } from './signIn/gitHubSignIn.js';
+import type { SignInMethod } from './signIn/signInMethod.js';
 import { openIdConnect } from './signIn/openIdConnect.js';
 import { settingsRoutes } from './settings/settingsRoutes.js';
 import { signInRoutes } from './signIn/signInRoutes.js';
 import { userIndexes, userStore } from './store/users.js';
 import { createRedisRateLimiter } from './store/rateLimiter.js';
-import { oauthRecordIndexes } from './store/oauthRecords.js';
+import { oauthGrantStore, oauthRecordIndexes } from './store/oauthRecords.js';
+import { adminRoutes, DISABLE_USER_PATH } from './http/disableUser.js';
 import { createAuthorizationServer } from './oauth/authorizationServer.js';
 import { isOAuthPath, oauthRoutes } from './oauth/oauthRoutes.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** The configured ways to sign in, in the chooser's order; each answered at its own callback path. */
+function signInMethodsOf(config: ServiceConfig<GatewayConfigSchema>, publicOrigin: string): SignInMethod[] {
+  const oidc = oidcSettingsOf(config);
+  const github = gitHubSignInSettingsOf(config);
+  return [
+    ...(oidc ? [openIdConnect(oidc, `${publicOrigin}${callbackPathOf('oidc')}`)] : []),
+    ...(github ? [gitHubSignIn(github, `${publicOrigin}${callbackPathOf('github')}`)] : []),
+  ];
+}
 
 /** The composition step: stores, the rate limiter and one client per peer, each closed on shutdown. */
 async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise<Gateway> {
@@ -37,7 +57,6 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
   const publicOrigin = new URL(config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).origin;
   const oauth = await createAuthorizationServer({ config, publicOrigin, db: ctx.mongo.db, logger: ctx.logger });
   const oauthCallback = oauth.provider.callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  const oidcSettings = oidcSettingsOf(config);
   return {
     config,
     logger: ctx.logger,
@@ -50,9 +69,9 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
     tokens: tokenStore(ctx.mongo.db),
     cliLoginCodes: oneTimeCodeStore<CliLoginGrant>(ctx.mongo.db, CLI_LOGIN_CODES),
     devSignInCodes: oneTimeCodeStore<DevSignInGrant>(ctx.mongo.db, DEV_SIGN_IN_CODES),
+    oauthGrants: oauthGrantStore(ctx.mongo.db),
     signInAttempts: oneTimeCodeStore<SignInAttempt>(ctx.mongo.db, SIGN_IN_ATTEMPTS),
-    openIdConnect: oidcSettings ? openIdConnect(oidcSettings, `${publicOrigin}${CALLBACK_PATH}`) : undefined,
-    oidcSettings,
+    signInMethods: signInMethodsOf(config, publicOrigin),
     publicOrigin,
     production: environmentOf(config) === 'production',
     oauth,
@@ -91,6 +110,7 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
       ctx.path === GITHUB_WEBHOOK_PATH ||
       ctx.path === CLI_LOGIN_PATH ||
       ctx.path.startsWith('/auth/') ||
+      ctx.path === DISABLE_USER_PATH ||
       ctx.path.startsWith('/settings') ||
       isOAuthPath(ctx.path),
     compose: composeGateway,
@@ -102,6 +122,7 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
       devSignInRoutes(gateway),
       signInRoutes(gateway),
       settingsRoutes(gateway),
+      adminRoutes(gateway),
       githubWebhookRoutes(gateway),
       oauthRoutes(gateway),
     ],

@@ -15,4 +15,5 @@ export type {
   StandInWebhook,
 } from './standIn.js';
 export { checkAppJwt, type AppJwtCheck } from './appJwt.js';
+export type { StandInOAuthApp, StandInUser } from './userAuth.js';
 export { sendWebhook, signWebhookBody, type WebhookDelivery, type WebhookTarget } from './webhooks.js';

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { checkAppJwt, type AppJwtCheck } from './appJwt.js';
 import { rightSideLines } from './diffLines.js';
 import { sendWebhook, type WebhookDelivery, type WebhookTarget } from './webhooks.js';
+import { createUserAuth, type StandInOAuthApp, type StandInUser } from './userAuth.js';
 
 export interface StandInRepository {
   owner: string;
@@ -120,6 +121,10 @@ export interface GitHubStandInOptions {
   installations?: Record<number, StandInRepository[]>;
   /** The App's bot login that writes check runs, reviews and comments; default `agent-run-service[bot]`. */
   botLogin?: string;
+  /** The App's OAuth credentials: "Sign in with GitHub" (the web flow on this same server, `/login/oauth/*`). */
+  oauthApp?: StandInOAuthApp;
+  /** GitHub users who can sign in (the stand-in's sign-in form takes any password). */
+  users?: StandInUser[];
 }
 
 export type StandInWebhook =
@@ -152,6 +157,13 @@ export interface GitHubStandIn {
   /** Adds a comment as someone else (a person replying in a thread). */
   addReviewComment(fullName: string, number: number, comment: { user: string; body: string; inReplyTo?: number; path?: string; line?: number }): number;
   failNext(fault: StandInFault): void;
+  /** GitHub's web host too (`/login/oauth/authorize`, `/login/oauth/access_token`): the same server here. */
+  webUrl: string;
+  addUser(user: StandInUser): void;
+  /** User access tokens minted by the web flow (and refreshes), in order. */
+  userTokens(): { login: string; token: string }[];
+  revokeUserTokens(login: string): void;
+  forgetAuthorization(login: string): void;
   /** Sends a signed webhook with GitHub's payload for the event, built from the stand-in's state. */
   deliverWebhook(target: WebhookTarget, webhook: StandInWebhook): Promise<WebhookDelivery>;
   close(): Promise<void>;
@@ -208,6 +220,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   const faults: (StandInFault & { left: number })[] = [];
   const installations = new Map<number, HostedRepository[]>();
   const botLogin = options.botLogin ?? 'agent-run-service[bot]';
+  const userAuth = createUserAuth(options.oauthApp, options.users ?? []);
   let nextId = 1;
   let baseUrl = '';
 
@@ -822,6 +835,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     try {
       const fault = faultFor(method, url.pathname);
       if (fault) throw answerFault(fault);
+      const userAnswer = await userAuth.handle(req, url);
+      if (userAnswer) throw new HttpAnswer(userAnswer.status, userAnswer.body, userAnswer.headers);
       for (const [routeMethod, pattern, route] of routes) {
         const m = pattern.exec(url.pathname);
         if (!m || routeMethod !== method) continue;
@@ -862,6 +877,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
 
   return {
     url: baseUrl,
+    webUrl: baseUrl,
+    addUser: (user) => userAuth.addUser(user),
+    userTokens: () => userAuth.userTokens(),
+    revokeUserTokens: (login) => userAuth.revokeUserTokens(login),
+    forgetAuthorization: (login) => userAuth.forgetAuthorization(login),
     minted,
     jwts,
     requests,

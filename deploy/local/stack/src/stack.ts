@@ -54,6 +54,8 @@ export interface Stack {
   /** The model stand-in, when a real CLI of the stack calls it (see modelProvider.ts). */
   modelStandIn: StackModels['standIn'];
   services: Record<ServiceName, ServiceProcess>;
+  /** The services' internal token (INTERNAL_TOKEN): given, or made for this stack. */
+  internalToken: string;
   /** The gateway, then the other services, then infrastructure. */
   stop(): Promise<void>;
 }
@@ -93,6 +95,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   const temporarySourceHost = options.sourceHostDir ? undefined : mkdtempSync(join(tmpdir(), 'ars-source-host-'));
   const temporarySandboxRoot = options.sandboxRoot ? undefined : mkdtempSync(join(tmpdir(), 'ars-sandboxes-'));
+  const internalToken = options.env?.INTERNAL_TOKEN ?? process.env.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...options.env,
@@ -102,7 +105,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     MONGO_URL: infrastructure.mongoUrl,
     KAFKA_BROKERS: infrastructure.kafkaBrokers.join(','),
     REDIS_URL: infrastructure.redisUrl,
-    INTERNAL_TOKEN: options.env?.INTERNAL_TOKEN ?? process.env.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
+    INTERNAL_TOKEN: internalToken,
     LOG_LEVEL: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
     ARS_ENV: process.env.ARS_ENV ?? 'development',
     SOURCE_HOST_DIR: options.sourceHostDir ?? temporarySourceHost,
@@ -137,5 +140,5 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw error;
   }
-  return { baseUrl: services.gateway.url, infrastructure, modelStandIn: models.standIn, services, stop };
+  return { baseUrl: services.gateway.url, infrastructure, modelStandIn: models.standIn, services, internalToken, stop };
 }

@@ -11,23 +11,26 @@ export interface StackFile {
   services: Record<ServiceName, string>;
   /** The stack's Kafka bootstrap brokers (`host:port`), for tools that talk to the bus (re-drive). */
   kafkaBrokers: string[];
+  /** The services' internal token, for the admin command's internal routes (disable-user): the file is readable by its owner only. */
+  internalToken: string;
   pid: number;
   startedAt: string;
 }
 
 const FILE = 'stack.json';
 
-export function writeStackFile(dir: string, stack: Pick<Stack, 'baseUrl' | 'services' | 'infrastructure'>): void {
+export function writeStackFile(dir: string, stack: Pick<Stack, 'baseUrl' | 'services' | 'infrastructure' | 'internalToken'>): void {
   mkdirSync(dir, { recursive: true });
   const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, stack.services[name].url])) as Record<ServiceName, string>;
   const content: StackFile = {
     baseUrl: stack.baseUrl,
     services,
     kafkaBrokers: stack.infrastructure.kafkaBrokers,
+    internalToken: stack.internalToken,
     pid: process.pid,
     startedAt: new Date().toISOString(),
   };
-  writeFileSync(join(dir, FILE), `${JSON.stringify(content)}\n`);
+  writeFileSync(join(dir, FILE), `${JSON.stringify(content)}\n`, { mode: 0o600 });
 }
 
 export function removeStackFile(dir: string): void {

@@ -1,4 +1,5 @@
-// The rules of signing a browser in (any method: OpenID Connect today). No I/O.
+// The rules of signing a browser in (OpenID Connect, GitHub). No I/O.
+import { timingSafeEqual } from 'node:crypto';
 
 /** The cookie that ties a sign-in's answer to the browser that started it (its value: a one-time code). */
 export const SIGN_IN_COOKIE = 'ars_sign_in';
@@ -16,12 +17,23 @@ export const SIGN_OUT_PATH = '/auth/sign-out';
 export const SIGNED_OUT_PATH = '/auth/signed-out';
 
 /** What a started sign-in keeps until its answer (stored under the SHA-256 of the cookie's code). */
-export interface SignInAttempt {
-  method: 'oidc';
-  state: string;
-  nonce: string;
-  codeVerifier: string;
-  returnTo: string;
+export type SignInAttempt =
+  | { method: 'oidc'; state: string; nonce: string; codeVerifier: string; returnTo: string }
+  | { method: 'github'; state: string; codeVerifier: string; returnTo: string };
+
+export const SIGN_IN_METHODS = ['oidc', 'github'] as const;
+export type SignInMethodName = (typeof SIGN_IN_METHODS)[number];
+
+/** Where a method's answer comes back: OpenID Connect's at the registered `/auth/callback`, GitHub's at its own. */
+export function callbackPathOf(method: SignInMethodName): string {
+  return method === 'oidc' ? CALLBACK_PATH : `${CALLBACK_PATH}/github`;
+}
+
+/** Whether two strings are equal, in a time that does not tell how much of them matched. */
+export function sameText(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**

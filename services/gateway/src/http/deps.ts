@@ -14,9 +14,9 @@ import type { OneTimeCodeStore } from '../store/oneTimeCodes.js';
 import type { UserStore } from '../store/users.js';
 import type { AuthorizationServer } from '../oauth/authorizationServer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OidcSettings } from '../config.js';
 import type { SignInAttempt } from '../domain/signIn.js';
-import type { OpenIdConnect } from '../signIn/openIdConnect.js';
+import type { SignInMethod } from '../signIn/signInMethod.js';
+import type { OAuthGrantStore } from '../store/oauthRecords.js';
 
 /** Everything a route needs, built once per process (the composition root, `gateway.ts`, builds it). */
 export interface Gateway {
@@ -33,11 +33,12 @@ export interface Gateway {
   tokens: TokenStore;
   /** The one-time codes of `ars login` (http/cliLogin.ts). */
   cliLoginCodes: OneTimeCodeStore<CliLoginGrant>;
+  /** The OAuth grants of users to MCP clients, as a whole (offboarding). */
+  oauthGrants: OAuthGrantStore;
   /** Sign-ins under way: what each browser's answer is checked against (signIn/signInRoutes.ts). */
   signInAttempts: OneTimeCodeStore<SignInAttempt>;
-  /** Sign-in through OpenID Connect, when configured (OIDC_*). */
-  openIdConnect: OpenIdConnect | undefined;
-  oidcSettings: OidcSettings | undefined;
+  /** The configured ways to sign in, in the chooser's order: OpenID Connect (OIDC_*), GitHub (GITHUB_CLIENT_*); none in development. */
+  signInMethods: readonly SignInMethod[];
   /** Development sign-in links (only outside production): the user a link signs the browser in as. */
   devSignInCodes: OneTimeCodeStore<DevSignInGrant>;
   /** `PUBLIC_BASE_URL`'s origin, e.g. `http://127.0.0.1:8080`. */

@@ -4,42 +4,8 @@
 // the code at the token endpoint, the ID token's issuer, audience, expiry, nonce and signature).
 import * as oidc from 'openid-client';
 import type { OidcSettings } from '../config.js';
-import type { IdentityClaims, SignInAttempt } from '../domain/signIn.js';
-
-/** A sign-in the callback refuses: the page says `reason`; nothing is created. */
-export class SignInRefused extends Error {
-  constructor(
-    readonly status: 400 | 403,
-    readonly reason: string,
-    readonly detail: string,
-  ) {
-    super(reason);
-  }
-}
-
-/** The identity provider could not be reached or answered nonsense: the sign-in can be tried again. */
-export class ProviderUnavailable extends Error {}
-
-export interface StartedSignIn {
-  /** Where the browser goes: the issuer's authorization endpoint. */
-  url: URL;
-  attempt: SignInAttempt;
-}
-
-export interface FinishedSignIn {
-  issuer: string;
-  claims: IdentityClaims;
-  idToken: string;
-}
-
-export interface OpenIdConnect {
-  readonly issuer: string;
-  begin(returnTo: string): Promise<StartedSignIn>;
-  /** Checks the callback as its attempt expects; throws SignInRefused or ProviderUnavailable. */
-  finish(callbackUrl: URL, attempt: SignInAttempt): Promise<FinishedSignIn>;
-  /** The provider's end-session URL (returning to `postLogoutRedirectUri`), when it offers one. */
-  endSessionUrl(idToken: string | undefined, postLogoutRedirectUri: string): Promise<URL | undefined>;
-}
+import { displayClaim, emailRefusal, type IdentityClaims } from '../domain/signIn.js';
+import { ProviderUnavailable, SignInRefused, type SignInMethod } from './signInMethod.js';
 
 const DISCOVERY_TIMEOUT_SECONDS = 10;
 
@@ -128,7 +94,7 @@ export function refusalOf(error: unknown): SignInRefused | ProviderUnavailable {
   }
 }
 
-export function openIdConnect(settings: OidcSettings, redirectUri: string): OpenIdConnect {
+export function openIdConnect(settings: OidcSettings, redirectUri: string): SignInMethod {
   let configuration: Promise<oidc.Configuration> | undefined;
   const config = (): Promise<oidc.Configuration> => {
     configuration ??= discover(settings).catch((error: unknown) => {
@@ -138,7 +104,8 @@ export function openIdConnect(settings: OidcSettings, redirectUri: string): Open
     return configuration;
   };
   return {
-    issuer: settings.issuer,
+    method: 'oidc',
+    label: 'your company account',
     async begin(returnTo) {
       const current = await config();
       const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -155,6 +122,8 @@ export function openIdConnect(settings: OidcSettings, redirectUri: string): Open
       return { url, attempt: { method: 'oidc', state, nonce, codeVerifier, returnTo } };
     },
     async finish(callbackUrl, attempt) {
+      if (attempt.method !== 'oidc')
+        throw new SignInRefused(400, 'This answer does not belong to the sign-in this browser started.', `a ${attempt.method} attempt`);
       const current = await config();
       let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
       try {
@@ -179,7 +148,14 @@ export function openIdConnect(settings: OidcSettings, redirectUri: string): Open
           throw refusalOf(error);
         }
       }
-      return { issuer: current.serverMetadata().issuer, claims: identity, idToken: tokens.id_token };
+      const refusal = emailRefusal(identity, settings);
+      if (refusal) throw new SignInRefused(403, refusal, `email rule: ${refusal}`);
+      return {
+        identity: { method: 'oidc', issuer: current.serverMetadata().issuer, subject: identity.sub },
+        email: displayClaim(identity.email)?.toLowerCase(),
+        name: displayClaim(identity.name),
+        idToken: tokens.id_token,
+      };
     },
     async endSessionUrl(idToken, postLogoutRedirectUri) {
       let current: oidc.Configuration;

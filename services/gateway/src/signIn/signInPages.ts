@@ -1,6 +1,7 @@
 // The sign-in's pages: server-rendered, no script, in the gateway's one frame (oauth/consentPage.ts).
 import { escapeHtml, page } from '../oauth/consentPage.js';
 import { SIGN_IN_PATH } from '../domain/signIn.js';
+import type { SignInMethod } from './signInMethod.js';
 
 /** A refused or failed sign-in: what went wrong, and a way to start again (never an automatic redirect into a new sign-in). */
 export function signInFailedPageHtml(reason: string): string {
@@ -38,4 +39,15 @@ export function signedOutPageHtml(): string {
     `<h1>Signed out</h1>
 <p>This browser is no longer signed in to the Agent Run Service. <a href="${SIGN_IN_PATH}">Sign in again</a>.</p>`,
   );
+}
+
+/** Two ways to sign in: the user chooses (each link keeps where to come back to). */
+export function chooserPageHtml(methods: readonly SignInMethod[], returnTo: string): string {
+  const links = methods
+    .map(
+      (method) =>
+        `<li><a id="sign-in-${method.method}" href="${SIGN_IN_PATH}/${method.method}?returnTo=${encodeURIComponent(returnTo)}">Sign in with ${escapeHtml(method.label)}</a></li>`,
+    )
+    .join('');
+  return page('Sign in', `<h1>Sign in to the Agent Run Service</h1><ul>${links}</ul>`);
 }

@@ -1,15 +1,15 @@
-// The browser's sign-in (OpenID Connect) and sign-out:
-//   GET  /auth/sign-in?returnTo=  → 302 to the issuer's authorization endpoint (PKCE S256, state, nonce),
-//                                   the attempt kept under a one-time code in a short-lived cookie of this browser
-//   GET  /auth/callback           → the attempt taken (once), the answer checked (openId.finish), the email rule,
-//                                   the user found or made, a new session, 303 to returnTo; any refusal 400/403, nothing made
-//   POST /auth/sign-out           → the session deleted, 303 to the provider's end-session endpoint (or /auth/signed-out)
-//   GET  /auth/signed-out         → the signed-out page
+// The browser's sign-in and sign-out, whatever the method (OpenID Connect, GitHub):
+//   GET  /auth/sign-in?returnTo=         → with one method, 302 straight to its provider; with two, the chooser page
+//   GET  /auth/sign-in/:method?returnTo= → 302 to that method's provider (state, PKCE S256; OpenID Connect a nonce too),
+//                                          the attempt kept under a one-time code in a short-lived cookie of this browser
+//   GET  /auth/callback[/github]         → the attempt taken (once), the answer checked by its method (who may sign in
+//                                          included), the user found or made, a new session, 303 to returnTo;
+//                                          any refusal a 400/403 page, nothing made
+//   POST /auth/sign-out                  → the session deleted, 303 to the provider's end-session endpoint (or /auth/signed-out)
+//   GET  /auth/signed-out                → the signed-out page
 import { Router, type Context, type RouterMiddleware } from '@ars/http-app';
 import {
-  CALLBACK_PATH,
-  displayClaim,
-  emailRefusal,
+  callbackPathOf,
   returnToOf,
   SIGN_IN_ATTEMPT_TTL_SECONDS,
   SIGN_IN_COOKIE,
@@ -25,8 +25,8 @@ import type { Gateway } from '../http/deps.js';
 import { checkOrigin, clearSessionCookie, servedOverTls, sessionOf, startSession } from '../http/sessionAuth.js';
 import { html } from '../oauth/oauthRoutes.js';
 import { signInPageHtml } from '../oauth/consentPage.js';
-import { ProviderUnavailable, SignInRefused } from './openIdConnect.js';
-import { noSignInMethodPageHtml, providerUnavailablePageHtml, signedOutPageHtml, signInFailedPageHtml } from './signInPages.js';
+import { ProviderUnavailable, SignInRefused, type SignInMethod } from './signInMethod.js';
+import { chooserPageHtml, noSignInMethodPageHtml, providerUnavailablePageHtml, signedOutPageHtml, signInFailedPageHtml } from './signInPages.js';
 
 function setAttemptCookie(gateway: Gateway, ctx: Context, value: string, maxAgeSeconds: number): void {
   ctx.append('Set-Cookie', cookieHeader(SIGN_IN_COOKIE, value, { maxAgeSeconds, secure: servedOverTls(gateway, ctx), path: SIGN_IN_COOKIE_PATH }));
@@ -38,22 +38,41 @@ function redirect(ctx: Context, location: string, status: 302 | 303): void {
   ctx.redirect(location);
 }
 
+function unavailable(gateway: Gateway, ctx: Context, error: ProviderUnavailable, when: string): void {
+  gateway.logger.warn({ err: error }, `sign-in could not ${when}: the provider is unavailable`);
+  html(ctx, 503, providerUnavailablePageHtml());
+}
+
+async function begin(gateway: Gateway, ctx: Context, method: SignInMethod, returnTo: string): Promise<void> {
+  let started;
+  try {
+    started = await method.begin(returnTo);
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailable)) throw error;
+    return unavailable(gateway, ctx, error, 'start');
+  }
+  const code = generateOneTimeCode();
+  await gateway.signInAttempts.create(hashOneTimeCode(code), started.attempt, SIGN_IN_ATTEMPT_TTL_SECONDS);
+  setAttemptCookie(gateway, ctx, code, SIGN_IN_ATTEMPT_TTL_SECONDS);
+  redirect(ctx, started.url.href, 302);
+}
+
+/** With one method, straight to it; with several, the page that lets the user choose. */
 function startSignIn(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
-    const openId = gateway.openIdConnect;
-    if (!openId) return html(ctx, 404, noSignInMethodPageHtml());
-    let started;
-    try {
-      started = await openId.begin(returnToOf(ctx.query.returnTo));
-    } catch (error) {
-      if (!(error instanceof ProviderUnavailable)) throw error;
-      gateway.logger.warn({ err: error }, 'sign-in could not start: the identity provider is unavailable');
-      return html(ctx, 503, providerUnavailablePageHtml());
-    }
-    const code = generateOneTimeCode();
-    await gateway.signInAttempts.create(hashOneTimeCode(code), started.attempt, SIGN_IN_ATTEMPT_TTL_SECONDS);
-    setAttemptCookie(gateway, ctx, code, SIGN_IN_ATTEMPT_TTL_SECONDS);
-    redirect(ctx, started.url.href, 302);
+    const returnTo = returnToOf(ctx.query.returnTo);
+    const [only, ...more] = gateway.signInMethods;
+    if (!only) return html(ctx, 404, noSignInMethodPageHtml());
+    if (more.length === 0) return begin(gateway, ctx, only, returnTo);
+    html(ctx, 200, chooserPageHtml(gateway.signInMethods, returnTo));
+  };
+}
+
+function startMethod(gateway: Gateway): RouterMiddleware {
+  return async (ctx) => {
+    const method = gateway.signInMethods.find((candidate) => candidate.method === ctx.params.method);
+    if (!method) return html(ctx, 404, noSignInMethodPageHtml());
+    await begin(gateway, ctx, method, returnToOf(ctx.query.returnTo));
   };
 }
 
@@ -70,36 +89,33 @@ function refuse(gateway: Gateway, ctx: Context, refusal: SignInRefused): void {
   html(ctx, refusal.status, signInFailedPageHtml(refusal.reason));
 }
 
-function finishSignIn(gateway: Gateway): RouterMiddleware {
+function finishSignIn(gateway: Gateway, methodName: SignInAttempt['method']): RouterMiddleware {
   return async (ctx) => {
-    const openId = gateway.openIdConnect;
-    if (!openId) return html(ctx, 404, noSignInMethodPageHtml());
+    const method = gateway.signInMethods.find((candidate) => candidate.method === methodName);
+    if (!method) return html(ctx, 404, noSignInMethodPageHtml());
     const attempt = await takeAttempt(gateway, ctx);
     if (!attempt) {
       const reason = 'This browser has no sign-in under way (it was finished already, or it expired after 10 minutes).';
       return refuse(gateway, ctx, new SignInRefused(400, reason, 'no sign-in attempt for this browser'));
     }
-    let finished;
+    let signedIn;
     try {
       // The URL the provider sent the browser to, as registered: the public origin, this path, the answer's query.
-      finished = await openId.finish(new URL(ctx.originalUrl, gateway.publicOrigin), attempt);
+      signedIn = await method.finish(new URL(ctx.originalUrl, gateway.publicOrigin), attempt);
     } catch (error) {
       if (error instanceof SignInRefused) return refuse(gateway, ctx, error);
-      if (!(error instanceof ProviderUnavailable)) throw error;
-      gateway.logger.warn({ err: error }, 'sign-in could not finish: the identity provider is unavailable');
-      return html(ctx, 503, providerUnavailablePageHtml());
+      if (error instanceof ProviderUnavailable) return unavailable(gateway, ctx, error, 'finish');
+      throw error;
     }
-    const refusal = emailRefusal(finished.claims, gateway.oidcSettings ?? { allowedEmailDomains: [], allowAny: false });
-    if (refusal) return refuse(gateway, ctx, new SignInRefused(403, refusal, `email rule: ${refusal}`));
-    const user = await gateway.users.signedIn(
-      { method: 'oidc', issuer: finished.issuer, subject: finished.claims.sub },
-      { email: displayClaim(finished.claims.email)?.toLowerCase(), name: displayClaim(finished.claims.name) },
-    );
+    if ((await gateway.users.findByIdentity(signedIn.identity))?.disabledAt) {
+      return refuse(gateway, ctx, new SignInRefused(403, 'This account is disabled; ask your administrator.', `disabled: ${signedIn.identity.subject}`));
+    }
+    const user = await gateway.users.signedIn(signedIn.identity, { email: signedIn.email, name: signedIn.name });
     // A new session id at every sign-in: a session cookie planted before it is worth nothing after.
     const previous = await sessionOf(gateway, ctx);
     if (previous) await gateway.sessions.remove(previous.idHash);
-    await startSession(gateway, ctx, user._id, { idToken: finished.idToken });
-    gateway.logger.info({ user_id: user._id }, 'signed in');
+    await startSession(gateway, ctx, user._id, signedIn.idToken ? { idToken: signedIn.idToken } : undefined);
+    gateway.logger.info({ user_id: user._id, method: method.method }, 'signed in');
     redirect(ctx, attempt.returnTo, 303);
   };
 }
@@ -110,7 +126,9 @@ function signOut(gateway: Gateway): RouterMiddleware {
     if (session) await gateway.sessions.remove(session.idHash);
     clearSessionCookie(gateway, ctx);
     const signedOut = `${gateway.publicOrigin}${SIGNED_OUT_PATH}`;
-    const atProvider = session?.idToken ? await gateway.openIdConnect?.endSessionUrl(session.idToken, signedOut) : undefined;
+    // Only an OpenID Connect session carries an ID token; its provider may end its own session too.
+    const oidc = gateway.signInMethods.find((method) => method.method === 'oidc');
+    const atProvider = session?.idToken ? await oidc?.endSessionUrl?.(session.idToken, signedOut) : undefined;
     redirect(ctx, atProvider?.href ?? signedOut, 303);
   };
 }
@@ -118,7 +136,8 @@ function signOut(gateway: Gateway): RouterMiddleware {
 export function signInRoutes(gateway: Gateway): Router {
   const router = new Router();
   router.get(SIGN_IN_PATH, startSignIn(gateway));
-  router.get(CALLBACK_PATH, finishSignIn(gateway));
+  router.get(`${SIGN_IN_PATH}/:method`, startMethod(gateway));
+  for (const method of gateway.signInMethods) router.get(callbackPathOf(method.method), finishSignIn(gateway, method.method));
   router.post(SIGN_OUT_PATH, checkOrigin(gateway), signOut(gateway));
   router.get(SIGNED_OUT_PATH, (ctx) => html(ctx, 200, signedOutPageHtml()));
   return router;
@@ -129,6 +148,6 @@ export function signInRoutes(gateway: Gateway): Router {
  * page afterwards; without a sign-in method (development), the page that says where a session comes from.
  */
 export function askToSignIn(gateway: Gateway, ctx: Context): void {
-  if (!gateway.openIdConnect) return html(ctx, 401, signInPageHtml(gateway.publicOrigin, gateway.production));
+  if (gateway.signInMethods.length === 0) return html(ctx, 401, signInPageHtml(gateway.publicOrigin, gateway.production));
   redirect(ctx, `${SIGN_IN_PATH}?returnTo=${encodeURIComponent(returnToOf(ctx.originalUrl))}`, 302);
 }

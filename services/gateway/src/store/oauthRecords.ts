@@ -30,6 +30,8 @@ export const oauthRecordIndexes: CollectionIndexes = {
     { key: { grantId: 1 }, name: 'grant', sparse: true },
     { key: { uid: 1 }, name: 'uid', sparse: true },
     { key: { userCode: 1 }, name: 'user_code', sparse: true },
+    // Offboarding finds a user's grants, sessions and tokens by their account.
+    { key: { 'payload.accountId': 1 }, name: 'account', sparse: true },
   ],
 };
 
@@ -124,5 +126,25 @@ export function oauthAdapterClass(db: Db, options: OAuthRecordsOptions): OAuthAd
     async revokeByGrantId(grantId: string): Promise<void> {
       await records.deleteMany({ grantId });
     }
+  };
+}
+
+/** A user's OAuth grants to MCP clients, as a whole (offboarding). */
+export interface OAuthGrantStore {
+  /** Deletes every grant of the user with its codes and tokens, and the user's authorization-server sessions; how many grants. */
+  revokeAllOf(userId: string): Promise<number>;
+}
+
+export function oauthGrantStore(db: Db): OAuthGrantStore {
+  const records = db.collection<OAuthRecordDocument>(OAUTH_RECORDS);
+  return {
+    async revokeAllOf(userId) {
+      // Grant records keep their id only hashed; the codes and tokens issued under a grant name it (`grantId`).
+      const grantIds = await records.distinct('grantId', { 'payload.accountId': userId, grantId: { $exists: true } });
+      const grants = await records.countDocuments({ model: 'Grant', 'payload.accountId': userId });
+      if (grantIds.length > 0) await records.deleteMany({ grantId: { $in: grantIds } });
+      await records.deleteMany({ 'payload.accountId': userId });
+      return grants;
+    },
   };
 }

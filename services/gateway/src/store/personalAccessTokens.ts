@@ -45,6 +45,8 @@ export interface TokenStore {
   listForUser(userId: string): Promise<TokenDocument[]>;
   /** Sets `revokedAt` (kept when already revoked); false when the user has no such token. */
   revoke(userId: string, id: string, now?: Date): Promise<TokenDocument | undefined>;
+  /** Revokes every live token of the user at once; how many. */
+  revokeAllOf(userId: string, now?: Date): Promise<number>;
   /** Records a use at `at` (never moving `lastUsedAt` back). */
   markUsed(id: string, at: Date): Promise<void>;
 }
@@ -66,6 +68,9 @@ export function tokenStore(db: Db): TokenStore {
     async revoke(userId, id, now = new Date()) {
       await tokens.updateOne({ _id: id, userId, revokedAt: null }, { $set: { revokedAt: now } });
       return (await tokens.findOne({ _id: id, userId })) ?? undefined;
+    },
+    async revokeAllOf(userId, now = new Date()) {
+      return (await tokens.updateMany({ userId, revokedAt: null }, { $set: { revokedAt: now } })).modifiedCount;
     },
     async markUsed(id, at) {
       await tokens.updateOne({ _id: id }, { $max: { lastUsedAt: at } });

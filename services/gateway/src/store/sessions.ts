@@ -24,6 +24,8 @@ export interface SessionStore {
   /** The live session with that hash (an expired one is treated as absent). */
   find(idHash: string, now?: Date): Promise<SessionDocument | undefined>;
   remove(idHash: string): Promise<void>;
+  /** Deletes every session of the user; how many there were. */
+  removeAllOf(userId: string): Promise<number>;
 }
 
 export function sessionStore(db: Db): SessionStore {
@@ -48,6 +50,9 @@ export function sessionStore(db: Db): SessionStore {
     },
     async remove(idHash) {
       await sessions.deleteOne({ _id: idHash });
+    },
+    async removeAllOf(userId) {
+      return (await sessions.deleteMany({ userId })).deletedCount;
     },
   };
 }

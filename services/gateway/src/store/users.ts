@@ -3,7 +3,8 @@ import type { CollectionIndexes, Db } from '@ars/mongo';
 
 /** Who a user is at a sign-in method: the issuer's subject (never an email: identities are never linked by email). */
 export interface UserIdentity {
-  method: 'oidc';
+  /** `oidc`: the issuer's `sub`; `github`: GitHub's numeric user id (a login can change hands), the web URL as issuer. */
+  method: 'oidc' | 'github';
   issuer: string;
   subject: string;
 }
@@ -18,6 +19,8 @@ export interface UserDocument {
   email?: string;
   name?: string;
   lastSignInAt?: Date;
+  /** Offboarded (`disable-user`): no sign-in, no session, no token since. */
+  disabledAt?: Date;
 }
 
 /** What a sign-in learned of the user, kept up to date at every sign-in. */
@@ -31,6 +34,7 @@ export const userIndexes: CollectionIndexes = {
   collection: USERS,
   indexes: [
     { key: { createdAt: 1 }, name: 'created' },
+    { key: { email: 1 }, name: 'email', sparse: true },
     // One user per identity: a second sign-in finds the first's account, two racing ones make one.
     {
       key: { 'identity.method': 1, 'identity.issuer': 1, 'identity.subject': 1 },
@@ -46,6 +50,11 @@ export interface UserStore {
   /** The user of this identity, made at its first sign-in; the profile is refreshed every time. */
   signedIn(identity: UserIdentity, profile: UserProfile): Promise<UserDocument>;
   find(userId: string): Promise<UserDocument | undefined>;
+  findByIdentity(identity: UserIdentity): Promise<UserDocument | undefined>;
+  /** The users a `disable-user` argument names: the one of that id, or those with that email (any letter case). */
+  findByIdOrEmail(idOrEmail: string): Promise<UserDocument[]>;
+  /** Marks the user disabled (kept from the first time); the user as it now is. */
+  disable(userId: string, now?: Date): Promise<UserDocument | undefined>;
 }
 
 const newUserId = (): string => `usr_${randomBytes(12).toString('hex')}`;
@@ -85,6 +94,19 @@ export function userStore(db: Db): UserStore {
       }
     },
     async find(userId) {
+      return (await users.findOne({ _id: userId })) ?? undefined;
+    },
+    async findByIdentity(identity) {
+      return (
+        (await users.findOne({ 'identity.method': identity.method, 'identity.issuer': identity.issuer, 'identity.subject': identity.subject })) ?? undefined
+      );
+    },
+    async findByIdOrEmail(idOrEmail) {
+      if (idOrEmail.startsWith('usr_')) return users.find({ _id: idOrEmail }).toArray();
+      return users.find({ email: idOrEmail.trim().toLowerCase() }).limit(10).toArray();
+    },
+    async disable(userId, now = new Date()) {
+      await users.updateOne({ _id: userId, disabledAt: { $exists: false } }, { $set: { disabledAt: now } });
       return (await users.findOne({ _id: userId })) ?? undefined;
     },
   };

@@ -3,6 +3,8 @@
 // `npm run --silent admin -- dev-account --json` (from the repository root, with the stack running).
 // `npm run --silent admin -- open-pull-request --repo <repoId> --head <branch> [--base <branch>] [--title <text>] [--cookie <ars_session=…>] [--json]`.
 // `npm run --silent admin -- redrive-dlq <topic> [--group <consumer group>] [--dry-run] [--limit N] [--json]`.
+// `npm run --silent admin -- disable-user <usr_… id or email> [--json]` (the gateway's own command, with the stack's address and internal token).
+import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { isTopicName, redriveDeadLetters, type BaseTopicName, type RedriveLine, type RedriveSummary } from '@ars/bus';
 import { repoRoot } from '../paths.js';
@@ -13,6 +15,7 @@ const USAGE = [
   'usage: npm run --silent admin -- dev-account [--json]',
   '       npm run --silent admin -- open-pull-request --repo <repoId> --head <branch> [--base <branch>] [--title <text>] [--cookie <ars_session=…>] [--json]',
   '       npm run --silent admin -- redrive-dlq <topic> [--group <consumer group>] [--dry-run] [--limit N] [--json]',
+  '       npm run --silent admin -- disable-user <usr_… id or email> [--json]',
 ].join('\n');
 
 /** `ARS_BASE_URL` when set, else the running stack's `.stack/stack.json`, else the default address. */
@@ -240,11 +243,29 @@ async function redriveCommand(args: readonly string[], env: NodeJS.ProcessEnv): 
   }
 }
 
+/**
+ * `disable-user`: the gateway's own offboarding command (services/gateway/dist/disableUserCommand.js,
+ * what `kubectl exec` runs in a cluster), given this stack's address and internal token.
+ */
+function disableUserCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const internalToken = env.INTERNAL_TOKEN ?? readStackFile(env.STACK_STATE_DIR ? resolve(repoRoot, env.STACK_STATE_DIR) : undefined)?.internalToken;
+  if (!internalToken) {
+    process.stderr.write('disable-user: no internal token: set INTERNAL_TOKEN or start the stack with npm start\n');
+    return Promise.resolve(1);
+  }
+  const child = spawn(process.execPath, [resolve(repoRoot, 'services/gateway/dist/disableUserCommand.js'), ...args], {
+    env: { ...env, ARS_BASE_URL: findBaseUrl(env), INTERNAL_TOKEN: internalToken },
+    stdio: 'inherit',
+  });
+  return new Promise((done) => child.on('close', (code) => done(code ?? 1)));
+}
+
 /** Runs the command; returns the exit code. Output: one JSON object on stdout, or one line on stderr. */
 export async function main(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...flags] = args;
   if (command === 'redrive-dlq') return redriveCommand(flags, env);
   if (command === 'open-pull-request') return openPullRequestCommand(flags, env);
+  if (command === 'disable-user') return disableUserCommand(flags, env);
   if (command !== 'dev-account' || flags.some((flag) => flag !== '--json')) {
     process.stderr.write(`${USAGE}\n`);
     return 1;

@@ -259,6 +259,17 @@ describe('the callback refuses what the spec says to refuse: 400 or 403 with a p
     }
   });
 
+  test('an ID token signed with a key the provider never published (its claims all right): 400', async () => {
+    const jar = new CookieJar();
+    const url = await untilCallback(jar, 'erin');
+    provider.tamperIdTokens((payload) => payload, { signedBy: 'another key' });
+    try {
+      await expectRefused(await callback(jar, url), 400, /did not pass the checks of a sign-in/, 'erin');
+    } finally {
+      provider.tamperIdTokens(null);
+    }
+  });
+
   test('an email outside OIDC_ALLOWED_EMAIL_DOMAINS: 403; an unverified email of an allowed domain: 403', async () => {
     const outside = new CookieJar();
     await expectRefused(

@@ -19,6 +19,8 @@ export const gatewayConfigSchema = {
     pattern: '^https?://[^/]+$',
     describe: 'a comma-separated list of origins (scheme://host[:port])',
   }),
+  /** How long a request waits on Redis for its rate limits before the limit fails closed (503; a refused token's count fails open). */
+  RATE_LIMIT_TIMEOUT_MS: env.integer({ min: 50, max: 10_000, default: 1_000 }),
   /** Requests to `/mcp` with a token that is refused, per client address and minute, before they answer 429 (-32002) instead of 401. */
   MCP_FAILED_AUTH_PER_MINUTE: env.integer({ min: 1, max: 100_000, default: 30 }),
   /** OAuth dynamic client registrations per client address and hour, before 429 `too_many_requests`. */

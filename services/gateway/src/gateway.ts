@@ -37,6 +37,9 @@ import { createAuthorizationServer } from './oauth/authorizationServer.js';
 import { isOAuthPath, oauthRoutes } from './oauth/oauthRoutes.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** How long a start waits for Redis before serving without it. */
+const LIMITER_START_WAIT_MS = 3_000;
+
 /** The configured ways to sign in, in the chooser's order; each answered at its own callback path. */
 function signInMethodsOf(config: ServiceConfig<GatewayConfigSchema>, publicOrigin: string): SignInMethod[] {
   const oidc = oidcSettingsOf(config);
@@ -51,8 +54,12 @@ function signInMethodsOf(config: ServiceConfig<GatewayConfigSchema>, publicOrigi
 async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise<Gateway> {
   const { config } = ctx;
   if (!ctx.mongo) throw new Error('the gateway needs MongoDB');
-  const limiter = createRedisRateLimiter(config.REDIS_URL);
+  const limiter = createRedisRateLimiter(config.REDIS_URL, config.RATE_LIMIT_TIMEOUT_MS);
   ctx.onShutdown(() => limiter.close(), 'redis');
+  // The limiter queues nothing while it connects (a request never waits on Redis): without this the
+  // first requests after a start would find no connection yet (503, or a refused token not counted).
+  // Redis down at start is no reason not to start: those requests answer 503 until it is back.
+  await limiter.connected(LIMITER_START_WAIT_MS).catch((error: unknown) => ctx.logger.warn({ err: error }, 'rate-limit backend not reachable at start'));
   const peers = createPeerClients(ctx);
   const publicOrigin = new URL(config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).origin;
   const oauth = await createAuthorizationServer({ config, publicOrigin, db: ctx.mongo.db, logger: ctx.logger });

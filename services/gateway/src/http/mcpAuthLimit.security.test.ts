@@ -3,14 +3,20 @@ import { freePort, sharedSystem } from '@ars/testenv';
 import { startGatewayUnderTest, startRedis, stopRedis, tenant, type GatewayUnderTest } from '../testing/index.js';
 
 // The limit counts per client address, and every test speaks from 127.0.0.1: this gateway keeps its
-// counts in a private Redis, so no other test's refused tokens fill its window.
+// counts in a private Redis, so no other test's refused tokens fill its window. The gateway runs in
+// this test's process: a busy machine can stall it past the default 1 s Redis timeout, and a count
+// that times out fails open (the 401 stands), so it is given 5 s.
 let redis: ChildProcess;
 const system = sharedSystem();
 let gateway: GatewayUnderTest;
 beforeAll(async () => {
   const port = await freePort();
   redis = await startRedis(port);
-  gateway = await startGatewayUnderTest({ system: system(), redisUrl: `redis://127.0.0.1:${port}`, env: { MCP_FAILED_AUTH_PER_MINUTE: '3' } });
+  gateway = await startGatewayUnderTest({
+    system: system(),
+    redisUrl: `redis://127.0.0.1:${port}`,
+    env: { MCP_FAILED_AUTH_PER_MINUTE: '3', RATE_LIMIT_TIMEOUT_MS: '5000' },
+  });
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();

@@ -24,8 +24,11 @@ export interface IdentityProviderOptions {
 
 export interface IdentityProvider {
   issuer: string;
-  /** Every later ID token of the token endpoint rewritten by `change` (null: untouched again). */
-  tamperIdTokens(change: ((payload: JWTPayload) => JWTPayload) | null): void;
+  /**
+   * Every later ID token of the token endpoint rewritten by `change` (null: untouched again), signed
+   * with the provider's own key, or with `signedBy: 'another key'` a key the provider never published.
+   */
+  tamperIdTokens(change: ((payload: JWTPayload) => JWTPayload) | null, options?: { signedBy: 'the provider' | 'another key' }): void;
   stop(): Promise<void>;
 }
 
@@ -76,6 +79,10 @@ async function listening(options: IdentityProviderOptions, Provider: typeof impo
     },
   });
   let tamper: ((payload: JWTPayload) => JWTPayload) | null = null;
+  let tamperKey = signingKey;
+  const foreign = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  // The same key id as the provider's: only the signature tells the forgery apart.
+  const foreignKey = { ...foreign.export({ format: 'jwk' }), kid: signingKey.kid, alg: 'RS256', use: 'sig' };
   // Before callback(): Koa composes its middleware there.
   provider.use(async (ctx, next) => {
     await next();
@@ -83,7 +90,7 @@ async function listening(options: IdentityProviderOptions, Provider: typeof impo
     if (!tamper || ctx.path !== '/token' || typeof body?.id_token !== 'string') return;
     const header = decodeProtectedHeader(body.id_token);
     const payload = tamper(decodeJwt(body.id_token));
-    ctx.body = { ...body, id_token: await new SignJWT(payload).setProtectedHeader({ alg: header.alg ?? 'RS256', kid: header.kid }).sign(signingKey) };
+    ctx.body = { ...body, id_token: await new SignJWT(payload).setProtectedHeader({ alg: header.alg ?? 'RS256', kid: header.kid }).sign(tamperKey) };
   });
   const server: Server = createServer(provider.callback());
   await new Promise<void>((resolve, reject) => {
@@ -92,8 +99,9 @@ async function listening(options: IdentityProviderOptions, Provider: typeof impo
   });
   return {
     issuer: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    tamperIdTokens(change) {
+    tamperIdTokens(change, options) {
       tamper = change;
+      tamperKey = options?.signedBy === 'another key' ? foreignKey : signingKey;
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -63,7 +63,7 @@ describe('condition and set_variable: the variable feeds the condition and the p
       );
       const { automationId, runId } = await startAutomation(c, graph, { size });
       const run = await untilRun(c, automationId, runId, 'ended', (current) => ended(current.status));
-      expect(run.status).toBe('success');
+      expect(run).toMatchObject({ status: 'success' });
       expect(nodeStatuses(run)).toMatchObject({ check: 'success', [taken]: 'success', [skipped]: 'skipped', end: 'success' });
       const node = run.nodeRuns.find((candidate) => candidate.nodeId === taken);
       expect(await agentMessages(node?.agentRunId ?? null)).toContain(`handling a ${taken} one`);
@@ -97,7 +97,7 @@ describe('parallel and join: all waits for both agents; any continues with the f
   test('join all: both agent runs succeed, then the join and the end', async () => {
     const { automationId, runId } = await startAutomation(c, parallel('all', '@sleep 1500\n@say slow'));
     const run = await untilRun(c, automationId, runId, 'ended', (current) => ended(current.status));
-    expect(run.status).toBe('success');
+    expect(run).toMatchObject({ status: 'success' });
     expect(nodeStatuses(run)).toMatchObject({ fast: 'success', slow: 'success', join: 'success', end: 'success' });
     expect(run.aiCalls.map((aiCall) => aiCall.status)).toEqual(['success', 'success']);
   }, 120_000);
@@ -105,7 +105,7 @@ describe('parallel and join: all waits for both agents; any continues with the f
   test('join any: the fast one wins; the slow node is cancelled and so is its agent run', async () => {
     const { automationId, runId } = await startAutomation(c, parallel('any', '@sleep 60000\n@say too late'));
     const run = await untilRun(c, automationId, runId, 'ended', (current) => ended(current.status));
-    expect(run.status).toBe('success');
+    expect(run).toMatchObject({ status: 'success' });
     expect(nodeStatuses(run)).toMatchObject({ fast: 'success', slow: 'cancelled', join: 'success' });
     const slowRunId = run.nodeRuns.find((node) => node.nodeId === 'slow')?.agentRunId ?? '';
     expect(slowRunId).not.toBe('');
@@ -137,7 +137,7 @@ describe('await_event with no event in timeoutSeconds continues on "timeout"', (
     );
     const { automationId, runId } = await startAutomation(c, graph);
     const run = await untilRun(c, automationId, runId, 'ended', (current) => ended(current.status));
-    expect(run.status).toBe('success');
+    expect(run).toMatchObject({ status: 'success' });
     expect(nodeStatuses(run)).toMatchObject({ approval: 'success', late: 'success', ship: 'skipped' });
   }, 120_000);
 });
@@ -220,7 +220,7 @@ describe('triggers: 20 racing with one key make one run; a run keeps its version
     const modelId = models[0]?.id ?? '';
     const { automationId, runId } = await startAutomation(c, oneAgent('@model', { modelId }));
     const run = await untilRun(c, automationId, runId, 'ended', (current) => ended(current.status));
-    expect(run.status).toBe('success');
+    expect(run).toMatchObject({ status: 'success' });
     const work = run.nodeRuns.find((node) => node.nodeId === 'work');
     expect(await agentMessages(work?.agentRunId ?? null)).toContain(`model ${modelId}`);
     expect(run.aiCalls[0]?.model).toBe(modelId);

@@ -62,7 +62,7 @@ describe('ars run --follow prints every event live and exits by the outcome', ()
     const result = await runCli(['run', account.repos[0]?.id ?? '', '@say json please', '--follow', '--json'], env);
     expectExit(result, 0);
     const data = JSON.parse(result.stdout) as { run: { runId: string; status: string }; events: RunEvent[] };
-    expect(data.run.status).toBe('success');
+    expect(data.run).toMatchObject({ status: 'success' });
     expect(data.events.map((e) => e.id)).toEqual((await eventsOf(token.token, data.run.runId)).map((e) => e.id));
   }, 180_000);
 });
@@ -185,7 +185,7 @@ describe('ars automations get|trigger|runs: an automation run started and follow
     expect(JSON.parse(replayed.stdout)).toMatchObject({ run: { jobRunId: run.jobRunId, outcome: 'replayed' } });
 
     const ended = await untilRun(c, automationId, run.jobRunId, 'the run ended', (detail) => ['success', 'failed', 'cancelled'].includes(detail.status));
-    expect(ended.status).toBe('success');
+    expect(ended).toMatchObject({ status: 'success' });
     expect(ended.nodeRuns.find((node) => node.nodeId === 'greet')?.output).toMatchObject({ lastMessage: 'hello from the cli' });
 
     const runs = await runCli(['automations', 'runs', automationId, '--json'], env);

@@ -51,7 +51,7 @@ describe('runs: start (replayed on the same key), wait, follow, cancel', () => {
 
     const seen: RunEvent[] = [];
     const waited = await ars.runs.wait(first.runId, { intervalMs: 300, timeoutMs: 60_000, onEvent: (event) => seen.push(event) });
-    expect(waited.run.status).toBe('success');
+    expect(waited.run).toMatchObject({ status: 'success' });
     expect(ids(seen)).toEqual(ids(waited.events));
     expect(new Set(ids(seen)).size).toBe(seen.length);
     expect(waited.events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['hello', 'from the client']);

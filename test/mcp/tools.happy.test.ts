@@ -73,7 +73,7 @@ describe('a tool runs the same code as its REST route: a run started, awaited an
     let waited: ToolAnswer;
     do waited = await call('svc_wait_for_run', { runId: run.runId, timeoutSeconds: 20 });
     while (waited.structuredContent?.ended !== true);
-    expect((waited.structuredContent?.run as { status: string }).status).toBe('success');
+    expect(waited.structuredContent?.run as { status: string }).toMatchObject({ status: 'success' });
     const events = (await call('svc_list_run_events', { runId: run.runId })).structuredContent?.events as { type: string; message: string | null }[];
     expect(events.some((event) => event.type === 'assistant_message' && event.message === 'hello from a tool')).toBe(true);
     const replay = await call('svc_start_run', args);

@@ -75,7 +75,7 @@ describe('one run through the gateway moves the counters of the gateway, runs an
     const prompt = 'Count me.\n@say metric-prompt-marker\n@shell echo one';
     const started = await runs.started({ repoId, prompt, harness: 'codex' });
     const { run, events } = await runs.waitFor(started.runId);
-    expect(run.status).toBe('success');
+    expect(run).toMatchObject({ status: 'success' });
     const successes = (s: Scrape) => sumOf(s, 'ars_runs_finished_total', { status: 'success' });
     const handled = (s: Scrape) => sumOf(s, 'ars_bus_messages_total', { topic: 'runs.agent-events', consumer_group: 'runs', outcome: 'handled' });
     const runsAfter = await scrapeUntil(

@@ -37,7 +37,7 @@ beforeAll(async () => {
   ({ runs, repoId } = await newRunsUser(system().baseUrl));
   runId = (await runs.started({ repoId, prompt: PROMPT, harness: 'codex' })).runId;
   const ended = await runs.waitFor(runId, undefined, 90_000);
-  expect(ended.run.status).toBe('success');
+  expect(ended.run).toMatchObject({ status: 'success' });
   events = ended.events;
   // The gateway's server span of this run's POST /runs is the trace's root. Services export on their
   // own schedules, so a consumer's span may arrive before its producer's: wait until every hop has been

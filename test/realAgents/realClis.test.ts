@@ -18,97 +18,136 @@ const system = ownSystem('the real Codex and Claude Code CLIs against the model 
   HARNESS_STAND_IN_TOOLS: 'on',
 });
 
+// What a test may take, as budgets over its waits (each run's own wait is 90 s and says which run
+// never ended): a real CLI run is a few seconds alone, far longer with every suite's processes
+// sharing two cores. Jest's default 60 s would cut a test off before its own waits could say why.
+const ONE_RUN_TEST_MS = 150_000;
+/** Three runs, one after another. */
+const FOLLOW_UP_TEST_MS = 300_000;
+
 const SHELL_TOOL = { codex: 'shell', 'claude-code': 'Bash' } as const;
 const messagesOf = (events: RunEvent[]): (string | null)[] => events.filter((e) => e.type === 'assistant_message').map((e) => e.message);
 
 describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every directive with the same events as the stand-ins', (harness) => {
-  test.concurrent('@say twice: stream_started first ({}), each line its own assistant_message in order; success; runtime.provider local', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, prompt: 'Say hello.\n@say first line\n@say second line' });
-    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-    expect([done.status, done.error]).toEqual(['success', null]);
-    expect(done.runtime.provider).toBe('local');
-    expect(events[0]).toMatchObject({ type: 'stream_started', payload: {} });
-    expect(messagesOf(events).slice(0, 2)).toEqual(['first line', 'second line']);
-    expect(events.at(-1)?.type).toBe('completed');
-  });
+  test.concurrent(
+    '@say twice: stream_started first ({}), each line its own assistant_message in order; success; runtime.provider local',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, prompt: 'Say hello.\n@say first line\n@say second line' });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect([done.status, done.error]).toEqual(['success', null]);
+      expect(done.runtime.provider).toBe('local');
+      expect(events[0]).toMatchObject({ type: 'stream_started', payload: {} });
+      expect(messagesOf(events).slice(0, 2)).toEqual(['first line', 'second line']);
+      expect(events.at(-1)?.type).toBe('completed');
+    },
+    ONE_RUN_TEST_MS,
+  );
 
-  test.concurrent('@shell: the command really runs in the sandbox, its output in the tool_call event', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, prompt: '@shell echo real-$((6*7)) && cat README.md' });
-    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-    expect(done.status).toBe('success');
-    const shell = events.find((e) => e.type === 'tool_call' && e.toolName === SHELL_TOOL[harness]);
-    expect(JSON.stringify(shell?.payload)).toContain('real-42');
-  });
+  test.concurrent(
+    '@shell: the command really runs in the sandbox, its output in the tool_call event',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, prompt: '@shell echo real-$((6*7)) && cat README.md' });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect(done).toMatchObject({ status: 'success' });
+      const shell = events.find((e) => e.type === 'tool_call' && e.toolName === SHELL_TOOL[harness]);
+      expect(JSON.stringify(shell?.payload)).toContain('real-42');
+    },
+    ONE_RUN_TEST_MS,
+  );
 
-  test.concurrent('@tool: one tool_call named exactly as the tool, the JSON as its input, called through the MCP tool server', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, prompt: '@tool search {"q":"docs","n":[1,2]}\n@say after the tool' });
-    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-    expect([done.status, done.error]).toEqual(['success', null]);
-    const calls = events.filter((e) => e.type === 'tool_call');
-    expect(calls.map((e) => e.toolName)).toEqual(['search']);
-    expect(calls[0]?.payload).toMatchObject({ kind: 'mcp', server: 'standin', input: { q: 'docs', n: [1, 2] } });
-    // The tool's answer: Claude Code gives its text; codex its MCP result, which the event keeps in outline.
-    expect(calls[0]?.payload).toMatchObject(harness === 'codex' ? { status: 'completed' } : { output: 'stand-in tool search called', isError: false });
-    expect(messagesOf(events)).toContain('after the tool');
-  });
+  test.concurrent(
+    '@tool: one tool_call named exactly as the tool, the JSON as its input, called through the MCP tool server',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, prompt: '@tool search {"q":"docs","n":[1,2]}\n@say after the tool' });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect([done.status, done.error]).toEqual(['success', null]);
+      const calls = events.filter((e) => e.type === 'tool_call');
+      expect(calls.map((e) => e.toolName)).toEqual(['search']);
+      expect(calls[0]?.payload).toMatchObject({ kind: 'mcp', server: 'standin', input: { q: 'docs', n: [1, 2] } });
+      // The tool's answer: Claude Code gives its text; codex its MCP result, which the event keeps in outline.
+      expect(calls[0]?.payload).toMatchObject(harness === 'codex' ? { status: 'completed' } : { output: 'stand-in tool search called', isError: false });
+      expect(messagesOf(events)).toContain('after the tool');
+    },
+    ONE_RUN_TEST_MS,
+  );
 
-  test.concurrent('@write with createBranch: the CLI’s own write tool makes the file, committed on the working branch', async () => {
-    const { runs, account, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, createBranch: true, prompt: '@write notes/real.txt written by a real CLI\\n' });
-    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-    expect(done.status).toBe('success');
-    expect(events.find((e) => e.type === 'file_change')?.payload).toEqual({ changes: [{ path: 'notes/real.txt', kind: 'add' }] });
-    const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
-    expect(await git(['--git-dir', bare, 'show', `refs/heads/${run.branch.working}:notes/real.txt`])).toBe('written by a real CLI\n');
-  });
+  test.concurrent(
+    '@write with createBranch: the CLI’s own write tool makes the file, committed on the working branch',
+    async () => {
+      const { runs, account, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, createBranch: true, prompt: '@write notes/real.txt written by a real CLI\\n' });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect(done).toMatchObject({ status: 'success' });
+      expect(events.find((e) => e.type === 'file_change')?.payload).toEqual({ changes: [{ path: 'notes/real.txt', kind: 'add' }] });
+      const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
+      expect(await git(['--git-dir', bare, 'show', `refs/heads/${run.branch.working}:notes/real.txt`])).toBe('written by a real CLI\n');
+    },
+    ONE_RUN_TEST_MS,
+  );
 
-  test.concurrent('@fail: a provider error the CLI does not retry ends the run failed, its message in run.error', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, prompt: '@say trying\n@fail the model is out of ideas\n@say never said' });
-    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-    expect(done.status).toBe('failed');
-    expect(done.error).toContain('the model is out of ideas');
-    expect(messagesOf(events)).not.toContain('never said');
-  });
+  test.concurrent(
+    '@fail: a provider error the CLI does not retry ends the run failed, its message in run.error',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, prompt: '@say trying\n@fail the model is out of ideas\n@say never said' });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect(done.status).toBe('failed');
+      expect(done.error).toContain('the model is out of ideas');
+      expect(messagesOf(events)).not.toContain('never said');
+    },
+    ONE_RUN_TEST_MS,
+  );
 
-  test.concurrent('cancel during @sleep: cancelled, and the CLI process is gone', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 60000\n@say too late' });
-    const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined, 90_000);
-    const pid = harnessPid(events) ?? 0;
-    expect(processAlive(pid)).toBe(true);
-    expect(dataOf(await runs.cancel(run.runId)).status).toBe('cancellation_requested');
-    const { run: done, events: all } = await runs.waitFor(run.runId, undefined, 20_000);
-    expect(done.status).toBe('cancelled');
-    expect(messagesOf(all)).not.toContain('too late');
-    await waitFor(`the CLI's process ${pid} to be gone`, () => !processAlive(pid), 10_000);
-  });
+  test.concurrent(
+    'cancel during @sleep: cancelled, and the CLI process is gone',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 60000\n@say too late' });
+      const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined, 90_000);
+      const pid = harnessPid(events) ?? 0;
+      expect(processAlive(pid)).toBe(true);
+      expect(dataOf(await runs.cancel(run.runId)).status).toBe('cancellation_requested');
+      const { run: done, events: all } = await runs.waitFor(run.runId, undefined, 20_000);
+      expect(done.status).toBe('cancelled');
+      expect(messagesOf(all)).not.toContain('too late');
+      await waitFor(`the CLI's process ${pid} to be gone`, () => !processAlive(pid), 10_000);
+    },
+    ONE_RUN_TEST_MS,
+  );
 
-  test.concurrent('a follow-up with the same conversationId resumes the thread: @recall lists both earlier prompts', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const conversationId = `conv-${harness}-${Date.now()}`;
-    for (const prompt of ['Where is the config read?', 'And who writes it?']) {
-      const run = await runs.started({ repoId, harness, conversationId, prompt });
-      expect((await runs.waitFor(run.runId, undefined, 90_000)).run.status).toBe('success');
-    }
-    const third = await runs.started({ repoId, harness, conversationId, prompt: '@recall' });
-    const { run: done, events } = await runs.waitFor(third.runId, undefined, 90_000);
-    expect(done.status).toBe('success');
-    expect(messagesOf(events)).toContain('Where is the config read?\nAnd who writes it?');
-  });
+  test.concurrent(
+    'a follow-up with the same conversationId resumes the thread: @recall lists both earlier prompts',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const conversationId = `conv-${harness}-${Date.now()}`;
+      for (const prompt of ['Where is the config read?', 'And who writes it?']) {
+        const run = await runs.started({ repoId, harness, conversationId, prompt });
+        expect((await runs.waitFor(run.runId, undefined, 90_000)).run).toMatchObject({ status: 'success' });
+      }
+      const third = await runs.started({ repoId, harness, conversationId, prompt: '@recall' });
+      const { run: done, events } = await runs.waitFor(third.runId, undefined, 90_000);
+      expect(done).toMatchObject({ status: 'success' });
+      expect(messagesOf(events)).toContain('Where is the config read?\nAnd who writes it?');
+    },
+    FOLLOW_UP_TEST_MS,
+  );
 
-  test.concurrent('mode read-only: the write is refused (the tree is mounted read-only), the run still ends', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, mode: 'read-only', prompt: '@write blocked.txt nope\n@shell ls blocked.txt 2>&1 || echo absent' });
-    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-    expect(['success', 'failed']).toContain(done.status);
-    expect(events[0]?.message).toContain('read-only');
-    expect(events.some((e) => e.type === 'file_change')).toBe(false);
-    expect(JSON.stringify(events.filter((e) => e.type === 'tool_call').at(-1)?.payload)).toContain('absent');
-  });
+  test.concurrent(
+    'mode read-only: the write is refused (the tree is mounted read-only), the run still ends',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, mode: 'read-only', prompt: '@write blocked.txt nope\n@shell ls blocked.txt 2>&1 || echo absent' });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect(['success', 'failed']).toContain(done.status);
+      expect(events[0]?.message).toContain('read-only');
+      expect(events.some((e) => e.type === 'file_change')).toBe(false);
+      expect(JSON.stringify(events.filter((e) => e.type === 'tool_call').at(-1)?.payload)).toContain('absent');
+    },
+    ONE_RUN_TEST_MS,
+  );
 
   test.concurrent(
     'a provider that cannot be reached (@drop: the connection closed unanswered) ends the run failed within a minute, run.error saying so; the CLI is not left retrying',
@@ -123,73 +162,86 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
       expect(done.error).toMatch(/the model provider at http:\/\/127\.0\.0\.1:\d+ could not be reached/);
       expect(events[0]).toMatchObject({ type: 'stream_started' });
     },
+    ONE_RUN_TEST_MS,
   );
 
-  test.concurrent('usage: the run’s usage event counts the tokens the model reported', async () => {
-    const { runs, repoId } = await newRunsUser(system().baseUrl);
-    const run = await runs.started({ repoId, harness, prompt: '@say counting' });
-    const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-    expect(done.status).toBe('success');
-    const usage = events.find((e) => e.type === 'usage')?.payload as { inputTokens?: number; outputTokens?: number } | undefined;
-    expect(usage?.inputTokens).toBeGreaterThan(0);
-    expect(usage?.outputTokens).toBeGreaterThan(0);
-  });
+  test.concurrent(
+    'usage: the run’s usage event counts the tokens the model reported',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const run = await runs.started({ repoId, harness, prompt: '@say counting' });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect(done).toMatchObject({ status: 'success' });
+      const usage = events.find((e) => e.type === 'usage')?.payload as { inputTokens?: number; outputTokens?: number } | undefined;
+      expect(usage?.inputTokens).toBeGreaterThan(0);
+      expect(usage?.outputTokens).toBeGreaterThan(0);
+    },
+    ONE_RUN_TEST_MS,
+  );
 });
 
 describe('automations and PR reviews run the real CLIs too', () => {
-  test.concurrent('a PR review: its findings come from the real CLI’s answer (@finding in .ars/review.md), commented on the pull request', async () => {
-    const c = await automationClient(system().baseUrl);
-    const repos = dataOf(await call<{ repos: { id: string; full_name: string }[] }>(`${c.api}/repos`, { headers: c.auth })).repos;
-    const repo = await reviewedRepo(system(), repos.find((candidate) => candidate.id === c.repoId)?.full_name ?? '');
-    repo.git('checkout', '--quiet', '-b', 'feature/real-review');
-    repo.commitAndPush(
-      {
-        'app.js': ['const input = process.argv[2];', 'danger(input);', ''].join('\n'),
-        '.ars/review.md': ['# Review instructions', '@finding app.js "danger(" high Never pass user input to danger().', ''].join('\n'),
-      },
-      'Add app.js',
-    );
-    const pr = await repo.openPullRequest('feature/real-review', 'Add app.js');
-    const ended = await untilAttemptEnded(system(), c, (await firstReview(system(), c, pr.number)).id);
-    expect([ended.status, ended.error]).toEqual(['completed', null]);
-    const detail = dataOf(
-      await call<{ run: { reviewFindings: { severity: string; path: string; line: number | null; message: string }[]; aiCalls: { agentRunId: string }[] } }>(
-        `${c.api}/automations/${ended.automationId}/runs/${ended.automationRunId ?? ''}`,
-        { headers: c.auth },
-      ),
-    ).run;
-    expect(detail.reviewFindings).toEqual([
-      expect.objectContaining({ severity: 'high', path: 'app.js', line: 2, message: 'Never pass user input to danger().' }),
-    ]);
-    // The review's agent run: a real CLI's (a stand-in's runtime.provider would end in /stand-in).
-    const agentRunId = detail.aiCalls[0]?.agentRunId ?? '';
-    expect(agentRunId).not.toBe('');
-    const agentRun = dataOf(await call<{ run: { runtime: { provider: string | null } } }>(`${c.api}/runs/${agentRunId}`, { headers: c.auth })).run;
-    expect(agentRun.runtime.provider).toBe('local');
-    const comments = await repo.host.listReviewComments(repo.ref, pr.number);
-    expect(comments.map((comment) => [comment.path, comment.line])).toContainEqual(['app.js', 2]);
-  });
+  test.concurrent(
+    'a PR review: its findings come from the real CLI’s answer (@finding in .ars/review.md), commented on the pull request',
+    async () => {
+      const c = await automationClient(system().baseUrl);
+      const repos = dataOf(await call<{ repos: { id: string; full_name: string }[] }>(`${c.api}/repos`, { headers: c.auth })).repos;
+      const repo = await reviewedRepo(system(), repos.find((candidate) => candidate.id === c.repoId)?.full_name ?? '');
+      repo.git('checkout', '--quiet', '-b', 'feature/real-review');
+      repo.commitAndPush(
+        {
+          'app.js': ['const input = process.argv[2];', 'danger(input);', ''].join('\n'),
+          '.ars/review.md': ['# Review instructions', '@finding app.js "danger(" high Never pass user input to danger().', ''].join('\n'),
+        },
+        'Add app.js',
+      );
+      const pr = await repo.openPullRequest('feature/real-review', 'Add app.js');
+      const ended = await untilAttemptEnded(system(), c, (await firstReview(system(), c, pr.number)).id);
+      expect([ended.status, ended.error]).toEqual(['completed', null]);
+      const detail = dataOf(
+        await call<{ run: { reviewFindings: { severity: string; path: string; line: number | null; message: string }[]; aiCalls: { agentRunId: string }[] } }>(
+          `${c.api}/automations/${ended.automationId}/runs/${ended.automationRunId ?? ''}`,
+          { headers: c.auth },
+        ),
+      ).run;
+      expect(detail.reviewFindings).toEqual([
+        expect.objectContaining({ severity: 'high', path: 'app.js', line: 2, message: 'Never pass user input to danger().' }),
+      ]);
+      // The review's agent run: a real CLI's (a stand-in's runtime.provider would end in /stand-in).
+      const agentRunId = detail.aiCalls[0]?.agentRunId ?? '';
+      expect(agentRunId).not.toBe('');
+      const agentRun = dataOf(await call<{ run: { runtime: { provider: string | null } } }>(`${c.api}/runs/${agentRunId}`, { headers: c.auth })).run;
+      expect(agentRun.runtime.provider).toBe('local');
+      const comments = await repo.host.listReviewComments(repo.ref, pr.number);
+      expect(comments.map((comment) => [comment.path, comment.line])).toContainEqual(['app.js', 2]);
+    },
+    ONE_RUN_TEST_MS,
+  );
 
-  test.concurrent('an automation agent node with a model override: the provider’s request named that model (@model)', async () => {
-    const c = await automationClient(system().baseUrl);
-    const models = dataOf(await call<{ models: { id: string }[] }>(`${c.api}/models`, { headers: c.auth })).models;
-    const modelId = models[0]?.id ?? '';
-    const graph = graphOf(
-      [
-        ['start', 'start'],
-        ['work', 'agent', { agentId: c.agentId, prompt: '@model', modelId }],
-        ['end', 'end'],
-      ],
-      [
-        ['start', 'work'],
-        ['work', 'end'],
-      ],
-    );
-    const { automationId, runId } = await startAutomation(c, graph);
-    const run = await untilRun(c, automationId, runId, 'ended', (current) => ['success', 'failed', 'cancelled'].includes(current.status), 120_000);
-    expect(run.status).toBe('success');
-    const agentRunId = run.nodeRuns.find((node) => node.nodeId === 'work')?.agentRunId ?? '';
-    const events = dataOf(await call<{ events: RunEvent[] }>(`${c.api}/runs/${agentRunId}/events`, { headers: c.auth })).events;
-    expect(messagesOf(events)).toContain(`model ${modelId}`);
-  });
+  test.concurrent(
+    'an automation agent node with a model override: the provider’s request named that model (@model)',
+    async () => {
+      const c = await automationClient(system().baseUrl);
+      const models = dataOf(await call<{ models: { id: string }[] }>(`${c.api}/models`, { headers: c.auth })).models;
+      const modelId = models[0]?.id ?? '';
+      const graph = graphOf(
+        [
+          ['start', 'start'],
+          ['work', 'agent', { agentId: c.agentId, prompt: '@model', modelId }],
+          ['end', 'end'],
+        ],
+        [
+          ['start', 'work'],
+          ['work', 'end'],
+        ],
+      );
+      const { automationId, runId } = await startAutomation(c, graph);
+      const run = await untilRun(c, automationId, runId, 'ended', (current) => ['success', 'failed', 'cancelled'].includes(current.status), 120_000);
+      expect(run).toMatchObject({ status: 'success' });
+      const agentRunId = run.nodeRuns.find((node) => node.nodeId === 'work')?.agentRunId ?? '';
+      const events = dataOf(await call<{ events: RunEvent[] }>(`${c.api}/runs/${agentRunId}/events`, { headers: c.auth })).events;
+      expect(messagesOf(events)).toContain(`model ${modelId}`);
+    },
+    ONE_RUN_TEST_MS,
+  );
 });

@@ -40,7 +40,7 @@ describe.each(['codex', 'claude-code'])('%s: a follow-up in one conversation con
     // Each run had a sandbox of its own: the thread survived the sandbox that made it.
     expect(second.sandboxRecordId).not.toBe(first.sandboxRecordId);
     const third = await ranToTheEnd({ harness, conversationId, prompt: '@recall' });
-    expect(third.status).toBe('success');
+    expect(third).toMatchObject({ status: 'success' });
     expect(messages(third.events)).toContain('Where is the config read?\nAnd who writes it?');
   }, 300_000);
 
@@ -59,7 +59,7 @@ describe('a conversation whose thread outgrew what is kept between runs (4 MiB)'
     // The agent grows its own thread file (codex's rollout, under its HOME) past the limit.
     const grow = '@shell f=$(ls $HOME/.codex/sessions/*/*/*/rollout-*.jsonl) && head -c 5000000 /dev/zero | tr \'\\0\' x >> "$f" && echo grown';
     const grown = await ranToTheEnd({ harness: 'codex', conversationId, prompt: grow });
-    expect(grown.status).toBe('success');
+    expect(grown).toMatchObject({ status: 'success' });
     expect(shellOutputs(grown.events).join('')).toContain('grown');
     const next = await runs.started({ repoId, harness: 'codex', conversationId, prompt: '@recall' });
     const { run: ended } = await runs.waitFor(next.runId, undefined, 120_000);
@@ -88,7 +88,7 @@ describe('the runs of one workspace session share one sandbox', () => {
   test('after the idle stop (snapshotted) the next run restores the sandbox from its snapshot', async () => {
     const workspaceSessionId = unique('ws');
     const first = await ranToTheEnd({ workspaceSessionId, prompt: '@write notes/draft.txt survives the idle stop' });
-    expect(first.status).toBe('success');
+    expect(first).toMatchObject({ status: 'success' });
     const stopped = await sandboxes.waitFor(
       first.sandboxRecordId ?? '',
       (logs) => logs.sandbox.status === 'stopped' && eventTypes(logs).includes('destroyed'),
@@ -97,7 +97,7 @@ describe('the runs of one workspace session share one sandbox', () => {
     );
     expect(eventTypes(stopped)).toEqual(expect.arrayContaining(['run_ended', 'idle_stopped', 'snapshot_created', 'destroyed']));
     const restored = await ranToTheEnd({ workspaceSessionId, prompt: '@shell cat notes/draft.txt' });
-    expect(restored.status).toBe('success');
+    expect(restored).toMatchObject({ status: 'success' });
     expect(restored.sandboxRecordId).not.toBe(first.sandboxRecordId);
     expect(shellOutputs(restored.events)[0]).toContain('survives the idle stop');
     const logs = dataOf(await sandboxes.logs(restored.sandboxRecordId ?? ''));
@@ -117,7 +117,7 @@ describe('one live run at a time per conversation and per workspace session', ()
       expect(JSON.stringify(second.body)).toContain(holder.runId);
       await runs.waitFor(holder.runId, undefined, 120_000);
       const after = await ranToTheEnd({ [field]: id, prompt: '@say my turn' });
-      expect(after.status).toBe('success');
+      expect(after).toMatchObject({ status: 'success' });
     },
     300_000,
   );

@@ -11,7 +11,7 @@ async function shellOutputs(prompt: string, harness: 'codex' | 'claude-code' = '
   const { runs, repoId } = await newRunsUser(system().baseUrl);
   const run = await runs.started({ repoId, prompt, harness });
   const { run: done, events } = await runs.waitFor(run.runId);
-  expect(done.status).toBe('success');
+  expect(done).toMatchObject({ status: 'success' });
   return shells(events);
 }
 

@@ -28,7 +28,7 @@ describe('runs over SANDBOX_MAX_SESSIONS wait in a queue; their start deadline c
     expect(done.run).toMatchObject({ status: 'success', error: null });
     expect(done.events.map((e) => e.message)).toContain('second');
     const firstDone = await runs.waitFor(first.runId, undefined, 30_000);
-    expect(firstDone.run.status).toBe('success');
+    expect(firstDone.run).toMatchObject({ status: 'success' });
     // The second could only get a session once the first had ended: it waited past its start deadline.
     expect(Date.parse(firstDone.run.updatedAt) - Date.parse(second.createdAt)).toBeGreaterThan(START_TIMEOUT_MS);
   });

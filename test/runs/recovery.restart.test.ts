@@ -69,10 +69,10 @@ describe('the runs service killed mid-run and restarted: the run still ends corr
     // The sandbox carries on without runs: every remaining event and the finish are published while
     // runs is down, and the restarted runs must take each exactly once.
     const session = await sessionPublishedItsEnd(run.runId, 30_000);
-    expect(session.result?.status).toBe('success');
+    expect(session.result).toMatchObject({ status: 'success' });
     await system().stack.services.runs.start();
     const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-    expect(done.status).toBe('success');
+    expect(done).toMatchObject({ status: 'success' });
     expect(events.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['one', 'two', 'four']);
     expect(events.filter((e) => e.type === 'tool_call')).toHaveLength(1);
     expect(events[0]?.type).toBe('stream_started');

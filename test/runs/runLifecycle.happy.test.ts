@@ -63,7 +63,7 @@ describe.each([
     const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: 'Look around.', harness });
     const { run: done, events } = await runs.waitFor(run.runId);
-    expect(done.status).toBe('success');
+    expect(done).toMatchObject({ status: 'success' });
     expect(events.filter((e) => e.type === 'assistant_message')).toHaveLength(1);
     const calls = events.filter((e) => e.type === 'tool_call');
     expect(calls.map((e) => e.toolName)).toEqual([shellTool]);
@@ -88,7 +88,7 @@ describe('a @write with createBranch leaves a commit on the working branch of th
     expect(run.branch.createBranch).toBe(true);
     expect(run.branch.working).not.toBe('main');
     const { run: done } = await runs.waitFor(run.runId);
-    expect(done.status).toBe('success');
+    expect(done).toMatchObject({ status: 'success' });
     const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
     expect(await git(['--git-dir', bare, 'show', `refs/heads/${run.branch.working}:notes/hello.txt`])).toBe('Hello from the agent\n');
     expect(await git(['--git-dir', bare, 'log', '-1', '--format=%s', `refs/heads/${run.branch.working}`])).toContain(run.runId);
@@ -99,7 +99,7 @@ describe('a @write with createBranch leaves a commit on the working branch of th
     const { runs, account, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, workingBranch: 'feature/notes', prompt: '@write a.txt A' });
     expect(run.branch).toEqual({ base: 'main', working: 'feature/notes', createBranch: false });
-    expect((await runs.waitFor(run.runId)).run.status).toBe('success');
+    expect((await runs.waitFor(run.runId)).run).toMatchObject({ status: 'success' });
     const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
     expect(await git(['--git-dir', bare, 'show', 'refs/heads/feature/notes:a.txt'])).toBe('A');
   });
@@ -113,7 +113,7 @@ describe('nothing the agent started outlives its run', () => {
     const { events: seen } = await runs.waitFor(run.runId, (_r, so) => reportedPid(so, 'left-pid') !== undefined);
     const leftPid = reportedPid(seen, 'left-pid') ?? 0;
     const { run: done } = await runs.waitFor(run.runId);
-    expect(done.status).toBe('success');
+    expect(done).toMatchObject({ status: 'success' });
     expect(leftPid).toBeGreaterThan(0);
     await waitFor(`the background process ${leftPid} to be gone`, () => !processAlive(leftPid), 10_000);
   });
@@ -137,7 +137,7 @@ describe('rootDirectory: the agent works in that subfolder of the checkout', () 
     const run = await runs.started({ repoId, rootDirectory: 'packages/app', prompt: '@shell cat marker.txt' });
     expect(run.rootDirectory).toBe('packages/app');
     const { run: done, events } = await runs.waitFor(run.runId);
-    expect(done.status).toBe('success');
+    expect(done).toMatchObject({ status: 'success' });
     expect(JSON.stringify(events.find((e) => e.type === 'tool_call')?.payload)).toContain('in app');
 
     const missing = await runs.started({ repoId, rootDirectory: 'no/such/dir', prompt: '@say hi' });
@@ -160,7 +160,7 @@ describe('GET /runs/{runId} and /events: the current run with each answer, oldes
   test('GET /runs/{runId} answers {run} with exactly the Run fields (no replayed)', async () => {
     const { run } = dataOf(await runs.get(finished.runId));
     expect(Object.keys(run).sort()).toEqual([...RUN_FIELDS].sort());
-    expect(run.status).toBe('success');
+    expect(run).toMatchObject({ status: 'success' });
   });
 
   test('events are oldest first; limit=2 gives the first two; limit=0 is clamped to 1, 5000 to 200', async () => {
@@ -171,7 +171,7 @@ describe('GET /runs/{runId} and /events: the current run with each answer, oldes
     expect(dataOf(await runs.events(finished.runId, 2)).events).toEqual(all.slice(0, 2));
     expect(dataOf(await runs.events(finished.runId, 0)).events).toEqual(all.slice(0, 1));
     expect(dataOf(await runs.events(finished.runId, 5000)).events).toEqual(all);
-    expect(dataOf(await runs.events(finished.runId)).run.status).toBe('success');
+    expect(dataOf(await runs.events(finished.runId)).run).toMatchObject({ status: 'success' });
   });
 
   test('limit that is not an integer is 400 naming limit', async () => {

@@ -39,7 +39,7 @@ describe.each(['codex', 'claude-code'])('%s: a read-only mode refuses changes to
 
   test('no mode runs the default mode and writes; another value is named and runs the default mode too', async () => {
     const plain = await ranWith(harness, undefined, ['@write notes.txt hello', '@shell ls', '@say done'].join('\n'));
-    expect(plain.status).toBe('success');
+    expect(plain).toMatchObject({ status: 'success' });
     expect(plain.events[0]?.message).toContain('(mode: default)');
     expect(shellOutputs(plain.events).join('\n')).toContain('notes.txt');
     const other = await ranWith(harness, 'agent', '@say hi');

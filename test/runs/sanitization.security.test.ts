@@ -122,7 +122,7 @@ describe('the sanitized events are what is stored: the run stays readable', () =
     const { runs, repoId } = await newRunsUser(system().baseUrl);
     const run = await runs.started({ repoId, prompt: `@tool t ${JSON.stringify({ password: 'hunter2-secret' })}` });
     const { run: done } = await runs.waitFor(run.runId);
-    expect(done.status).toBe('success');
+    expect(done).toMatchObject({ status: 'success' });
     expect(JSON.stringify(dataOf(await runs.events(run.runId)))).not.toContain('hunter2-secret');
   });
 });

@@ -48,7 +48,7 @@ describe('the same secret cases are redacted identically in run events and in sa
     await commitFiles(system(), runner.account, runner.repoId, files);
     const run = await runner.runs.started({ repoId: runner.repoId, prompt: '@shell cat cases.txt' });
     const { run: ended, events } = await runner.runs.waitFor(run.runId);
-    expect(ended.status).toBe('success');
+    expect(ended).toMatchObject({ status: 'success' });
     const output = eventStrings(events).find((text) => text.includes('temporary key'));
 
     const owner = await newSandboxesUser(system().baseUrl);
@@ -127,7 +127,7 @@ describe('a run printing 4 × 250 KB of adversarial text ends normally, its even
     const command = "@shell yes TOKEN | head -c 250000 | tr -d '\\n'";
     const run = await runs.started({ repoId, prompt: [command, command, command, command].join('\n') });
     const { run: ended, events } = await runs.waitFor(run.runId, undefined, 120_000);
-    expect(ended.status).toBe('success');
+    expect(ended).toMatchObject({ status: 'success' });
     const outputs = eventStrings(events).filter((text) => text.startsWith('TOKENTOKEN'));
     expect(outputs.length).toBeGreaterThanOrEqual(4);
     for (const text of outputs) {
@@ -145,7 +145,7 @@ describe("a conversation's harness thread is kept with every secret redacted", (
       const conversationId = `secret-thread-${harness}`;
       const prompt = `Remember ${CASES[0]} and ${PROVIDER_KEY}`;
       const first = await runs.started({ repoId, harness, conversationId, prompt });
-      expect((await runs.waitFor(first.runId, undefined, 120_000)).run.status).toBe('success');
+      expect((await runs.waitFor(first.runId, undefined, 120_000)).run).toMatchObject({ status: 'success' });
 
       const client = await MongoClient.connect(system().mongoUrl);
       try {
@@ -164,7 +164,7 @@ describe("a conversation's harness thread is kept with every secret redacted", (
 
       const recall = await runs.started({ repoId, harness, conversationId, prompt: '@recall' });
       const { run, events } = await runs.waitFor(recall.runId, undefined, 120_000);
-      expect(run.status).toBe('success');
+      expect(run).toMatchObject({ status: 'success' });
       const recalled = events.filter((e) => e.type === 'assistant_message').map((e) => e.message ?? '');
       expect(recalled.join('\n')).toContain('Remember GITHUB_TOKEN=');
     },

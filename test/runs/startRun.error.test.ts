@@ -17,7 +17,7 @@ describe('same key and same body replays the original run; 20 identical requests
     expect(answers.filter((a) => dataOf(a).replayed === false)).toHaveLength(1);
     const [runId = ''] = [...runIds];
     const { run, events } = await runs.waitFor(runId);
-    expect(run.status).toBe('success');
+    expect(run).toMatchObject({ status: 'success' });
     expect(events.filter((e) => e.type === 'stream_started')).toHaveLength(1);
   });
 
@@ -118,7 +118,7 @@ describe('the body table: 400 BAD_REQUEST naming the field', () => {
     expect(prompt.length).toBeGreaterThan(100_000);
     const run = dataOf(await runs.start({ repoId, prompt }, 'emoji'));
     expect(run.replayed).toBe(false);
-    expect((await runs.waitFor(run.runId)).run.status).toBe('success');
+    expect((await runs.waitFor(run.runId)).run).toMatchObject({ status: 'success' });
   });
 
   test('a branch name the validation refuses starts nothing: the key is not used up', async () => {

@@ -96,7 +96,19 @@ describe('npm start reaches /readyz 200 and a signal leaves no process behind', 
     expect(stackPid).toBeDefined();
     process.kill(stackPid!, 'SIGKILL');
     await stack.exited;
-    await waitFor('every process the stack started to be gone', () => descendants.filter(isAlive).length === 0, { timeoutMs: 20_000, intervalMs: 200 });
+    const survivors = (): string =>
+      descendants
+        .filter(isAlive)
+        .map((pid) => `${pid} ${commandLineOf(pid)}`)
+        .join('; ');
+    await waitFor(
+      () => `every process the stack started to be gone (still alive: ${survivors()})`,
+      () => descendants.filter(isAlive).length === 0,
+      {
+        timeoutMs: 20_000,
+        intervalMs: 200,
+      },
+    );
     expect(descendants.filter(isAlive)).toEqual([]);
   }, 120_000);
 });
@@ -136,7 +148,7 @@ describe('npm start restarts a service that crashed, on its port, instead of sto
       const { runs, repoId } = await newRunsUser(stack.baseUrl, 2);
       const run = await runs.started({ repoId, prompt: '@say back again' });
       const { run: done } = await runs.waitFor(run.runId, undefined, 60_000);
-      expect(done.status).toBe('success');
+      expect(done).toMatchObject({ status: 'success' });
     } finally {
       stack.process.kill('SIGTERM');
       expect(await stack.exited).toBe(0);

@@ -161,10 +161,9 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
   let shuttingDown: Promise<number> | undefined;
   let stopping = false;
 
-  const shutdown = (reason = 'requested', exitCode = 0): Promise<number> => {
+  const shutdown = (reason = 'requested', exitCode = 0, timeoutMs = config.SHUTDOWN_TIMEOUT_MS): Promise<number> => {
     if (shuttingDown) return shuttingDown;
     stopping = true;
-    const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
     // Stop accepting connections before saying so: whoever reads the line may rely on it.
     const httpClosed = server ? server.close() : Promise.resolve();
     httpClosed.catch(() => undefined);
@@ -212,9 +211,11 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
     process.on('SIGINT', onSignal);
     // Started by the local stack in a process group of its own: if the stack dies without stopping
     // us (SIGKILL), the pipe it holds on our stdin closes, and we stop instead of living on orphaned.
+    // Promptly: the databases the stack started died with it, so a step that still needs them would
+    // only wait out the whole SHUTDOWN_TIMEOUT_MS (the driver's server selection) for nothing.
     if (process.env.ARS_EXIT_WITH_PARENT === 'stdin' && !process.stdin.isTTY) {
       process.stdin.on('end', () => {
-        if (!shuttingDown) void shutdown('parent exited').then((code) => exit(code));
+        if (!shuttingDown) void shutdown('parent exited', 0, Math.min(config.SHUTDOWN_TIMEOUT_MS, ORPHANED_SHUTDOWN_TIMEOUT_MS)).then((code) => exit(code));
       });
       process.stdin.resume();
     }
@@ -328,6 +329,8 @@ function portInUse(error: unknown): boolean {
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** The shutdown deadline of a service whose parent (the local stack) died without stopping it. */
+export const ORPHANED_SHUTDOWN_TIMEOUT_MS = 3_000;
 
 /** `ARS_INSTANCE_ID`: given by whoever started the process, answered on /healthz and /readyz. */
 function instanceId(env: EnvSource): string | undefined {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@ars/testenv';
+import { ORPHANED_SHUTDOWN_TIMEOUT_MS } from './runService.js';
 
 // These tests run a service as a child process on the built packages: `npx tsc -b tsconfig.build.json` first.
 const serviceDist = new URL('../dist/index.js', import.meta.url).href;
@@ -148,6 +149,27 @@ describe('SHUTDOWN_TIMEOUT_MS forces exit 1 when shutdown does not finish', () =
     service.process.kill('SIGTERM');
     expect(await service.exited).toBe(1);
     expect(service.records.some((r) => r.msg === 'shutdown timed out; forcing exit')).toBe(true);
+  });
+});
+
+describe('a service whose parent dies (its stdin closes) stops within ORPHANED_SHUTDOWN_TIMEOUT_MS, not SHUTDOWN_TIMEOUT_MS', () => {
+  test('stdin closed under ARS_EXIT_WITH_PARENT=stdin with a request hanging: the 3 s deadline, exit 1', async () => {
+    const service = await startFixture({ SHUTDOWN_TIMEOUT_MS: '60000', ARS_EXIT_WITH_PARENT: 'stdin' });
+    void fetch(`${service.url}/hang`).catch(() => undefined);
+    await service.waitFor('hang started');
+    service.process.stdin.end();
+    const stopping = await service.waitFor('shutting down');
+    expect(stopping).toMatchObject({ reason: 'parent exited', timeout_ms: ORPHANED_SHUTDOWN_TIMEOUT_MS });
+    expect(await service.exited).toBe(1);
+    expect(service.records.some((r) => r.msg === 'shutdown timed out; forcing exit')).toBe(true);
+  });
+
+  test('without ARS_EXIT_WITH_PARENT a closed stdin stops nothing', async () => {
+    const service = await startFixture();
+    service.process.stdin.end();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await fetch(`${service.url}/quick`)).status).toBe(200);
+    expect(service.process.exitCode).toBeNull();
   });
 });
 

@@ -42,7 +42,7 @@ describe.each(HARNESSES)('%s: a turn resuming a threadId continues that thread',
 
   test('every turn reports its threadId; resuming keeps it; @recall lists the earlier prompts, oldest first', async () => {
     const first = await record(harness, 'first', tree.dir, { home });
-    expect(first.result.status).toBe('success');
+    expect(first.result).toMatchObject({ status: 'success' });
     const threadId = first.result.threadId as string;
     expect(threadId).toMatch(/^[0-9a-f-]{36}$/);
     expect(first.events[0]?.message).toContain(threadId);
@@ -57,7 +57,7 @@ describe.each(HARNESSES)('%s: a turn resuming a threadId continues that thread',
 
   test('@recall on a new thread says there are no earlier prompts', async () => {
     const run = await record(harness, '@recall', tree.dir, { home });
-    expect(run.result.status).toBe('success');
+    expect(run.result).toMatchObject({ status: 'success' });
     expect(messages(run)).toEqual(['no earlier prompts']);
   });
 
@@ -115,7 +115,7 @@ describe('the stand-ins keep threads where the real CLIs do', () => {
   test('codex resuming a thread it has no rollout of starts a new thread, as the real CLI does', async () => {
     const unknown = '0199a213-81c0-7800-8aa1-bbab2a035a53';
     const run = await record('codex', '@recall', tree.dir, { home, resumeThreadId: unknown });
-    expect(run.result.status).toBe('success');
+    expect(run.result).toMatchObject({ status: 'success' });
     expect(run.result.threadId).toMatch(/^[0-9a-f-]{36}$/);
     expect(run.result.threadId).not.toBe(unknown);
     expect(messages(run)).toEqual(['no earlier prompts']);

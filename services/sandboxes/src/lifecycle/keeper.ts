@@ -4,6 +4,7 @@
 // heartbeating (SESSION_LOST_AFTER_MS) are failed as lost, and snapshots past SNAPSHOT_RETENTION_MS
 // are deleted.
 import { startPeriodicPass } from '@ars/service';
+import { lostCutoffs } from '../domain/heartbeatLease.js';
 import type { LifecycleDeps } from './deps.js';
 import { deleteExpiredSnapshots } from './snapshotRetention.js';
 import { stopSandbox, sweepUnkeptSandboxes, type StopReason } from './stopSandbox.js';
@@ -25,7 +26,9 @@ export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number;
     stopping.add(stop);
     void stop.finally(() => stopping.delete(stop));
   };
+  const nextLostCutoff = lostCutoffs(options);
   const pass = async (): Promise<void> => {
+    const lostBefore = nextLostCutoff();
     const ids = deps.live.ids();
     await deps.sandboxes.heartbeat(deps.instanceId, ids);
     const idleBefore = new Date(Date.now() - deps.settings.idleTimeoutMs);
@@ -40,7 +43,7 @@ export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number;
       );
       stopInBackground(doc._id, 'workspace_handover');
     }
-    await sweepUnkeptSandboxes(deps, new Date(Date.now() - options.lostAfterMs));
+    await sweepUnkeptSandboxes(deps, lostBefore);
     await deleteExpiredSnapshots(deps, new Date(), options.lostAfterMs);
   };
   const periodic = startPeriodicPass(pass, options.heartbeatMs, (error) => deps.logger.warn({ err: error }, 'sandbox keeping pass failed'));

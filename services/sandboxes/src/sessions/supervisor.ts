@@ -3,6 +3,7 @@
 // (handed back at a shutdown, or their instance stopped) join this queue, the queue is pumped, due
 // `queued` notices are renewed, and sessions whose instance stopped (heartbeat older than
 // SESSION_LOST_AFTER_MS) are ended as lost.
+import { lostCutoffs } from '../domain/heartbeatLease.js';
 import { failed, SANDBOX_LOST_MESSAGE } from '../domain/outcome.js';
 import { startPeriodicPass } from '@ars/service';
 import type { SessionDeps } from './deps.js';
@@ -15,16 +16,18 @@ export interface Supervisor {
 }
 
 export function startSupervisor(deps: SessionDeps, options: { heartbeatMs: number; lostAfterMs: number }): Supervisor {
+  const nextLostCutoff = lostCutoffs(options);
   const pass = async (): Promise<void> => {
+    const lostBefore = nextLostCutoff();
     await deps.sessions.heartbeat(deps.instanceId, [...deps.live.runIds(), ...deps.queue.runIds()]);
     await deps.sandboxes.touchMany(deps.live.sandboxRecordIds());
     for (const runId of await deps.sessions.cancelRequestedOn(deps.instanceId)) {
       if (deps.live.abort(runId, 'cancel')) deps.logger.info({ run_id: runId }, 'cancel recorded by another instance: session aborted');
     }
-    await adoptQueued(deps, new Date(Date.now() - options.lostAfterMs));
+    await adoptQueued(deps, lostBefore);
     await pumpQueue(deps);
     await renewNotices(deps, new Date(Date.now() + options.heartbeatMs));
-    await sweepLost(deps, new Date(Date.now() - options.lostAfterMs));
+    await sweepLost(deps, lostBefore);
   };
   return startPeriodicPass(pass, options.heartbeatMs, (error) => deps.logger.warn({ err: error }, 'session supervision pass failed'));
 }

@@ -50,7 +50,7 @@ describe('a run of a workspace session on another instance than the one keeping 
   test('the keeping instance stops the sandbox snapshotted when asked, and the run restores it with the file the first run left', async () => {
     const workspaceSessionId = `ws-${randomBytes(4).toString('hex')}`;
     const first = await kit.requestRun(repo, '@write notes.txt left by the first run', { workspaceSessionId });
-    expect((await kit.waitFinished(first.runId, 60_000)).status).toBe('success');
+    expect(await kit.waitFinished(first.runId, 60_000)).toMatchObject({ status: 'success' });
     const firstRecord = kit.messages(first.runId).allocated[0]?.sandboxRecordId ?? '';
     // The run's end is reported before its sandbox is kept for the session's next run.
     const kept = await waitFor('the sandbox kept between runs', async (): Promise<SandboxDoc | NotYet> => {
@@ -64,7 +64,7 @@ describe('a run of a workspace session on another instance than the one keeping 
     const second = { ...first, runId: `run_${randomBytes(8).toString('hex')}`, prompt: '@shell cat notes.txt' };
     await startRun(other.deps, second);
     const finished = await kit.waitFinished(second.runId, 60_000);
-    expect(finished.status).toBe('success');
+    expect(finished).toMatchObject({ status: 'success' });
     // Runs was told why it waited (and its start deadline restarted), then that it left the queue.
     const notices = await kit.waitFor('the queued and dequeued notices', () => {
       const seen = kit.messages(second.runId).queued.map((n) => `${n.state}:${n.reason}`);
@@ -100,7 +100,7 @@ describe('a workspace sandbox holds its session until its snapshot is recorded',
     const instances = [keeping, await otherInstance()];
     const workspaceSessionId = `ws-${randomBytes(4).toString('hex')}`;
     const first = await kit.requestRun(repo, '@write notes.txt kept through the idle stop', { workspaceSessionId });
-    expect((await kit.waitFinished(first.runId, 60_000)).status).toBe('success');
+    expect(await kit.waitFinished(first.runId, 60_000)).toMatchObject({ status: 'success' });
     const recordId = kit.messages(first.runId).allocated[0]?.sandboxRecordId ?? '';
     const keeper = await waitFor('the sandbox kept between runs', () => instances.find((instance) => instance.lifecycle.live.get(recordId)));
     const elsewhere = instances.find((instance) => instance !== keeper)!;
@@ -141,7 +141,7 @@ describe('a workspace sandbox holds its session until its snapshot is recorded',
     expect(lifecycle.slice(lifecycle.indexOf('idle_stopped'))).toEqual(['idle_stopped', 'snapshot_created', 'destroyed']);
 
     const restored = await kit.requestRun(repo, '@shell cat notes.txt', { workspaceSessionId });
-    expect((await kit.waitFinished(restored.runId, 60_000)).status).toBe('success');
+    expect(await kit.waitFinished(restored.runId, 60_000)).toMatchObject({ status: 'success' });
     const output = kit.messages(restored.runId).events.find((e) => e.eventType === 'tool_call')?.payload.output;
     expect(String(output)).toContain('kept through the idle stop');
   }, 120_000);

@@ -12,7 +12,7 @@ function run(graph: FlowGraph, options: SimulatorOptions = {}): EngineSimulator 
 describe('start: the run begins at the start node and follows its one edge', () => {
   test('start → agent → end runs one agent and ends success, the start node outputting the input', () => {
     const simulator = run(oneAgent(agent('agent-1')), { input: { issue: 7 } });
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.started).toHaveLength(1);
     expect(simulator.records.nodeRuns.start).toMatchObject({ status: 'success', output: { issue: 7 } });
     expect(Object.values(simulator.records.nodeRuns).map((nodeRun) => nodeRun.status)).toEqual(['success', 'success', 'success']);
@@ -92,7 +92,7 @@ describe('condition: follows its "true" or "false" edge; the untaken side is ski
 
   test('true on input: the "true" side runs, the "false" side and what only it reaches are skipped', () => {
     const simulator = run(graph, { input: { severity: 'high' } });
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.started.map((effect) => effect.nodeId)).toEqual(['urgent']);
     expect(simulator.records.nodeRuns.check).toMatchObject({ status: 'success', output: { result: true } });
     expect([simulator.statusOf('later'), simulator.statusOf('note'), simulator.statusOf('end')]).toEqual(['skipped', 'skipped', 'success']);
@@ -100,7 +100,7 @@ describe('condition: follows its "true" or "false" edge; the untaken side is ski
 
   test('false on input: the "false" side runs, the "true" side is skipped', () => {
     const simulator = run(graph, { input: { severity: 'low' } });
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.started.map((effect) => effect.nodeId)).toEqual(['later']);
     expect([simulator.statusOf('urgent'), simulator.statusOf('note')]).toEqual(['skipped', 'success']);
   });
@@ -128,12 +128,12 @@ describe('set_variable: sets vars.<name>, read by later conditions and prompt in
     expect(simulator.records.run.vars).toEqual({ labels: 2 });
     expect(simulator.records.nodeRuns.count).toMatchObject({ status: 'success', output: { value: 2 } });
     expect(simulator.started.map((effect) => effect.prompt)).toEqual(['triage 2 labels: ["bug","ui"]']);
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
 
     const few = run(graph, { input: { labels: ['bug'] } });
     expect(few.started).toHaveLength(0);
     expect(few.statusOf('triage')).toBe('skipped');
-    expect(few.records.run.status).toBe('success');
+    expect(few.records.run).toMatchObject({ status: 'success' });
   });
 });
 
@@ -178,7 +178,7 @@ describe('join all: waits for every branch of its parallel', () => {
     expect(simulator.records.nodeRuns.merge).toMatchObject({ status: 'success', arrivals: ['left', 'right'] });
     expect(simulator.started.map((effect) => effect.nodeId)).toEqual(['left', 'right', 'after']);
     expect(simulator.started[2]?.prompt).toBe('left said left done');
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
   });
   test('a branch whose condition skips a side still arrives once; a nested parallel is closed by its own join first', () => {
     const graph = flow(
@@ -212,7 +212,7 @@ describe('join all: waits for every branch of its parallel', () => {
       ],
     );
     const simulator = run(graph, { input: { deep: true } });
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.statusOf('shallow')).toBe('skipped');
     expect(simulator.records.nodeRuns.innerJoin?.arrivals).toEqual(['x', 'y']);
     expect(simulator.records.nodeRuns.outerJoin?.arrivals).toEqual(['check', 'z']);
@@ -223,7 +223,7 @@ describe('join all: waits for every branch of its parallel', () => {
 describe('join any: continues with the first branch and cancels the rest', () => {
   test("the loser's node run is cancelled and its agent run gets a cancel effect", () => {
     const simulator = run(parallelOfTwo('any'), { agentOutcomes: { right: 'never' } });
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.statusOf('right')).toBe('cancelled');
     expect(simulator.cancelled).toEqual([{ type: 'cancelAgentRun', nodeId: 'right', idempotencyKey: 'arun-1:right:1', agentRunId: 'agent-run-2' }]);
     expect(simulator.started.map((effect) => effect.nodeId)).toEqual(['left', 'right', 'after']);
@@ -262,7 +262,7 @@ describe('join any: continues with the first branch and cancels the rest', () =>
     expect(simulator.timers.size).toBe(0);
     expect(simulator.waits.size).toBe(0);
     simulator.run();
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.started.map((effect) => effect.nodeId)).toEqual(['a']);
   });
 });
@@ -297,7 +297,7 @@ describe('delay: a durable timer', () => {
     ]);
     expect(simulator.started).toHaveLength(0);
     simulator.run();
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.now).toBe(SIMULATION_START + 90_000);
     expect(simulator.started).toHaveLength(1);
   });
@@ -334,7 +334,7 @@ describe('await_event: continues on "received" or, after timeoutSeconds, on "tim
     expect(simulator.waits.size).toBe(0);
     expect(simulator.timers.size).toBe(0);
     simulator.run();
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.started.map((effect) => effect.prompt)).toEqual(['ship 2.1']);
     expect(simulator.statusOf('give-up')).toBe('skipped');
     expect(simulator.records.nodeRuns.approval?.output).toEqual({ event: { name: 'approved', data: { version: '2.1' }, receivedAt: simulator.at } });
@@ -345,7 +345,7 @@ describe('await_event: continues on "received" or, after timeoutSeconds, on "tim
     simulator.trigger();
     simulator.send('rejected');
     simulator.run();
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.now).toBe(SIMULATION_START + 3_600_000);
     expect(simulator.records.nodeRuns.approval).toMatchObject({ status: 'success', output: { timedOut: true } });
     expect([simulator.statusOf('ship'), simulator.statusOf('give-up')]).toEqual(['skipped', 'success']);
@@ -376,7 +376,7 @@ describe('await_event: continues on "received" or, after timeoutSeconds, on "tim
     simulator.send('approved', { version: '3.0' });
     expect(simulator.records.inbox).toMatchObject([{ name: 'approved' }]);
     simulator.run();
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.records.inbox[0]?.consumedBy).toBe('approval');
     expect(simulator.started.map((effect) => effect.prompt)).toEqual(['ship 3.0']);
     expect(simulator.effects.some((effect) => effect.type === 'waitForEvent')).toBe(false);
@@ -415,7 +415,7 @@ describe('await_event: continues on "received" or, after timeoutSeconds, on "tim
     expect([simulator.statusOf('first'), simulator.statusOf('second')]).toEqual(['success', 'waiting']);
     simulator.send('go');
     simulator.run();
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
     expect(simulator.records.nodeRuns.second?.output).toMatchObject({ event: { name: 'go' } });
   });
 
@@ -444,7 +444,7 @@ describe('await_event: continues on "received" or, after timeoutSeconds, on "tim
     simulator.send('approved');
     simulator.run();
     expect(simulator.started).toHaveLength(1);
-    expect(simulator.records.run.status).toBe('success');
+    expect(simulator.records.run).toMatchObject({ status: 'success' });
   });
 });
 

@@ -255,7 +255,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the harness CLI runs insid
         },
       });
       await launch.close();
-      expect(result.status).toBe('success');
+      expect(result).toMatchObject({ status: 'success' });
       const shells = events.filter((event) => event.type === 'tool_call' && event.payload.kind === 'shell').map((event) => String(event.payload.output));
       expect(shells[0]).not.toContain(HOST_SECRET);
       expect(shells[0]).not.toContain('ARS_SANDBOX_LAUNCH');

@@ -36,7 +36,8 @@ describe('kill -9 of the engine during an agent node, a delay and an await_event
       [
         ['start', 'start'],
         ['plan', 'agent', { agentId: c.agentId, prompt: '@sleep 4000\n@say planned {{ input.ticket }}' }],
-        ['pause', 'delay', { seconds: 3 }],
+        // Long enough to be seen waiting (polled once a second) on a loaded machine, the engine killed in it.
+        ['pause', 'delay', { seconds: 8 }],
         ['approval', 'await_event', { event: 'approved', timeoutSeconds: 600 }],
         ['ship', 'agent', { agentId: c.agentId, prompt: '@say shipping after {{ nodes.plan.output.lastMessage }}' }],
         ['end', 'end'],

@@ -114,8 +114,9 @@ export async function untilRun(
       last = await runDetail(c, automationId, runId).catch(() => undefined);
       return last && check(last) ? last : undefined;
     },
-    // Twice a second: a PAT may make 60 requests a minute.
-    { timeoutMs, intervalMs: 500 },
+    // A little over a second apart: a PAT may make 60 requests in any 60 s. Twice a second spent that
+    // in 30 s, and the log then refused every poll for the next 30 s: a 3 s wait went unseen.
+    { timeoutMs, intervalMs: 1_100 },
   );
 }
 

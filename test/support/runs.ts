@@ -86,7 +86,10 @@ export class RunsClient {
       const all = [...seen.values()];
       return `run ${runId} (still ${statuses.at(-1) ?? 'unread'}; ${all.length} events: ${all.map((e) => e.type).join(', ')})`;
     };
-    return waitFor(lastSeen, settled, { timeoutMs, intervalMs: 200 });
+    // The polls take turns over the PATs, each PAT polled at most 50 times a minute: under the 60 in
+    // any 60 s a PAT may make, with room for the starts and reads the first one also makes.
+    const intervalMs = Math.max(250, Math.ceil(1_200 / Math.max(1, this.tokens.length)));
+    return waitFor(lastSeen, settled, { timeoutMs, intervalMs });
   }
 }
 

@@ -39,6 +39,17 @@
  * exactly the hard-coded first-join delay is changed; its other delays (100 ms once every member
  * rejoined, the session timeout less 1 s) depend on the members' session timeouts, which are never
  * 4 s here (the bus's minimum is 6 s).
+ *
+ * A group whose last member leaves (LeaveGroup, or its session timed out) is Empty at once on a
+ * Kafka broker: its pending rebalance has no member left to wait for, and the next member's join
+ * waits only the first-join delay. librdkafka's mock instead keeps the group Joining for the
+ * session timeout less 1 s (rd_kafka_mock_cgrp_rebalance), so a service restarted gracefully
+ * waited 29 s to rejoin its own group. The wrapper gives that timer 1 ms when the group it belongs
+ * to has no member: it then fires on an empty Joining group, which the mock makes Empty. Whether
+ * the group is empty is read from the group's member list, which follows its rebalance timer in the
+ * mock's group struct; the timer's own end is found by its callback and argument fields, just set,
+ * and the list counts as empty only in the one shape an empty TAILQ has (first NULL, last pointing
+ * at first). Any other layout leaves the timer as it was.
  */
 #define MOCK_FIRST_JOIN_DELAY_US ((int64_t)3000 * 1000)
 typedef struct rd_kafka_timers_s rd_kafka_timers_t;
@@ -51,11 +62,39 @@ void __wrap_rd_kafka_timer_start0(rd_kafka_timers_t *rkts, void *rtmr, int64_t i
 
 static int64_t initial_rebalance_delay_us = MOCK_FIRST_JOIN_DELAY_US;
 
+#define EMPTY_GROUP_REBALANCE_US ((int64_t)1000)
+
+/* True when the member list right after this started timer is an empty TAILQ. */
+static int group_has_no_member(void *rtmr, rd_kafka_timer_cb_t *callback, void *arg) {
+        const char *timer = rtmr;
+        for (size_t off = 0; off + 2 * sizeof(void *) <= 64; off += sizeof(void *)) {
+                rd_kafka_timer_cb_t *field_callback;
+                void *field_arg;
+                memcpy(&field_callback, timer + off, sizeof field_callback);
+                memcpy(&field_arg, timer + off + sizeof(void *), sizeof field_arg);
+                if (field_callback != callback || field_arg != arg)
+                        continue;
+                const char *members = timer + off + 2 * sizeof(void *);
+                void *first;
+                void *last;
+                memcpy(&first, members, sizeof first);
+                memcpy(&last, members + sizeof(void *), sizeof last);
+                return first == NULL && last == (const void *)members;
+        }
+        return 0;
+}
+
 void __wrap_rd_kafka_timer_start0(rd_kafka_timers_t *rkts, void *rtmr, int64_t interval, uint8_t oneshot, uint8_t restart,
                                   rd_kafka_timer_cb_t *callback, void *arg) {
-        if (callback == rd_kafka_mcgrp_rebalance_timer_cb && interval == MOCK_FIRST_JOIN_DELAY_US)
+        if (callback != rd_kafka_mcgrp_rebalance_timer_cb) {
+                __real_rd_kafka_timer_start0(rkts, rtmr, interval, oneshot, restart, callback, arg);
+                return;
+        }
+        if (interval == MOCK_FIRST_JOIN_DELAY_US)
                 interval = initial_rebalance_delay_us;
         __real_rd_kafka_timer_start0(rkts, rtmr, interval, oneshot, restart, callback, arg);
+        if (interval > EMPTY_GROUP_REBALANCE_US && group_has_no_member(rtmr, callback, arg))
+                __real_rd_kafka_timer_start0(rkts, rtmr, EMPTY_GROUP_REBALANCE_US, oneshot, 1, callback, arg);
 }
 
 #define MAX_TOPICS 256

@@ -112,6 +112,19 @@ describe("a new consumer group's first join waits the initial rebalance delay as
   });
 });
 
+describe('a group whose last member left is empty at once, as on a Kafka broker: the next member waits only the first-join delay', () => {
+  test('a member joins, leaves (LeaveGroup), and the next one joins in well under the 30 s session timeout the mock would wait', async () => {
+    const cluster = await startKafkaMock({ brokers: 1, topics: [{ name: 'joins', partitions: 2 }], initialRebalanceDelayMs: 0 });
+    try {
+      expect(await firstJoinMs(cluster, 'restarted-service')).toBeLessThan(10_000);
+      // The librdkafka mock alone answered this join after 29 s (the session timeout less 1 s).
+      expect(await firstJoinMs(cluster, 'restarted-service')).toBeLessThan(10_000);
+    } finally {
+      await cluster.close();
+    }
+  }, 60_000);
+});
+
 describe('close destroys the cluster and the process exits', () => {
   test('close is idempotent and the brokers stop listening', async () => {
     const own = await startKafkaMock({ brokers: 1, topics: [] });

@@ -16,4 +16,5 @@ export type {
 } from './standIn.js';
 export { checkAppJwt, type AppJwtCheck } from './appJwt.js';
 export type { StandInOAuthApp, StandInUser } from './userAuth.js';
+export type { StandInAccount, StandInAppSettings, StandInInstallation } from './appInstallations.js';
 export { sendWebhook, signWebhookBody, type WebhookDelivery, type WebhookTarget } from './webhooks.js';

@@ -6,6 +6,7 @@ import { checkAppJwt, type AppJwtCheck } from './appJwt.js';
 import { rightSideLines } from './diffLines.js';
 import { sendWebhook, type WebhookDelivery, type WebhookTarget } from './webhooks.js';
 import { createUserAuth, type StandInOAuthApp, type StandInUser } from './userAuth.js';
+import { createAppInstallations, type StandInAccount, type StandInAppSettings, type StandInInstallation } from './appInstallations.js';
 
 export interface StandInRepository {
   owner: string;
@@ -125,6 +126,10 @@ export interface GitHubStandInOptions {
   oauthApp?: StandInOAuthApp;
   /** GitHub users who can sign in (the stand-in's sign-in form takes any password). */
   users?: StandInUser[];
+  /** The App's slug, Setup URL and webhook: installing it through `/apps/{slug}/installations/new`. */
+  app?: StandInAppSettings;
+  /** Accounts the App can be installed on, with their repositories (the install page offers them). */
+  accounts?: StandInAccount[];
 }
 
 export type StandInWebhook =
@@ -166,6 +171,19 @@ export interface GitHubStandIn {
   forgetAuthorization(login: string): void;
   /** Sends a signed webhook with GitHub's payload for the event, built from the stand-in's state. */
   deliverWebhook(target: WebhookTarget, webhook: StandInWebhook): Promise<WebhookDelivery>;
+  addAccount(account: StandInAccount): void;
+  /** Every installation, made by the install page or given. */
+  installations(): StandInInstallation[];
+  /** The App's webhook deliveries (installation events and changes made below), in order. */
+  appDeliveries(): WebhookDelivery[];
+  /** What an account owner does on GitHub; each sends its webhook to the App's (when it has one). */
+  uninstall(installationId: number): Promise<WebhookDelivery | undefined>;
+  suspendInstallation(installationId: number, suspended: boolean): Promise<WebhookDelivery | undefined>;
+  selectRepositories(installationId: number, change: { add?: string[]; remove?: string[] }): Promise<WebhookDelivery | undefined>;
+  renameRepository(fullName: string, to: { owner?: string; name?: string }): Promise<WebhookDelivery | undefined>;
+  setDefaultBranch(fullName: string, branch: string): Promise<WebhookDelivery | undefined>;
+  /** GitHub's "Redeliver": the same delivery (id and body) again. */
+  redeliver(deliveryId: string): Promise<WebhookDelivery>;
   close(): Promise<void>;
 }
 
@@ -222,14 +240,16 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   const botLogin = options.botLogin ?? 'agent-run-service[bot]';
   const userAuth = createUserAuth(options.oauthApp, options.users ?? []);
   let nextId = 1;
+  let repositoryCount = 0;
   let baseUrl = '';
 
-  const addInstallation = (installationId: number, repositories: StandInRepository[]): void => {
+  const hostRepositories = (installationId: number, repositories: StandInRepository[]): void => {
     const hosted = installations.get(installationId) ?? [];
     for (const repo of repositories) {
       hosted.push({
         installationId,
-        id: installationId * 100_000 + hosted.length + 1,
+        // GitHub's repository id: never reused, also after a repository left the installation.
+        id: installationId * 100_000 + ++repositoryCount,
         repo,
         pulls: [],
         checkRuns: [],
@@ -241,7 +261,10 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     }
     installations.set(installationId, hosted);
   };
-  for (const [id, repositories] of Object.entries(options.installations ?? {})) addInstallation(Number(id), repositories);
+  const addInstallation = (installationId: number, repositories: StandInRepository[]): void => {
+    hostRepositories(installationId, repositories);
+    appInstallations.record(installationId, repositories[0]?.owner ?? `account-${installationId}`);
+  };
 
   const hostedRepository = (fullName: string): HostedRepository => {
     for (const hosted of installations.values()) {
@@ -250,6 +273,39 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     }
     throw new Error(`the stand-in has no repository ${fullName}`);
   };
+  const appInstallations = createAppInstallations({
+    app: options.app,
+    appId: options.appId,
+    users: userAuth,
+    apiUrl: () => baseUrl,
+    hosting: {
+      repositories: (installationId) => (installations.get(installationId) ?? []).map(repositoryJson),
+      host: (installationId, repositories) => hostRepositories(installationId, repositories),
+      unhost: (installationId, fullNames) => {
+        const gone = new Set(fullNames.map((name) => name.toLowerCase()));
+        installations.set(
+          installationId,
+          (installations.get(installationId) ?? []).filter((hosted) => !gone.has(fullNameOf(hosted).toLowerCase())),
+        );
+      },
+      drop: (installationId) => void installations.delete(installationId),
+      rename: (fullName, to) => {
+        const hosted = hostedRepository(fullName);
+        const before = repositoryJson(hosted);
+        hosted.repo = { ...hosted.repo, owner: to.owner, name: to.name };
+        return before;
+      },
+      setDefaultBranch: (fullName, branch) => {
+        const hosted = hostedRepository(fullName);
+        hosted.repo = { ...hosted.repo, defaultBranch: branch };
+      },
+      installationOf: (fullName) => hostedRepository(fullName).installationId,
+      repository: (fullName) => repositoryJson(hostedRepository(fullName)),
+    },
+  });
+  for (const account of options.accounts ?? []) appInstallations.addAccount(account);
+  for (const [id, repositories] of Object.entries(options.installations ?? {})) addInstallation(Number(id), repositories);
+
   const pull = (hosted: HostedRepository, number: number): StandInPullRequest => {
     const pr = hosted.pulls.find((p) => p.number === number);
     if (!pr) throw notFound();
@@ -531,6 +587,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
           });
         const installationId = Number(m[1]);
         if (!installations.has(installationId)) throw notFound();
+        if (appInstallations.list().find((installation) => installation.id === installationId)?.suspendedAt)
+          throw new HttpAnswer(403, { message: 'This installation has been suspended', documentation_url: DOCS, status: '403' });
         const token = `ghs_${randomBytes(18).toString('hex')}`;
         minted.push({ installationId, token });
         return {
@@ -835,7 +893,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     try {
       const fault = faultFor(method, url.pathname);
       if (fault) throw answerFault(fault);
-      const userAnswer = await userAuth.handle(req, url);
+      const userAnswer = (await userAuth.handle(req, url)) ?? (await appInstallations.handle(req, url));
       if (userAnswer) throw new HttpAnswer(userAnswer.status, userAnswer.body, userAnswer.headers);
       for (const [routeMethod, pattern, route] of routes) {
         const m = pattern.exec(url.pathname);
@@ -970,6 +1028,15 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
         ...common,
       });
     },
+    addAccount: (account) => appInstallations.addAccount(account),
+    installations: () => appInstallations.list(),
+    appDeliveries: () => appInstallations.deliveries(),
+    uninstall: (installationId) => appInstallations.uninstall(installationId),
+    suspendInstallation: (installationId, suspended) => appInstallations.suspend(installationId, suspended),
+    selectRepositories: (installationId, change) => appInstallations.selectRepositories(installationId, change),
+    renameRepository: (fullName, to) => appInstallations.renameRepository(fullName, to),
+    setDefaultBranch: (fullName, branch) => appInstallations.setDefaultBranch(fullName, branch),
+    redeliver: (deliveryId) => appInstallations.redeliver(deliveryId),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

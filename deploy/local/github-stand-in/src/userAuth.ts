@@ -108,8 +108,14 @@ export interface UserAuth {
   revokeUserTokens(login: string): void;
   /** The App's authorization by the user is forgotten: the next authorize asks again. */
   forgetAuthorization(login: string): void;
-  /** Whether the user's token reaches this installation's account (user routes of installations use it). */
+  /** The user of a valid user access token (`Authorization: token|bearer ghu_…`). */
   userOfToken(authorization: string | undefined): StandInUser | undefined;
+  /** GitHub's answer to a user route called without a valid user token (401, or 403 for an installation token). */
+  refusal(authorization: string | undefined): UserAuthAnswer;
+  /** The browser's GitHub user (the `gh_user` cookie of the sign-in form). */
+  browserUser(req: IncomingMessage): StandInUser | undefined;
+  /** The sign-in form, which comes back to `returnTo` (a path of this server). */
+  signInPage(returnTo: string): UserAuthAnswer;
 }
 
 export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: readonly StandInUser[]): UserAuth {
@@ -157,6 +163,23 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
     email: user.email ?? null,
   });
 
+  const browserUser = (req: IncomingMessage): StandInUser | undefined => {
+    const login = cookieOf(req, USER_COOKIE);
+    return login ? users.get(login.toLowerCase()) : undefined;
+  };
+  const signInPage = (returnTo: string): UserAuthAnswer =>
+    page(
+      'Sign in to GitHub',
+      `<h1>Sign in to GitHub</h1><form method="post" action="/session"><input type="hidden" name="return_to" value="${escapeHtml(returnTo)}">
+<label>Username <input type="text" name="login" required></label> <label>Password <input type="password" name="password"></label>
+<button type="submit" name="commit" value="sign-in">Sign in</button></form>`,
+    );
+  const refusal = (authorization: string | undefined): UserAuthAnswer =>
+    // An installation token on a user route: GitHub refuses it as not accessible by an integration.
+    /^(?:token|bearer) ghs_/i.test(authorization ?? '')
+      ? { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' } }
+      : badCredentials();
+
   /** GET /login/oauth/authorize: who the browser is (its sign-in form first), then ask once, then redirect with a code. */
   const authorize = (req: IncomingMessage, url: URL): UserAuthAnswer => {
     if (!app || url.searchParams.get('client_id') !== app.clientId)
@@ -176,17 +199,9 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
     if ((method !== null || challenge !== null) && (method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(challenge ?? ''))) {
       return { ...page('Bad request', '<h1>code_challenge_method must be S256 with a 43-character code_challenge</h1>'), status: 400 };
     }
-    const login = cookieOf(req, USER_COOKIE);
-    const user = login ? users.get(login.toLowerCase()) : undefined;
+    const user = browserUser(req);
     const here = `${url.pathname}${url.search}`;
-    if (!user) {
-      return page(
-        'Sign in to GitHub',
-        `<h1>Sign in to GitHub</h1><form method="post" action="/session"><input type="hidden" name="return_to" value="${escapeHtml(here)}">
-<label>Username <input type="text" name="login" required></label> <label>Password <input type="password" name="password"></label>
-<button type="submit" name="commit" value="sign-in">Sign in</button></form>`,
-      );
-    }
+    if (!user) return signInPage(here);
     if (!authorized.has(user.login.toLowerCase())) {
       return page(
         'Authorize application',
@@ -262,12 +277,7 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
     const path = url.pathname;
     if (path !== '/user' && path !== '/user/emails' && !path.startsWith('/user/memberships/orgs/')) return undefined;
     const user = userOfToken(req.headers.authorization);
-    if (!user) {
-      // An installation token on a user route: GitHub refuses it as not accessible by an integration.
-      if (/^(?:token|bearer) ghs_/i.test(req.headers.authorization ?? ''))
-        return { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' } };
-      return badCredentials();
-    }
+    if (!user) return refusal(req.headers.authorization);
     if (path === '/user') return { status: 200, body: userJson(user) };
     if (path === '/user/emails') {
       const emails = user.emails ?? (user.email ? [{ email: user.email, primary: true, verified: true, visibility: 'public' as const }] : []);
@@ -310,5 +320,8 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
       authorized.delete(login.toLowerCase());
     },
     userOfToken,
+    refusal,
+    browserUser,
+    signInPage,
   };
 }

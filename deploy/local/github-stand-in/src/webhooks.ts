@@ -22,10 +22,18 @@ export function signWebhookBody(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** POSTs one event as GitHub does: JSON body, `X-GitHub-Event`, `X-GitHub-Delivery`, `X-Hub-Signature-256`. */
-export async function sendWebhook(target: WebhookTarget, event: string, payload: unknown): Promise<WebhookDelivery> {
-  const body = JSON.stringify(payload);
-  const deliveryId = randomUUID();
+/**
+ * POSTs one event as GitHub does: JSON body, `X-GitHub-Event`, `X-GitHub-Delivery`, `X-Hub-Signature-256`.
+ * `again` is GitHub's "Redeliver": the same delivery id and the very same body.
+ */
+export async function sendWebhook(
+  target: WebhookTarget,
+  event: string,
+  payload: unknown,
+  again?: { deliveryId: string; body: string },
+): Promise<WebhookDelivery> {
+  const body = again?.body ?? JSON.stringify(payload);
+  const deliveryId = again?.deliveryId ?? randomUUID();
   const signature = signWebhookBody(target.secret, body);
   const response = await fetch(target.url, {
     method: 'POST',

@@ -143,6 +143,12 @@ mcp-registry: []
 - name: GITHUB_CLIENT_ID
   value: {{ $v.github.signIn.clientId | quote }}
 {{ include "ars.secretEnv" (dict "name" "GITHUB_CLIENT_SECRET" "secret" $secret "key" $v.secrets.keys.githubClientSecret) }}
+- name: GITHUB_SIGN_IN
+  value: {{ $v.github.signIn.enabled | quote }}
+{{- if $v.github.appSlug }}
+- name: GITHUB_APP_SLUG
+  value: {{ $v.github.appSlug | quote }}
+{{- end }}
 {{- if $v.github.signIn.allowedOrgs }}
 - name: GITHUB_ALLOWED_ORGS
   value: {{ $v.github.signIn.allowedOrgs | quote }}
@@ -162,6 +168,13 @@ mcp-registry: []
 - name: GITHUB_APP_ID
   value: {{ $v.github.appId | quote }}
 {{ include "ars.secretEnv" (dict "name" "GITHUB_APP_PRIVATE_KEY" "secret" $secret "key" $v.secrets.keys.githubAppPrivateKey) }}
+{{- if $v.github.signIn.clientId }}
+- name: GITHUB_CLIENT_ID
+  value: {{ $v.github.signIn.clientId | quote }}
+{{ include "ars.secretEnv" (dict "name" "GITHUB_CLIENT_SECRET" "secret" $secret "key" $v.secrets.keys.githubClientSecret) }}
+- name: GITHUB_WEB_URL
+  value: {{ $v.github.webUrl | quote }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- if or (eq $name "catalog") (eq $name "pr-review") }}

@@ -8,7 +8,11 @@ import type { CatalogDeps } from './http/deps.js';
 import { catalogRoutes } from './http/routes.js';
 import { AgentStore } from './store/agents.js';
 import { CATALOG_INDEXES } from './store/collections.js';
+import { gitHubUserApi } from './sourceHost/gitHubUserApi.js';
+import { AccessStore } from './store/access.js';
+import { GitHubLinkStore } from './store/githubLinks.js';
 import { InstallationStore } from './store/installations.js';
+import { adoptLegacyOwners } from './store/legacyOwners.js';
 import { ModelSettingsStore } from './store/modelSettings.js';
 import { RepoStore } from './store/repos.js';
 
@@ -52,21 +56,31 @@ export async function startCatalog(runtime: CatalogRuntime = {}): Promise<Runnin
       const deps: CatalogDeps = {
         installations: new InstallationStore(db),
         repos: new RepoStore(db),
+        access: new AccessStore(db),
+        githubLinks: new GitHubLinkStore(db, box),
         agents: new AgentStore(db),
         modelSettings: new ModelSettingsStore(db, box),
         localHost: new LocalSourceHost(settings.sourceHostDir),
         githubHost: settings.github ? new GitHubAppSourceHost(settings.github) : undefined,
+        githubUsers: settings.github ? gitHubUserApi(settings.github) : undefined,
         production: settings.environment === 'production',
         logger: ctx.logger,
       };
       ctx.logger.info(
-        { source_host_dir: settings.sourceHostDir, github_app: Boolean(settings.github), environment: settings.environment },
+        {
+          source_host_dir: settings.sourceHostDir,
+          github_app: Boolean(settings.github),
+          github_rechecks: Boolean(settings.github?.client),
+          environment: settings.environment,
+        },
         'catalog configured',
       );
       return deps;
     },
     routes: (ctx, deps) => [catalogRoutes(deps, ctx.config.INTERNAL_TOKEN)],
-    start: (ctx, deps) => {
+    start: async (ctx, deps) => {
+      const adopted = await adoptLegacyOwners(deps);
+      if (adopted > 0) ctx.logger.info({ documents: adopted }, 'installations and repositories of one user moved into access records');
       // After a key rotation, provider keys sealed under the previous key move to the current one.
       const reseal = resealInBackground('provider keys', (signal) => deps.modelSettings.resealProviderKeys(signal), ctx.logger);
       ctx.onShutdown(() => reseal.stop(), 're-seal pass');

@@ -4,8 +4,11 @@ import type { Agent, CatalogRepo, DevInstallation, Model, Repo } from '@ars/cont
 import type { HttpClient } from '@ars/http-client';
 import type { HostRepo } from './http/findHostRepo.js';
 import type { RepoAccess } from './http/repoAccess.js';
+import type { DeliveryApplied } from './sourceHost/gitHubDeliveries.js';
+import type { GitHubUserTokens } from './sourceHost/gitHubUserApi.js';
+import type { GitHubConnection } from './sourceHost/gitHubUserReach.js';
 
-export type { HostRepo, RepoAccess };
+export type { DeliveryApplied, GitHubConnection, GitHubUserTokens, HostRepo, RepoAccess };
 
 /** Per call: aborts it (with the client's deadline) and overrides that deadline. */
 export interface CallOptions {
@@ -33,6 +36,14 @@ export interface CatalogClient {
   repoAccess(userId: string, repoId: string): Promise<RepoAccess>;
   /** `GET /internal/source-hosts/github/installations/:externalId/repos/:owner/:name`: whose repository a GitHub delivery names; NOT_FOUND when none of ours. */
   githubRepo(externalInstallationId: number, fullName: string): Promise<HostRepo>;
+  /** `POST /internal/source-hosts/github/deliveries`: a delivery whose signature was checked, taken once (installation, installation_repositories, repository). */
+  applyGitHubDelivery(delivery: { event: string; deliveryId: string; payload: unknown }): Promise<DeliveryApplied>;
+  /** `PUT /internal/users/:userId/github`: the user's GitHub reach made exactly what GitHub lists for this user token (tokens are secrets). */
+  connectGitHub(userId: string, tokens: GitHubUserTokens, options?: CallOptions): Promise<GitHubConnection>;
+  /** `POST /internal/users/:userId/github/recheck`: rechecked with the kept refresh token; null when not linked (any more). */
+  recheckGitHub(userId: string, options?: CallOptions): Promise<GitHubConnection | null>;
+  /** `GET /internal/users/:userId/github`: the user's GitHub connection as known, or null. */
+  gitHubConnection(userId: string): Promise<GitHubConnection | null>;
   /** `GET /internal/users/:userId/installations/:installationId`: NOT_FOUND unless the user's. */
   installation(userId: string, installationId: number): Promise<CatalogInstallation>;
   /** `GET /internal/users/:userId/agents`: the user's own agents, then the presets. */
@@ -62,6 +73,18 @@ export function createCatalogClient(http: HttpClient): CatalogClient {
       const [owner = '', name = ''] = fullName.split('/');
       const path = `/internal/source-hosts/github/installations/${externalInstallationId}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
       return (await http.get<{ repo: HostRepo }>(path)).repo;
+    },
+    async applyGitHubDelivery(delivery) {
+      return (await http.post<{ applied: DeliveryApplied }>('/internal/source-hosts/github/deliveries', delivery)).applied;
+    },
+    async connectGitHub(userId, tokens, options = {}) {
+      return (await http.put<{ github: GitHubConnection }>(`${user(userId)}/github`, tokens, options)).github;
+    },
+    async recheckGitHub(userId, options = {}) {
+      return (await http.post<{ github: GitHubConnection | null }>(`${user(userId)}/github/recheck`, {}, options)).github;
+    },
+    async gitHubConnection(userId) {
+      return (await http.get<{ github: GitHubConnection | null }>(`${user(userId)}/github`)).github;
     },
     async installation(userId, installationId) {
       return (await http.get<{ installation: CatalogInstallation }>(`${user(userId)}/installations/${installationId}`)).installation;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@ars/config';
 import { resolveCatalogSettings } from './config.js';
 
-const base = { NODE_ENV: 'development' as const, GITHUB_API_URL: 'https://api.github.com' };
+const base = { NODE_ENV: 'development' as const, GITHUB_API_URL: 'https://api.github.com', GITHUB_WEB_URL: 'https://github.com' };
 
 describe('development: SOURCE_HOST_DIR defaults under .stack/ and a fixed development secrets key is used (and warned about)', () => {
   test('defaults', () => {
@@ -53,6 +53,13 @@ describe('CATALOG_SECRETS_KEY must be base64 of 32 bytes; the GitHub App needs i
       appId: '123',
       privateKey: '-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----',
       apiUrl: 'https://api.github.com',
+      webUrl: 'https://github.com',
+      client: undefined,
     });
+  });
+  test('the App’s OAuth client (rechecks with refresh tokens) needs its id and secret together', () => {
+    const app = { ...base, GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY: 'pem' };
+    expect(() => resolveCatalogSettings({ ...app, GITHUB_CLIENT_ID: 'Iv23.x' })).toThrow('GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET must be set together');
+    expect(resolveCatalogSettings({ ...app, GITHUB_CLIENT_ID: 'Iv23.x', GITHUB_CLIENT_SECRET: 's' }).github?.client).toEqual({ id: 'Iv23.x', secret: 's' });
   });
 });

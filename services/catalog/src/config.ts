@@ -19,7 +19,21 @@ export const catalogConfigSchema = {
   GITHUB_APP_ID: env.string({ optional: true, pattern: '^[1-9][0-9]{0,18}$', describe: 'a GitHub App id (digits)' }),
   GITHUB_APP_PRIVATE_KEY: env.string({ optional: true, secret: true }),
   GITHUB_API_URL: env.url({ protocols: ['http', 'https'], default: 'https://api.github.com' }),
+  /** The App's OAuth client (the gateway's sign-in and Connect use the same): rechecks who reaches what with a user's refresh token. */
+  GITHUB_CLIENT_ID: env.string({ optional: true }),
+  GITHUB_CLIENT_SECRET: env.string({ optional: true, secret: true }),
+  GITHUB_WEB_URL: env.url({ protocols: ['http', 'https'], default: 'https://github.com' }),
 };
+
+/** The GitHub App as the catalog uses it: as the App (installation tokens) and, with its OAuth client, on a user's behalf. */
+export interface CatalogGitHubSettings {
+  appId: string;
+  privateKey: string;
+  apiUrl: string;
+  webUrl: string;
+  /** Without it a user's reach is checked only when the gateway hands over a fresh user token (sign-in, Connect). */
+  client: { id: string; secret: string } | undefined;
+}
 
 export interface CatalogSettings {
   environment: Environment;
@@ -28,7 +42,7 @@ export interface CatalogSettings {
   keyring: Keyring;
   /** True when no key was configured and the development key is in use (warned at start-up). */
   developmentKey: boolean;
-  github: { appId: string; privateKey: string; apiUrl: string } | undefined;
+  github: CatalogGitHubSettings | undefined;
 }
 
 interface CatalogConfigInput {
@@ -41,6 +55,9 @@ interface CatalogConfigInput {
   GITHUB_APP_ID?: string | undefined;
   GITHUB_APP_PRIVATE_KEY?: string | undefined;
   GITHUB_API_URL: string;
+  GITHUB_CLIENT_ID?: string | undefined;
+  GITHUB_CLIENT_SECRET?: string | undefined;
+  GITHUB_WEB_URL: string;
 }
 
 /**
@@ -77,6 +94,9 @@ export function resolveCatalogSettings(config: CatalogConfigInput): CatalogSetti
   if (Boolean(config.GITHUB_APP_ID) !== Boolean(config.GITHUB_APP_PRIVATE_KEY)) {
     problems.push('GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY must be set together');
   }
+  if (Boolean(config.GITHUB_CLIENT_ID) !== Boolean(config.GITHUB_CLIENT_SECRET)) {
+    problems.push('GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET must be set together');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     environment,
@@ -85,7 +105,13 @@ export function resolveCatalogSettings(config: CatalogConfigInput): CatalogSetti
     developmentKey: secrets.developmentKey,
     github:
       config.GITHUB_APP_ID && config.GITHUB_APP_PRIVATE_KEY
-        ? { appId: config.GITHUB_APP_ID, privateKey: config.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n'), apiUrl: config.GITHUB_API_URL }
+        ? {
+            appId: config.GITHUB_APP_ID,
+            privateKey: config.GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n'),
+            apiUrl: config.GITHUB_API_URL,
+            webUrl: config.GITHUB_WEB_URL,
+            client: config.GITHUB_CLIENT_ID && config.GITHUB_CLIENT_SECRET ? { id: config.GITHUB_CLIENT_ID, secret: config.GITHUB_CLIENT_SECRET } : undefined,
+          }
         : undefined,
   };
 }

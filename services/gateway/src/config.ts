@@ -75,6 +75,10 @@ export const gatewayConfigSchema = {
   }),
   /** Lets any GitHub account sign in: an explicit choice, never a default. */
   GITHUB_ALLOW_ANY: env.boolean({ default: false }),
+  /** With the App's client set, sign-in with GitHub is offered unless this says false (a company signing in through OpenID Connect only, still connecting GitHub). */
+  GITHUB_SIGN_IN: env.boolean({ default: true }),
+  /** The GitHub App's slug (its page `{GITHUB_WEB_URL}/apps/<slug>`): with the App's client, the settings page's "Connect GitHub" installs it. */
+  GITHUB_APP_SLUG: env.string({ optional: true, pattern: '^[a-z0-9][a-z0-9-]{0,99}$', describe: 'a GitHub App slug (lower case, digits, hyphens)' }),
   /** GitHub's web host (the OAuth pages) and API (GitHub Enterprise Server, or a stand-in in tests). */
   GITHUB_WEB_URL: env.url({ default: 'https://github.com', protocols: ['http', 'https'] }),
   GITHUB_API_URL: env.url({ default: 'https://api.github.com', protocols: ['http', 'https'] }),
@@ -105,13 +109,15 @@ interface GitHubVariables {
   GITHUB_CLIENT_SECRET?: string | undefined;
   GITHUB_ALLOWED_ORGS: readonly string[];
   GITHUB_ALLOW_ANY: boolean;
+  GITHUB_SIGN_IN: boolean;
+  GITHUB_APP_SLUG?: string | undefined;
   GITHUB_WEB_URL: string;
   GITHUB_API_URL: string;
 }
 
-/** Sign-in with GitHub, when it is configured. */
+/** Sign-in with GitHub, when it is configured (and not turned off). */
 export function gitHubSignInSettingsOf(config: GitHubVariables): GitHubSignInSettings | undefined {
-  if (!config.GITHUB_CLIENT_ID || !config.GITHUB_CLIENT_SECRET) return undefined;
+  if (!config.GITHUB_CLIENT_ID || !config.GITHUB_CLIENT_SECRET || !config.GITHUB_SIGN_IN) return undefined;
   return {
     clientId: config.GITHUB_CLIENT_ID,
     clientSecret: config.GITHUB_CLIENT_SECRET,
@@ -120,6 +126,19 @@ export function gitHubSignInSettingsOf(config: GitHubVariables): GitHubSignInSet
     webUrl: config.GITHUB_WEB_URL,
     apiUrl: config.GITHUB_API_URL,
   };
+}
+
+/** Connecting the GitHub App (the settings page's "Connect GitHub"): its slug and its client. */
+export interface GitHubConnectionSettings {
+  slug: string;
+  clientId: string;
+  clientSecret: string;
+  webUrl: string;
+}
+
+export function gitHubConnectionSettingsOf(config: GitHubVariables): GitHubConnectionSettings | undefined {
+  if (!config.GITHUB_APP_SLUG || !config.GITHUB_CLIENT_ID || !config.GITHUB_CLIENT_SECRET) return undefined;
+  return { slug: config.GITHUB_APP_SLUG, clientId: config.GITHUB_CLIENT_ID, clientSecret: config.GITHUB_CLIENT_SECRET, webUrl: config.GITHUB_WEB_URL };
 }
 
 interface OidcVariables {
@@ -154,6 +173,9 @@ export function gatewayConfigProblems(config: OidcVariables & GitHubVariables): 
   return [
     ...byHalves(config, ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'], 'OpenID Connect sign-in needs the issuer, the client id and its secret'),
     ...byHalves(config, ['GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET'], 'sign-in with GitHub needs the GitHub App’s client id and secret'),
+    ...(config.GITHUB_APP_SLUG
+      ? byHalves(config, ['GITHUB_APP_SLUG', 'GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET'], 'Connect GitHub needs the App’s slug and its client')
+      : []),
   ];
 }
 

@@ -6,6 +6,7 @@ import {
   gatewayConfigProblems,
   gatewayConfigSchema,
   gatewayDevelopmentDefaults,
+  gitHubConnectionSettingsOf,
   gitHubSignInSettingsOf,
   oidcSettingsOf,
   type GatewayConfigSchema,
@@ -18,7 +19,7 @@ import { sessionRoutes } from './http/sessionRoutes.js';
 import { createPeerClients, peerReadinessChecks } from './peers.js';
 import { sessionIndexes, sessionStore } from './store/sessions.js';
 import { tokenIndexes, tokenStore } from './store/personalAccessTokens.js';
-import { CLI_LOGIN_CODES, DEV_SIGN_IN_CODES, oneTimeCodeIndexes, oneTimeCodeStore, SIGN_IN_ATTEMPTS } from './store/oneTimeCodes.js';
+import { CLI_LOGIN_CODES, DEV_SIGN_IN_CODES, GITHUB_CONNECT_ATTEMPTS, oneTimeCodeIndexes, oneTimeCodeStore, SIGN_IN_ATTEMPTS } from './store/oneTimeCodes.js';
 import { CLI_LOGIN_PATH, cliLoginRoutes } from './http/cliLogin.js';
 import { devSignInRoutes } from './http/devSignIn.js';
 import type { CliLoginGrant } from './domain/cliLogin.js';
@@ -27,6 +28,7 @@ import { callbackPathOf, type SignInAttempt } from './domain/signIn.js';
 import { gitHubSignIn } from './signIn/gitHubSignIn.js';
 import type { SignInMethod } from './signIn/signInMethod.js';
 import { openIdConnect } from './signIn/openIdConnect.js';
+import { gitHubConnectionRoutes, type GitHubConnectAttempt } from './settings/gitHubConnectionRoutes.js';
 import { settingsRoutes } from './settings/settingsRoutes.js';
 import { signInRoutes } from './signIn/signInRoutes.js';
 import { userIndexes, userStore } from './store/users.js';
@@ -78,6 +80,8 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
     devSignInCodes: oneTimeCodeStore<DevSignInGrant>(ctx.mongo.db, DEV_SIGN_IN_CODES),
     oauthGrants: oauthGrantStore(ctx.mongo.db),
     signInAttempts: oneTimeCodeStore<SignInAttempt>(ctx.mongo.db, SIGN_IN_ATTEMPTS),
+    gitHubConnects: oneTimeCodeStore<GitHubConnectAttempt>(ctx.mongo.db, GITHUB_CONNECT_ATTEMPTS),
+    gitHubConnection: gitHubConnectionSettingsOf(config),
     signInMethods: signInMethodsOf(config, publicOrigin),
     publicOrigin,
     production: environmentOf(config) === 'production',
@@ -105,6 +109,7 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
       oneTimeCodeIndexes(CLI_LOGIN_CODES),
       oneTimeCodeIndexes(DEV_SIGN_IN_CODES),
       oneTimeCodeIndexes(SIGN_IN_ATTEMPTS),
+      oneTimeCodeIndexes(GITHUB_CONNECT_ATTEMPTS),
       oauthRecordIndexes,
     ],
     // Public routes parse their body after authentication (http/jsonBody.ts); the MCP transport reads
@@ -129,6 +134,7 @@ export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<G
       devSignInRoutes(gateway),
       signInRoutes(gateway),
       settingsRoutes(gateway),
+      gitHubConnectionRoutes(gateway),
       adminRoutes(gateway),
       githubWebhookRoutes(gateway),
       oauthRoutes(gateway),

@@ -28,7 +28,12 @@ describe('the GitHub App authenticates as the App with a valid RS256 JWT for its
   test('every page of GET /installation/repositories is read (150 repositories, per_page 100)', async () => {
     const repos = await host().listRepositories({ account: 'acme', externalId: 7 });
     expect(repos).toHaveLength(150);
-    expect(repos[0]).toEqual({ fullName: 'acme/service-000', defaultBranch: 'trunk', cloneUrl: 'https://github.com/acme/service-000.git' });
+    expect(repos[0]).toEqual({
+      externalId: expect.any(Number),
+      fullName: 'acme/service-000',
+      defaultBranch: 'trunk',
+      cloneUrl: 'https://github.com/acme/service-000.git',
+    });
     expect(repos[149]?.fullName).toBe('acme/service-149');
     expect(github.requests).toEqual(
       expect.arrayContaining([
@@ -68,7 +73,7 @@ describe('only an http: or https: clone URL carries the token; any other (a stan
     expect(await app.authenticatedCloneUrl({ account: 'octo', externalId: null }, { cloneUrl: fileUrl })).toBe(fileUrl);
     expect(github.minted.filter((m) => m.installationId === 9)).toHaveLength(0);
     const [listed] = await app.listRepositories(installation);
-    expect(listed).toEqual({ fullName: 'octo/mirrored', defaultBranch: 'main', cloneUrl: fileUrl });
+    expect(listed).toEqual({ externalId: expect.any(Number), fullName: 'octo/mirrored', defaultBranch: 'main', cloneUrl: fileUrl });
     expect(await app.authenticatedCloneUrl(installation, { cloneUrl: listed?.cloneUrl ?? '' })).toBe(fileUrl);
 
     const url = await app.authenticatedCloneUrl(installation, { cloneUrl: 'http://git.internal:8080/octo/mirrored.git' });

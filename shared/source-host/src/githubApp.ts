@@ -41,6 +41,7 @@ export type GitHubAppOptions = {
 
 /** The fields of GitHub's answers the adapter reads (GitHub's names). */
 interface GitHubRepository {
+  id: number;
   full_name: string;
   default_branch?: string | null;
   clone_url: string;
@@ -102,6 +103,7 @@ const MAX_FILE_BYTES = 1_000_000;
 export class GitHubAppSourceHost implements SourceHost {
   readonly provider = 'github' as const;
   private readonly mintToken: (installationId: number) => Promise<{ token: string; expiresAt: string }>;
+  private readonly asApp: Octokit | undefined;
   private readonly baseUrl: string;
 
   constructor(options: GitHubAppOptions) {
@@ -110,15 +112,32 @@ export class GitHubAppSourceHost implements SourceHost {
       this.mintToken = options.installationToken;
       return;
     }
-    const app = new Octokit({
+    const app = (this.asApp = new Octokit({
       baseUrl: this.baseUrl,
       authStrategy: createAppAuth,
       auth: { appId: options.appId, privateKey: options.privateKey },
-    });
+    }));
     this.mintToken = async (installationId) => {
       const auth = (await hostCall(() => app.auth({ type: 'installation', installationId }))) as { token: string; expiresAt: string };
       return { token: auth.token, expiresAt: auth.expiresAt };
     };
+  }
+
+  /**
+   * The installation as GitHub has it now (`GET /app/installations/{id}`, as the App): its account and
+   * since when it is suspended; null when GitHub no longer has it (uninstalled). Only with the App's key.
+   */
+  async appInstallation(installationId: number): Promise<{ account: string; suspendedAt: string | null } | null> {
+    const app = this.asApp;
+    if (!app) throw new Error('appInstallation needs the App’s own key, not a handed-over installation token');
+    try {
+      const { data } = await hostCall(() => app.request('GET /app/installations/{installation_id}', { installation_id: installationId }));
+      const body = data as { account?: { login?: string } | null; suspended_at?: string | null };
+      return { account: body.account?.login ?? '', suspendedAt: body.suspended_at ?? null };
+    } catch (error) {
+      if (error instanceof SourceHostError && error.kind === 'not_found') return null;
+      throw error;
+    }
   }
 
   /** An installation access token and when it expires (ISO 8601). A secret: never log it. */
@@ -136,7 +155,7 @@ export class GitHubAppSourceHost implements SourceHost {
     for (let page = 1; ; page += 1) {
       const data = await client.get<{ total_count: number; repositories: GitHubRepository[] }>('GET /installation/repositories', { per_page: PAGE_SIZE, page });
       for (const repo of data.repositories) {
-        repositories.push({ fullName: repo.full_name, defaultBranch: repo.default_branch ?? null, cloneUrl: repo.clone_url });
+        repositories.push({ externalId: repo.id, fullName: repo.full_name, defaultBranch: repo.default_branch ?? null, cloneUrl: repo.clone_url });
       }
       if (data.repositories.length < PAGE_SIZE || repositories.length >= data.total_count) return repositories;
     }

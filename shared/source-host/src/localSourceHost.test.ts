@@ -40,8 +40,8 @@ describe('the local source host lists an account’s repositories with the branc
     await host.createRepository({ owner: 'lister', name: 'a-repo', defaultBranch: 'trunk' });
     const repos = await host.listRepositories({ account: 'lister', externalId: null });
     expect(repos).toEqual([
-      { fullName: 'lister/a-repo', defaultBranch: 'trunk', cloneUrl: `file://${join(root, 'lister', 'a-repo.git')}` },
-      { fullName: 'lister/b-repo', defaultBranch: 'main', cloneUrl: `file://${join(root, 'lister', 'b-repo.git')}` },
+      { externalId: null, fullName: 'lister/a-repo', defaultBranch: 'trunk', cloneUrl: `file://${join(root, 'lister', 'a-repo.git')}` },
+      { externalId: null, fullName: 'lister/b-repo', defaultBranch: 'main', cloneUrl: `file://${join(root, 'lister', 'b-repo.git')}` },
     ]);
     expect(await host.authenticatedCloneUrl({ account: 'lister', externalId: null }, repos[0] ?? { cloneUrl: '' })).toBe(repos[0]?.cloneUrl);
     expect(await host.listRepositories({ account: 'nobody', externalId: null })).toEqual([]);

@@ -83,7 +83,12 @@ export class LocalSourceHost implements SourceHost {
       const path = join(dir, entry.name);
       const head = await readFile(join(path, 'HEAD'), 'utf8').catch(() => '');
       const branch = /^ref: refs\/heads\/(.+)$/m.exec(head)?.[1] ?? null;
-      repositories.push({ fullName: `${installation.account}/${entry.name.slice(0, -4)}`, defaultBranch: branch, cloneUrl: `file://${path}` });
+      repositories.push({
+        externalId: null,
+        fullName: `${installation.account}/${entry.name.slice(0, -4)}`,
+        defaultBranch: branch,
+        cloneUrl: `file://${path}`,
+      });
     }
     return repositories;
   }

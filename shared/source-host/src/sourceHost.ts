@@ -16,6 +16,8 @@ export interface InstallationRef {
 }
 
 export interface SourceHostRepository {
+  /** The source host's own id of the repository (GitHub's, which stays through renames and transfers); null for the local host. */
+  externalId: number | null;
   fullName: string;
   defaultBranch: string | null;
   /** The repository's plain clone URL (no credentials). */

@@ -68,6 +68,8 @@ export interface AppInstallations {
   /** Records an installation made outside the browser flow (the stand-in's `installations` option). */
   record(id: number, accountLogin: string): void;
   list(): StandInInstallation[];
+  /** `GET /app/installations/{id}` (as the App): the installation's JSON, undefined when GitHub has none. */
+  get(installationId: number): Record<string, unknown> | undefined;
   deliveries(): WebhookDelivery[];
   uninstall(installationId: number): Promise<WebhookDelivery | undefined>;
   suspend(installationId: number, suspended: boolean): Promise<WebhookDelivery | undefined>;
@@ -338,6 +340,10 @@ export function createAppInstallations(options: {
         updatedAt: at,
       });
       nextInstallationId = Math.max(nextInstallationId, id + 1);
+    },
+    get(installationId) {
+      const installation = installations.get(installationId);
+      return installation ? installationJson(installation) : undefined;
     },
     list: () => [...installations.values()].map((installation) => ({ ...installation, account: { ...installation.account } })),
     deliveries: () => sent.map((entry) => entry.delivery),

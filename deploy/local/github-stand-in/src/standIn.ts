@@ -167,6 +167,8 @@ export interface GitHubStandIn {
   addUser(user: StandInUser): void;
   /** User access tokens minted by the web flow (and refreshes), in order. */
   userTokens(): { login: string; token: string }[];
+  /** The end of the web flow without a browser: the user authorized the App; their tokens (see UserAuth.authorizeUser). */
+  authorizeUser(login: string): { accessToken: string; refreshToken: string; refreshTokenExpiresIn: number };
   revokeUserTokens(login: string): void;
   forgetAuthorization(login: string): void;
   /** Sends a signed webhook with GitHub's payload for the event, built from the stand-in's state. */
@@ -566,6 +568,20 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     if (run.status === 'completed' && run.completed_at === null) run.completed_at = iso();
   };
 
+  /** The App authenticates as itself with an RS256 JWT (`iss` its id), as the `/app/…` routes require. */
+  const requireAppJwt = (req: IncomingMessage): void => {
+    const jwt = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!jwt) throw new HttpAnswer(401, { message: 'A JSON web token could not be decoded', documentation_url: DOCS, status: '401' });
+    const check = checkAppJwt(jwt, options.appId, options.publicKey);
+    jwts.push(check);
+    if (!check.valid)
+      throw new HttpAnswer(401, {
+        message: `'Issuer' claim ('iss') must be an Integer or the JWT is invalid: ${check.reason ?? ''}`,
+        documentation_url: DOCS,
+        status: '401',
+      });
+  };
+
   type Route = (
     m: string[],
     ctx: { req: IncomingMessage; url: URL; installationId: () => number },
@@ -575,16 +591,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       'POST',
       /^\/app\/installations\/(\d+)\/access_tokens$/,
       async (m, { req }) => {
-        const jwt = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-        if (!jwt) throw new HttpAnswer(401, { message: 'A JSON web token could not be decoded', documentation_url: DOCS, status: '401' });
-        const check = checkAppJwt(jwt, options.appId, options.publicKey);
-        jwts.push(check);
-        if (!check.valid)
-          throw new HttpAnswer(401, {
-            message: `'Issuer' claim ('iss') must be an Integer or the JWT is invalid: ${check.reason ?? ''}`,
-            documentation_url: DOCS,
-            status: '401',
-          });
+        requireAppJwt(req);
         const installationId = Number(m[1]);
         if (!installations.has(installationId)) throw notFound();
         if (appInstallations.list().find((installation) => installation.id === installationId)?.suspendedAt)
@@ -600,6 +607,16 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
             repository_selection: 'selected',
           },
         };
+      },
+    ],
+    [
+      'GET',
+      /^\/app\/installations\/(\d+)$/,
+      async (m, { req }) => {
+        requireAppJwt(req);
+        const installation = appInstallations.get(Number(m[1]));
+        if (!installation) throw notFound();
+        return { status: 200, body: installation };
       },
     ],
     [
@@ -938,6 +955,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     webUrl: baseUrl,
     addUser: (user) => userAuth.addUser(user),
     userTokens: () => userAuth.userTokens(),
+    authorizeUser: (login) => userAuth.authorizeUser(login),
     revokeUserTokens: (login) => userAuth.revokeUserTokens(login),
     forgetAuthorization: (login) => userAuth.forgetAuthorization(login),
     minted,

@@ -104,6 +104,11 @@ export interface UserAuth {
   addUser(user: StandInUser): void;
   /** User access tokens minted, in order (refreshes included). */
   userTokens(): { login: string; token: string }[];
+  /**
+   * What the web flow ends in, without a browser: the user has authorized the App and the code was
+   * exchanged. Answers the token endpoint's fields (a test hands them to whoever the gateway would).
+   */
+  authorizeUser(login: string): { accessToken: string; refreshToken: string; refreshTokenExpiresIn: number };
   /** The token stops working at once (GitHub answers 401 Bad credentials). */
   revokeUserTokens(login: string): void;
   /** The App's authorization by the user is forgotten: the next authorize asks again. */
@@ -313,6 +318,13 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
       users.set(user.login.toLowerCase(), user);
     },
     userTokens: () => tokens.map((t) => ({ login: t.login, token: t.token })),
+    authorizeUser(login) {
+      const user = users.get(login.toLowerCase());
+      if (!user) throw new Error(`no stand-in GitHub user ${login}`);
+      authorized.add(user.login.toLowerCase());
+      const token = mint(user.login);
+      return { accessToken: token.token, refreshToken: token.refreshToken, refreshTokenExpiresIn: REFRESH_TTL_SECONDS };
+    },
     revokeUserTokens(login) {
       for (const token of tokens) if (token.login.toLowerCase() === login.toLowerCase()) token.revoked = true;
     },

@@ -39,6 +39,8 @@ export interface SystemOptions {
   /** Every output line of the services (`<service> | <JSON log line>`), at `logLevel` (default `warn`). */
   output?: (line: string) => void;
   logLevel?: string;
+  /** The gateway's port, when an outside party must know its URL before it starts (a GitHub App's callback URLs); default any free one. */
+  gatewayPort?: number;
 }
 
 /**
@@ -70,7 +72,7 @@ export async function startSystem(env: Record<string, string> = {}, options: Sys
   // would otherwise share consumer groups (`runs`, `sandboxes`) and databases (`ars_runs`) and take
   // each other's messages. Redis is shared: every key in it is per user, per token or per address.
   const stack = await startStack({
-    gatewayPort: 0,
+    gatewayPort: options.gatewayPort ?? 0,
     redisUrl: infra.redisUrl,
     logLevel: options.logLevel ?? (process.env.ARS_TEST_STACK_LOG ? 'info' : 'warn'),
     // ARS_TEST_STACK_LOG=<file>: every service's output appended there (debugging a whole-stack test).

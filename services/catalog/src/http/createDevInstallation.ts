@@ -3,7 +3,7 @@ import { AppError } from '@ars/errors';
 import { ok, validateBody, type Router, requestBody } from '@ars/http-app';
 import type { CatalogDeps } from './deps.js';
 import { toRepo } from './repoView.js';
-import { syncRepositories } from '../sourceHost/syncRepositories.js';
+import { recordRepositories } from '../sourceHost/installationRepositories.js';
 
 interface DevInstallationBody {
   userId: string;
@@ -41,8 +41,9 @@ export function createDevInstallation(router: Router, deps: CatalogDeps): void {
         files: { 'README.md': `# ${account}/${name}\n\nA development repository of the local source host.\n` },
       });
     }
-    const installation = await deps.installations.create({ id, userId: body.userId, account, provider: 'local', externalId: null });
-    const repos = await syncRepositories(deps.localHost, installation, deps.repos);
+    const installation = await deps.installations.createLocal({ id, userId: body.userId, account });
+    const repos = await recordRepositories(deps, installation._id, await deps.localHost.listRepositories({ account, externalId: null }));
+    await deps.access.grant(body.userId, 'local', installation._id, repos);
     deps.logger.info({ installation_id: installation._id, account, repos: repos.length }, 'development installation created');
     ok(
       ctx,

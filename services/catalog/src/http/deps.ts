@@ -1,8 +1,11 @@
 import type { Logger } from '@ars/logger';
-import type { LocalSourceHost, SourceHost, SourceHostProvider } from '@ars/source-host';
+import type { GitHubAppSourceHost, LocalSourceHost, SourceHost, SourceHostProvider } from '@ars/source-host';
 import { availableModels, type CatalogModel } from '../domain/modelAvailability.js';
 import { DEFAULT_PLAN, MODEL_CATALOG } from '../domain/modelCatalog.js';
+import type { GitHubUserApi } from '../sourceHost/gitHubUserApi.js';
+import type { AccessStore } from '../store/access.js';
 import type { AgentStore } from '../store/agents.js';
+import type { GitHubLinkStore } from '../store/githubLinks.js';
 import type { InstallationStore } from '../store/installations.js';
 import type { ModelSettingsStore } from '../store/modelSettings.js';
 import type { RepoStore } from '../store/repos.js';
@@ -11,11 +14,16 @@ import type { RepoStore } from '../store/repos.js';
 export interface CatalogDeps {
   installations: InstallationStore;
   repos: RepoStore;
+  /** Who reaches which installation and repository: every tenancy rule reads it. */
+  access: AccessStore;
+  githubLinks: GitHubLinkStore;
   agents: AgentStore;
   modelSettings: ModelSettingsStore;
   localHost: LocalSourceHost;
   /** Present only when the GitHub App is configured. */
-  githubHost: SourceHost | undefined;
+  githubHost: GitHubAppSourceHost | undefined;
+  /** GitHub on a user's behalf (their user-to-server token); present only when the GitHub App is configured. */
+  githubUsers: GitHubUserApi | undefined;
   production: boolean;
   logger: Logger;
 }

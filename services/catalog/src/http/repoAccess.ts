@@ -43,12 +43,17 @@ export function repoAccess(router: Router, deps: CatalogDeps): void {
   });
 }
 
-/** The user's repository, its installation and that installation's source host: 404 unless the user's, 503 when the host is not configured. */
+/**
+ * A repository the user reaches, its installation and that installation's source host: 404 unless
+ * the user reaches it now (a repository removed from its installation, or uninstalled, is nobody's);
+ * 409 while its installation is suspended; 503 when the host is not configured.
+ */
 export async function ownedRepoOnHost(deps: CatalogDeps, userId: string, repoId: string) {
-  const repo = await deps.repos.findOwned(userId, repoId);
-  if (!repo) throw AppError.notFound('Repository not found');
-  const installation = await deps.installations.findOwned(userId, repo.installationId);
-  if (!installation) throw AppError.notFound('Repository not found');
+  const [reached, repo] = await Promise.all([deps.access.reachesRepo(userId, repoId), deps.repos.find(repoId)]);
+  if (!reached || !repo || repo.removedAt) throw AppError.notFound('Repository not found');
+  const installation = await deps.installations.find(repo.installationId);
+  if (!installation || installation.deletedAt) throw AppError.notFound('Repository not found');
+  if (installation.suspendedAt) throw AppError.conflict(`The ${installation.provider} installation of the repository is suspended`);
   const host = sourceHostFor(deps, installation.provider);
   if (!host) throw AppError.unavailable(`The ${installation.provider} source host is not configured`);
   return { repo, installation, host };

@@ -4,6 +4,8 @@ import { createDevInstallation } from './createDevInstallation.js';
 import type { CatalogDeps } from './deps.js';
 import { findHostRepo } from './findHostRepo.js';
 import { getAgent } from './getAgent.js';
+import { gitHubConnection } from './gitHubConnection.js';
+import { gitHubDeliveries } from './gitHubDeliveries.js';
 import { getInstallation } from './getInstallation.js';
 import { getRepo } from './getRepo.js';
 import { listAgents } from './listAgents.js';
@@ -21,6 +23,8 @@ export function catalogRoutes(deps: CatalogDeps, internalToken: string): Router 
   repoAccess(router, deps);
   findHostRepo(router, deps);
   getInstallation(router, deps);
+  gitHubConnection(router, deps);
+  gitHubDeliveries(router, deps);
   listAgents(router, deps);
   getAgent(router, deps);
   createAgent(router, deps);

@@ -3,7 +3,7 @@ import type { HttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import type { RunsClient } from '@ars/runs/client';
 import type { ServiceConfig } from '@ars/service';
-import type { GatewayConfigSchema } from '../config.js';
+import type { GatewayConfigSchema, GitHubConnectionSettings } from '../config.js';
 import type { Peer } from '../peers.js';
 import type { RateLimiter } from '../store/rateLimiter.js';
 import type { SessionStore } from '../store/sessions.js';
@@ -15,6 +15,7 @@ import type { UserStore } from '../store/users.js';
 import type { AuthorizationServer } from '../oauth/authorizationServer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SignInAttempt } from '../domain/signIn.js';
+import type { GitHubConnectAttempt } from '../settings/gitHubConnectionRoutes.js';
 import type { SignInMethod } from '../signIn/signInMethod.js';
 import type { OAuthGrantStore } from '../store/oauthRecords.js';
 
@@ -37,6 +38,10 @@ export interface Gateway {
   oauthGrants: OAuthGrantStore;
   /** Sign-ins under way: what each browser's answer is checked against (signIn/signInRoutes.ts). */
   signInAttempts: OneTimeCodeStore<SignInAttempt>;
+  /** Connect GitHub under way (settings/gitHubConnectionRoutes.ts), under the SHA-256 of each step's state. */
+  gitHubConnects: OneTimeCodeStore<GitHubConnectAttempt>;
+  /** Connect GitHub's App (slug and client), when configured. */
+  gitHubConnection: GitHubConnectionSettings | undefined;
   /** The configured ways to sign in, in the chooser's order: OpenID Connect (OIDC_*), GitHub (GITHUB_CLIENT_*); none in development. */
   signInMethods: readonly SignInMethod[];
   /** Development sign-in links (only outside production): the user a link signs the browser in as. */

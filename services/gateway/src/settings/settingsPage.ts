@@ -3,6 +3,7 @@
 import { escapeHtml, page, SCOPE_WORDS } from '../oauth/consentPage.js';
 import { SIGN_OUT_PATH } from '../domain/signIn.js';
 import { SCOPES } from '../domain/scopes.js';
+import type { GitHubConnection } from '@ars/catalog/client';
 import type { TokenDocument } from '../store/personalAccessTokens.js';
 
 export interface SettingsView {
@@ -11,6 +12,8 @@ export interface SettingsView {
   email: string | undefined;
   tokens: readonly TokenDocument[];
   now: Date;
+  /** Absent when Connect GitHub is not configured; `unavailable` when the catalog could not say. */
+  github?: { connection: GitHubConnection | null } | 'unavailable';
 }
 
 const day = (date: Date | null | undefined): string => (date ? escapeHtml(date.toISOString().slice(0, 16).replace('T', ' ')) : '—');
@@ -24,6 +27,34 @@ function tokenRow(token: TokenDocument, now: Date): string {
   return `<tr data-token-id="${escapeHtml(token._id)}"><td>${escapeHtml(token.name)}</td><td><code>${escapeHtml(token.prefix)}…</code></td>
 <td>${escapeHtml(token.scopes.join(', '))}</td><td>${day(token.createdAt)}</td><td>${day(token.lastUsedAt)}</td><td>${day(token.expiresAt)}</td>
 <td class="status">${status}</td><td>${revoke}</td></tr>`;
+}
+
+function gitHubInstallationItem(installation: GitHubConnection['installations'][number]): string {
+  const names = installation.repositories.map((repo) => `<li data-repo-id="${escapeHtml(repo.id)}">${escapeHtml(repo.full_name)}</li>`).join('');
+  const more =
+    installation.repositoryCount > installation.repositories.length
+      ? `<li>and ${installation.repositoryCount - installation.repositories.length} more</li>`
+      : '';
+  const state = installation.suspended ? ' <strong class="status">suspended</strong>' : '';
+  return `<li data-installation-id="${installation.id}"><strong>${escapeHtml(installation.account)}</strong>${state}: ${installation.repositoryCount} ${
+    installation.repositoryCount === 1 ? 'repository' : 'repositories'
+  }<ul>${names}${more}</ul></li>`;
+}
+
+/** Connected GitHub installations with their repositories, Connect GitHub and Refresh. */
+function gitHubSection(github: SettingsView['github']): string {
+  if (github === undefined) return '';
+  const connect = `<form method="post" action="/settings/github/connect"><button type="submit" id="connect-github">Connect GitHub</button></form>`;
+  if (github === 'unavailable') return `<h2>GitHub</h2><p id="github">Your GitHub connections cannot be shown right now; try again shortly.</p>${connect}`;
+  const { connection } = github;
+  if (!connection) {
+    return `<h2>GitHub</h2><p id="github">No GitHub account is connected. Connect GitHub installs the App on your account or an organization you administer, or links an installation your team already has.</p>${connect}`;
+  }
+  const installations = connection.installations.map(gitHubInstallationItem).join('');
+  return `<h2>GitHub</h2>
+<p id="github">GitHub account <strong>@${escapeHtml(connection.login)}</strong>, checked ${day(new Date(connection.checkedAt))} UTC.</p>
+<ul id="installations">${installations === '' ? '<li>GitHub shows this account no installation of the App.</li>' : installations}</ul>
+${connect}<form method="post" action="/settings/github/refresh"><button type="submit" id="refresh-github">Refresh</button></form>`;
 }
 
 export function settingsPageHtml(view: SettingsView): string {
@@ -50,7 +81,8 @@ export function settingsPageHtml(view: SettingsView): string {
 <label>Name <input type="text" name="name" required maxlength="200"></label><br>
 ${scopes}<label>Expires in <input type="number" name="expiresInDays" min="1" max="3650" value="90"> days</label><br>
 <button type="submit">Create token</button>
-</form>`,
+</form>
+${gitHubSection(view.github)}`,
   );
 }
 

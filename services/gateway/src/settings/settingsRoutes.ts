@@ -11,7 +11,7 @@ import type { Gateway } from '../http/deps.js';
 import { checkOrigin, requireSession, sessionOf, sessionPrincipalOf } from '../http/sessionAuth.js';
 import { html } from '../oauth/oauthRoutes.js';
 import { askToSignIn } from '../signIn/signInRoutes.js';
-import { settingsPageHtml, settingsProblemPageHtml, tokenCreatedPageHtml } from './settingsPage.js';
+import { settingsPageHtml, settingsProblemPageHtml, tokenCreatedPageHtml, type SettingsView } from './settingsPage.js';
 
 export const SETTINGS_PATH = '/settings';
 const FORM_LIMIT_BYTES = 4096;
@@ -20,9 +20,24 @@ function showSettings(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const session = await sessionOf(gateway, ctx);
     if (!session) return askToSignIn(gateway, ctx);
-    const [user, tokens] = await Promise.all([gateway.users.find(session.userId), gateway.tokens.listForUser(session.userId)]);
-    html(ctx, 200, settingsPageHtml({ userId: session.userId, name: user?.name, email: user?.email, tokens, now: new Date() }));
+    const [user, tokens, github] = await Promise.all([
+      gateway.users.find(session.userId),
+      gateway.tokens.listForUser(session.userId),
+      gitHubViewOf(gateway, session.userId),
+    ]);
+    html(ctx, 200, settingsPageHtml({ userId: session.userId, name: user?.name, email: user?.email, tokens, now: new Date(), ...(github ? { github } : {}) }));
   };
+}
+
+/** The user's GitHub connection for the page (Connect GitHub configured); the page still shows when the catalog cannot say. */
+async function gitHubViewOf(gateway: Gateway, userId: string): Promise<SettingsView['github']> {
+  if (!gateway.gitHubConnection) return undefined;
+  try {
+    return { connection: await gateway.catalog.gitHubConnection(userId) };
+  } catch (error) {
+    gateway.logger.warn({ err: error }, 'github connections not shown on the settings page');
+    return 'unavailable';
+  }
 }
 
 type TokenForm = { ok: true; name: string; scopes: Scope[]; expiresInDays: number } | { ok: false; problem: string };

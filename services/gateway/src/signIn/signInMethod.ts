@@ -1,6 +1,7 @@
 // What every way of signing in gives the routes (signInRoutes.ts): where to send the browser, and
 // from the answer it comes back with, who signed in, or why not.
 import type { SignInAttempt } from '../domain/signIn.js';
+import type { GitHubUserTokens } from '../github/gitHubWebFlow.js';
 import type { UserIdentity } from '../store/users.js';
 
 /** A sign-in the callback refuses: the page says `reason`; nothing is created. */
@@ -30,6 +31,8 @@ export interface SignedIn {
   name: string | undefined;
   /** OpenID Connect: the ID token, the provider's sign-out hint. */
   idToken?: string;
+  /** GitHub: the user's App tokens, with which the catalog checks what the user reaches (secrets: handed on, never kept here). */
+  gitHubTokens?: GitHubUserTokens;
 }
 
 export interface SignInMethod {

@@ -25,6 +25,7 @@ import type { Gateway } from '../http/deps.js';
 import { checkOrigin, clearSessionCookie, servedOverTls, sessionOf, startSession } from '../http/sessionAuth.js';
 import { html } from '../oauth/oauthRoutes.js';
 import { signInPageHtml } from '../oauth/consentPage.js';
+import { recheckGitHubAtSignIn } from '../settings/gitHubConnectionRoutes.js';
 import { ProviderUnavailable, SignInRefused, type SignInMethod } from './signInMethod.js';
 import { chooserPageHtml, noSignInMethodPageHtml, providerUnavailablePageHtml, signedOutPageHtml, signInFailedPageHtml } from './signInPages.js';
 
@@ -115,6 +116,7 @@ function finishSignIn(gateway: Gateway, methodName: SignInAttempt['method']): Ro
     const previous = await sessionOf(gateway, ctx);
     if (previous) await gateway.sessions.remove(previous.idHash);
     await startSession(gateway, ctx, user._id, signedIn.idToken ? { idToken: signedIn.idToken } : undefined);
+    await recheckGitHubAtSignIn(gateway, user._id, signedIn.gitHubTokens);
     gateway.logger.info({ user_id: user._id, method: method.method }, 'signed in');
     redirect(ctx, attempt.returnTo, 303);
   };

@@ -15,6 +15,8 @@ export interface OneTimeCodeDocument<Grant> {
 export const CLI_LOGIN_CODES = 'cli_login_codes';
 /** Browser sign-ins under way (the grant: the attempt's state, nonce, PKCE verifier and returnTo). */
 export const SIGN_IN_ATTEMPTS = 'sign_in_attempts';
+/** Connect GitHub under way (the grant: its user, and after GitHub's Setup URL the PKCE verifier and installation id). */
+export const GITHUB_CONNECT_ATTEMPTS = 'github_connect_attempts';
 /** Development sign-in links (the grant: the user to sign the browser in as). */
 export const DEV_SIGN_IN_CODES = 'dev_sign_in_codes';
 

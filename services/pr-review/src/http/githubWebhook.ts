@@ -6,6 +6,9 @@ import { onHost } from '../review/hostFailures.js';
 import { queueAttempt } from '../review/queueAttempt.js';
 import type { DeliveryOutcome } from '../store/collections.js';
 
+/** The deliveries about installations and their repositories: the catalog's to apply (it owns installations). */
+const CATALOG_EVENTS = new Set(['installation', 'installation_repositories', 'repository']);
+
 /** A GitHub delivery as the gateway hands it over: the raw body (as text) and the headers it is read by. */
 interface ForwardedDelivery {
   event: string;
@@ -30,7 +33,9 @@ const parseDelivery = validateBody<ForwardedDelivery>({
  * signature is checked over the raw body with `GITHUB_WEBHOOK_SECRET` (401 when it does not match,
  * 503 when no secret is configured), then `readWebhook` says what it asks: `pull_request`
  * opened/reopened/synchronize queue a first review of the head, `check_run` rerequested of our check
- * run queues a rerun; anything else is ignored. 202 `{delivery: {id, outcome, duplicate}}`; a
+ * run queues a rerun; `installation`, `installation_repositories` and `repository` are handed to the
+ * catalog, which keeps installations and repositories true; anything else is ignored. The one webhook
+ * URL a GitHub App has, so the signature is checked and each delivery taken once here, for both. 202 `{delivery: {id, outcome, duplicate}}`; a
  * redelivery of the same `X-GitHub-Delivery` answers the first one's outcome and queues nothing. A
  * failure midway (the host down) forgets the delivery and answers 503, so GitHub's redelivery retries it.
  */
@@ -68,6 +73,11 @@ function payloadOf(text: string): unknown {
 }
 
 async function handleDelivery(deps: PrReviewDeps, delivery: ForwardedDelivery): Promise<DeliveryOutcome> {
+  if (CATALOG_EVENTS.has(delivery.event)) {
+    const payload = payloadOf(delivery.payload);
+    if (payload === null) return { kind: 'ignored', why: 'the payload is not JSON' };
+    return { kind: 'applied', applied: await deps.catalog.applyGitHubDelivery({ event: delivery.event, deliveryId: delivery.deliveryId, payload }) };
+  }
   const request: WebhookRequest = readWebhook(delivery.event, payloadOf(delivery.payload));
   if (request.kind === 'ignored') return request;
   const repo = await deps.catalog.githubRepo(request.installationId, request.repoFullName).catch((error: unknown) => {

@@ -15,7 +15,7 @@ export interface PrReviewDeps {
   deliveries: DeliveryStore;
   /** GITHUB_WEBHOOK_SECRET, or null when GitHub deliveries are not configured. */
   webhookSecret: string | null;
-  catalog: Pick<CatalogClient, 'repoAccess' | 'repo' | 'listAgents' | 'githubRepo'>;
+  catalog: Pick<CatalogClient, 'repoAccess' | 'repo' | 'listAgents' | 'githubRepo' | 'applyGitHubDelivery'>;
   automations: AutomationsClient;
   hosts: SourceHosts;
   /** The local source host (development): the one `hosts` answers for local repositories. */

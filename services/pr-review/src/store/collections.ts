@@ -1,3 +1,4 @@
+import type { DeliveryApplied } from '@ars/catalog/client';
 import type { CollectionIndexes } from '@ars/mongo';
 import type { SourceHostProvider } from '@ars/source-host';
 import type { StoredFinding } from '../domain/classifyFindings.js';
@@ -11,7 +12,11 @@ export const COLLECTIONS = {
 } as const;
 
 /** What became of a GitHub delivery (kept so a redelivery of the same id is answered the same, and queues nothing twice). */
-export type DeliveryOutcome = { kind: 'ignored'; why: string } | { kind: 'queued'; attemptId: string };
+export type DeliveryOutcome =
+  | { kind: 'ignored'; why: string }
+  | { kind: 'queued'; attemptId: string }
+  /** An installation, installation_repositories or repository delivery the catalog applied (`applied`: what it came to). */
+  | { kind: 'applied'; applied: DeliveryApplied };
 
 export interface DeliveryDoc {
   /** GitHub's `X-GitHub-Delivery`. */

@@ -43,8 +43,8 @@ describe('a mirrored repository: the stand-in answers its file:// URL as clone_u
     expect(repo.fullName).toBe('acme/shop');
     expect(repo.cloneUrl).toBe(`file://${join(dir, 'acme', 'shop.git')}`);
     expect(await host.listRepositories(ref.installation)).toEqual([
-      { fullName: 'acme/other', defaultBranch: 'main', cloneUrl: 'https://github.com/acme/other.git' },
-      { fullName: 'acme/shop', defaultBranch: 'main', cloneUrl: repo.cloneUrl },
+      { externalId: expect.any(Number), fullName: 'acme/other', defaultBranch: 'main', cloneUrl: 'https://github.com/acme/other.git' },
+      { externalId: expect.any(Number), fullName: 'acme/shop', defaultBranch: 'main', cloneUrl: repo.cloneUrl },
     ]);
     expect(await host.authenticatedCloneUrl(ref.installation, { cloneUrl: repo.cloneUrl })).toBe(repo.cloneUrl);
   });

@@ -3,6 +3,7 @@
 // exchanged at the token endpoint, whose errors come as HTTP 200 with `error`. Sign-in with GitHub
 // and Connect GitHub both go through it, with the same App client and each its own callback URL.
 import { createHash, randomBytes } from 'node:crypto';
+import type { GitHubUserTokens } from '@ars/catalog/client';
 import { ProviderUnavailable, SignInRefused } from '../signIn/signInMethod.js';
 
 const TIMEOUT_MS = 10_000;
@@ -15,12 +16,8 @@ export interface GitHubAppClient {
   webUrl: string;
 }
 
-/** What the code exchange gives: the user token and, when the App's tokens expire, the refresh token. Secrets: never logged. */
-export interface GitHubUserTokens {
-  accessToken: string;
-  refreshToken: string | null;
-  refreshTokenExpiresIn: number | null;
-}
+/** What the code exchange gives (the user token and, when the App's tokens expire, the refresh token): what the catalog takes. */
+export type { GitHubUserTokens };
 
 /** A fetch to GitHub with a deadline; not reaching it is ProviderUnavailable. */
 export async function callGitHub(url: string, init: RequestInit): Promise<Response> {

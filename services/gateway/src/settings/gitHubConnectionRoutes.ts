@@ -11,7 +11,7 @@ import { isAppError } from '@ars/errors';
 import { Router, type Context, type RouterMiddleware } from '@ars/http-app';
 import type { GitHubConnectionSettings } from '../config.js';
 import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
-import { authorizeUrl, codeOfAnswer, exchangeCode } from '../github/gitHubWebFlow.js';
+import { authorizeUrl, codeOfAnswer, exchangeCode, type GitHubUserTokens } from '../github/gitHubWebFlow.js';
 import type { Gateway } from '../http/deps.js';
 import { checkOrigin, requireSession, sessionOf, sessionPrincipalOf } from '../http/sessionAuth.js';
 import { html } from '../oauth/oauthRoutes.js';
@@ -161,11 +161,7 @@ export function gitHubConnectionRoutes(gateway: Gateway): Router {
  * At sign-in, what the user reaches through the App is checked again: with the tokens of a GitHub
  * sign-in, else with the catalog's kept refresh token. Never what decides the sign-in: a failure is logged.
  */
-export async function recheckGitHubAtSignIn(
-  gateway: Gateway,
-  userId: string,
-  tokens: Parameters<Gateway['catalog']['connectGitHub']>[1] | undefined,
-): Promise<void> {
+export async function recheckGitHubAtSignIn(gateway: Gateway, userId: string, tokens: GitHubUserTokens | undefined): Promise<void> {
   if (!gateway.gitHubConnection) return;
   try {
     if (tokens) await gateway.catalog.connectGitHub(userId, tokens, { timeoutMs: 15_000 });

@@ -9,6 +9,7 @@ import { startGitHubStandIn, type GitHubStandIn, type WebhookDelivery } from '@a
 import { GitHubAppSourceHost } from '@ars/source-host';
 import type { GitHubConnection } from '../sourceHost/gitHubUserReach.js';
 import { startCatalogHarness, type CatalogHarness } from '../testing/catalogHarness.js';
+import type { Repo } from '@ars/contract';
 
 const APP_ID = '777';
 const CLIENT = { clientId: 'Iv23.catalog-test', clientSecret: 'catalog-test-client-secret' };
@@ -19,14 +20,6 @@ let github: GitHubStandIn;
 let catalog: CatalogHarness;
 let webhookReceiver: Server;
 let nextUser = 600;
-
-interface RepoAnswer {
-  id: string;
-  full_name: string;
-  installation_id: number;
-  default_branch: string | null;
-  root_directory: string | null;
-}
 
 /** The App's webhook: each delivery handed to the catalog as pr-review hands it over (after its signature check). */
 async function startWebhookReceiver(): Promise<string> {
@@ -93,8 +86,8 @@ async function connect(userId: string, tokens: { accessToken: string; refreshTok
   return catalog.call<{ github: GitHubConnection }>('PUT', `/internal/users/${userId}/github`, tokens);
 }
 
-const reposOf = async (userId: string, query = ''): Promise<RepoAnswer[]> =>
-  (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${userId}/repos${query}`)).data.repos;
+const reposOf = async (userId: string, query = ''): Promise<Repo[]> =>
+  (await catalog.call<{ repos: Repo[] }>('GET', `/internal/users/${userId}/repos${query}`)).data.repos;
 
 const NOT_FOUND = { ok: false, error: { code: 'NOT_FOUND', message: 'Repository not found' } };
 

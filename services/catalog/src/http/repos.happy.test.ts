@@ -3,14 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCatalogHarness, type CatalogHarness } from '../testing/catalogHarness.js';
-
-interface RepoAnswer {
-  id: string;
-  full_name: string;
-  installation_id: number;
-  default_branch: string | null;
-  root_directory: string | null;
-}
+import type { Repo } from '@ars/contract';
 
 let catalog: CatalogHarness;
 beforeAll(async () => {
@@ -32,7 +25,7 @@ describe('the dev installation route makes a new installation with at least two 
       for (const [index, repo] of dev.repos.entries()) {
         expect(repo.full_name.startsWith(`${dev.installation.account}/`)).toBe(true);
         expect(repo.default_branch).toBe('main');
-        const { repo: detail } = (await catalog.call<{ repo: RepoAnswer & { clone_url: string } }>('GET', `/internal/users/${user}/repos/${repo.id}`)).data;
+        const { repo: detail } = (await catalog.call<{ repo: Repo & { clone_url: string } }>('GET', `/internal/users/${user}/repos/${repo.id}`)).data;
         expect(detail).toEqual({
           id: repo.id,
           full_name: repo.full_name,
@@ -68,7 +61,7 @@ describe('GET repos lists the user’s repositories by full_name with the contra
     const user = catalog.newUser();
     const a = await catalog.devInstallation(user, 3);
     const b = await catalog.devInstallation(user);
-    const { repos } = (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos`)).data;
+    const { repos } = (await catalog.call<{ repos: Repo[] }>('GET', `/internal/users/${user}/repos`)).data;
     const names = [...a.repos, ...b.repos].map((r) => r.full_name).sort();
     expect(repos.map((r) => r.full_name)).toEqual(names);
     for (const repo of repos) expect(Object.keys(repo).sort()).toEqual(['default_branch', 'full_name', 'id', 'installation_id', 'root_directory']);
@@ -80,7 +73,7 @@ describe('q is a case-insensitive substring of owner/repo', () => {
     const user = catalog.newUser();
     const dev = await catalog.devInstallation(user, 3);
     const list = async (q: string) =>
-      (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos?q=${encodeURIComponent(q)}`)).data.repos.map((r) => r.full_name);
+      (await catalog.call<{ repos: Repo[] }>('GET', `/internal/users/${user}/repos?q=${encodeURIComponent(q)}`)).data.repos.map((r) => r.full_name);
     expect(await list('API-SERV')).toEqual([`${dev.installation.account}/api-server`]);
     expect(await list('Web-App')).toEqual([`${dev.installation.account}/web-app`]);
     expect(await list(dev.installation.account.toUpperCase())).toHaveLength(3);
@@ -94,8 +87,7 @@ describe('limit is 1 to 200, default 100; values outside the range are clamped',
   test('limit=2 gives 2; limit=0 gives 1; limit=-3 gives 1; limit=1000 gives all (at most 200)', async () => {
     const user = catalog.newUser();
     await catalog.devInstallation(user, 5);
-    const count = async (limit: string) =>
-      (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
+    const count = async (limit: string) => (await catalog.call<{ repos: Repo[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
     expect(await count('2')).toBe(2);
     expect(await count('0')).toBe(1);
     expect(await count('-3')).toBe(1);
@@ -104,8 +96,7 @@ describe('limit is 1 to 200, default 100; values outside the range are clamped',
   test('a limit past the safe integers (99999999999999999999, 400 nines) is clamped like any other; -99999999999999999999 gives 1', async () => {
     const user = catalog.newUser();
     await catalog.devInstallation(user, 3);
-    const count = async (limit: string) =>
-      (await catalog.call<{ repos: RepoAnswer[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
+    const count = async (limit: string) => (await catalog.call<{ repos: Repo[] }>('GET', `/internal/users/${user}/repos?limit=${limit}`)).data.repos.length;
     expect(await count('99999999999999999999')).toBe(3);
     expect(await count('9'.repeat(400))).toBe(3);
     expect(await count('-99999999999999999999')).toBe(1);

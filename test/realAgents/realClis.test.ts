@@ -7,6 +7,7 @@
 // server, offering the tools the prompt's `@tool` lines name), as `npm start` runs it. A provider
 // that cannot be reached is the model stand-in's `@drop` (it closes the connection unanswered), so
 // that case needs no system of its own.
+import { INTERNAL_VIEW_HEADER, type InternalRun } from '@ars/contract';
 import { ownSystem, waitFor } from '@ars/testenv';
 import { call, dataOf } from '../support/accounts.js';
 import { automationClient, graphOf, startAutomation, untilRun } from '../support/automations.js';
@@ -16,7 +17,20 @@ import { git, harnessPid, newRunsUser, processAlive, sourceRepositoryPath, type 
 const system = ownSystem('the real Codex and Claude Code CLIs against the model stand-in (HARNESS_CLIS=real)', {
   HARNESS_CLIS: 'real',
   HARNESS_STAND_IN_TOOLS: 'on',
+  // Far above any other test's runs (a few hundred tokens each); the budget test's one prompt passes it.
+  RUN_TOKEN_BUDGET: '20000',
 });
+
+/** The run as the system's own callers read it: its usage. */
+async function internalRun(userId: string, runId: string): Promise<InternalRun> {
+  const answer = await call<{ run: InternalRun }>(
+    `${system().stack.services.runs.url}/internal/users/${encodeURIComponent(userId)}/runs/${encodeURIComponent(runId)}`,
+    {
+      headers: { 'x-internal-token': system().internalToken, 'x-caller-service': 'tests', [INTERNAL_VIEW_HEADER]: 'true' },
+    },
+  );
+  return dataOf(answer).run;
+}
 
 // What a test may take, as budgets over its waits (each run's own wait is 90 s and says which run
 // never ended): a real CLI run is a few seconds alone, far longer with every suite's processes
@@ -166,15 +180,38 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
   );
 
   test.concurrent(
-    'usage: the run’s usage event counts the tokens the model reported',
+    'usage: the run’s usage is what the model gateway counted in the provider’s answers, and its usage events add up to it',
     async () => {
-      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      const { runs, account, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, prompt: '@say counting' });
       const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
       expect(done).toMatchObject({ status: 'success' });
-      const usage = events.find((e) => e.type === 'usage')?.payload as { inputTokens?: number; outputTokens?: number } | undefined;
-      expect(usage?.inputTokens).toBeGreaterThan(0);
-      expect(usage?.outputTokens).toBeGreaterThan(0);
+      const reports = events.filter((e) => e.type === 'usage').map((e) => e.payload as Record<string, unknown>);
+      expect(reports.length).toBeGreaterThan(0);
+      // Every report is the gateway's: the CLI's own figures never reach the run.
+      for (const report of reports)
+        expect(report).toEqual({ inputTokens: expect.any(Number), cachedInputTokens: 0, outputTokens: expect.any(Number), source: 'model_gateway' });
+      const sum = (key: string): number => reports.reduce((total, report) => total + Number(report[key]), 0);
+      const internal = await internalRun(account.userId, run.runId);
+      expect(internal.usage).toEqual({ inputTokens: sum('inputTokens'), cachedInputTokens: 0, outputTokens: sum('outputTokens') });
+      expect(internal.usage?.inputTokens).toBeGreaterThan(0);
+      expect(internal.usage?.outputTokens).toBeGreaterThan(0);
+    },
+    ONE_RUN_TEST_MS,
+  );
+
+  test.concurrent(
+    'RUN_TOKEN_BUDGET: a run whose answers pass its budget ends failed saying the budget was spent',
+    async () => {
+      const { runs, account, repoId } = await newRunsUser(system().baseUrl);
+      // The model stand-in reports a quarter of the prompt's characters as input tokens: ~22,600 here, over the system's 20,000.
+      const prompt = `@say over budget\n${'lorem ipsum '.repeat(7_500)}`;
+      const run = await runs.started({ repoId, harness, prompt });
+      const { run: done } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect(done.status).toBe('failed');
+      expect(done.error).toMatch(/^token budget: the run used \d+ tokens, over its budget of 20000 \(RUN_TOKEN_BUDGET\)$/);
+      const internal = await internalRun(account.userId, run.runId);
+      expect((internal.usage?.inputTokens ?? 0) + (internal.usage?.outputTokens ?? 0)).toBeGreaterThan(20_000);
     },
     ONE_RUN_TEST_MS,
   );

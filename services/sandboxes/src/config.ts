@@ -27,12 +27,17 @@ export const sandboxesConfigSchema = {
   CODEX_PATH: env.string({ optional: true }),
   /** The Claude Code CLI: a path (whatever HARNESS_CLIS says), `bundled` (the SDK's own CLI), or unset (HARNESS_CLIS decides). */
   CLAUDE_CODE_PATH: env.string({ optional: true }),
-  /** Provider keys handed to the harness explicitly (never through the service's environment). */
+  /**
+   * The company's provider keys. The model gateway (src/modelAccess) puts them on the requests it
+   * forwards; a sandboxed CLI never holds them, only its run's own credential.
+   */
   CODEX_API_KEY: env.string({ optional: true, secret: true }),
   ANTHROPIC_API_KEY: env.string({ optional: true, secret: true }),
+  /** A run's input and output tokens (as the provider reports them) past which the run ends `failed`; unset: no budget. */
+  RUN_TOKEN_BUDGET: env.integer({ min: 1, max: Number.MAX_SAFE_INTEGER, optional: true }),
   /**
    * Where a codex harness's model calls go: the OpenAI Responses API base, `/v1` included. A sandboxed
-   * CLI reaches it only through the service's model proxy (src/modelAccess); the development stack
+   * CLI reaches it only through the service's model gateway (src/modelAccess); the development stack
    * points it at the model stand-in.
    */
   OPENAI_BASE_URL: env.url({ protocols: ['http', 'https'], default: 'https://api.openai.com/v1' }),

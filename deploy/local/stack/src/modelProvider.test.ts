@@ -1,5 +1,5 @@
 // Which harness the stack's model stand-in answers for: every real CLI with no provider given.
-import { modelStandInFor, startStackModels } from './modelProvider.js';
+import { modelStandInFor, STAND_IN_KEY, startStackModels } from './modelProvider.js';
 
 describe('the model stand-in answers a real CLI unless its provider is given (a key or a base URL)', () => {
   test('nothing given: both harnesses', () => {
@@ -22,7 +22,7 @@ describe('the services are pointed at it only where it answers', () => {
     const models = await startStackModels({ CODEX_API_KEY: 'sk-1' }, (line) => lines.push(line));
     try {
       expect(models.standIn).not.toBeNull();
-      expect(models.env).toEqual({ ANTHROPIC_BASE_URL: models.standIn?.url, HARNESS_STAND_IN_TOOLS: 'on' });
+      expect(models.env).toEqual({ ANTHROPIC_BASE_URL: models.standIn?.url, ANTHROPIC_API_KEY: STAND_IN_KEY, HARNESS_STAND_IN_TOOLS: 'on' });
       expect(lines).toEqual([`[stack] model stand-in at ${models.standIn?.url} answers claude-code (no provider key or base URL given)`]);
       expect((await fetch(`${models.standIn?.url}/healthz`)).status).toBe(200);
     } finally {

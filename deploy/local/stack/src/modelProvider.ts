@@ -6,6 +6,9 @@
 // (HARNESS_STAND_IN_TOOLS=on unless set), so that `@tool` plays under the real CLIs.
 import { startModelStandIn, type ModelStandIn } from '@ars/model-stand-in';
 
+/** The provider key the services hold where the stand-in answers. */
+export const STAND_IN_KEY = 'ars-model-stand-in-key';
+
 /** Which harnesses the model stand-in answers for, from the stack's environment. */
 export function modelStandInFor(env: NodeJS.ProcessEnv): { codex: boolean; claudeCode: boolean } {
   if (env.HARNESS_CLIS === 'stand-in') return { codex: false, claudeCode: false };
@@ -16,7 +19,7 @@ export function modelStandInFor(env: NodeJS.ProcessEnv): { codex: boolean; claud
 }
 
 export interface StackModels {
-  /** The variables the services get where the stand-in answers: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, HARNESS_STAND_IN_TOOLS. */
+  /** The variables the services get where the stand-in answers: OPENAI_BASE_URL and CODEX_API_KEY, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, HARNESS_STAND_IN_TOOLS. */
   env: NodeJS.ProcessEnv;
   /** The running stand-in, when one harness at least calls it. */
   standIn: ModelStandIn | null;
@@ -32,8 +35,9 @@ export async function startStackModels(env: NodeJS.ProcessEnv, log: (line: strin
   log(`[stack] model stand-in at ${standIn.url} answers ${answered.join(' and ')} (no provider key or base URL given)`);
   return {
     env: {
-      ...(needed.codex ? { OPENAI_BASE_URL: standIn.openaiBaseUrl } : {}),
-      ...(needed.claudeCode ? { ANTHROPIC_BASE_URL: standIn.url } : {}),
+      // The model gateway puts the key on each call; the stand-in wants one, as the real APIs do (any is taken).
+      ...(needed.codex ? { OPENAI_BASE_URL: standIn.openaiBaseUrl, CODEX_API_KEY: STAND_IN_KEY } : {}),
+      ...(needed.claudeCode ? { ANTHROPIC_BASE_URL: standIn.url, ANTHROPIC_API_KEY: STAND_IN_KEY } : {}),
       HARNESS_STAND_IN_TOOLS: env.HARNESS_STAND_IN_TOOLS ?? 'on',
     },
     standIn,

@@ -1,8 +1,11 @@
 // Each node type does what DESIGN.md says, through HTTP on the engine with the runs service
 // in-process: agent runs really start in runs (runs.requested), the test ends them as sandboxes would.
-import type { BusMessage, RunRequestedData } from '@ars/bus';
+import type { BusMessage, RunFinishedData, RunRequestedData } from '@ars/bus';
+import type { RunUsage } from '@ars/contract';
 import { waitFor } from '@ars/testenv';
-import { automationFlows, graphOf, type AutomationFlows } from '../testing/automationFlows.js';
+import { handleAgentRunFinished } from '../consumers/agentRunFinished.js';
+import type { AutomationRunDetail } from '../domain/automationRunView.js';
+import { automationFlows, graphOf, type AutomationFlows, type EdgeSpec, type NodeSpec } from '../testing/automationFlows.js';
 import { startAutomationsHarness, type AutomationsHarness, type AutomationTenant } from '../testing/index.js';
 
 let h: AutomationsHarness;
@@ -178,6 +181,102 @@ describe('parallel and join: every branch starts; all waits for each, any contin
     const run = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
     expect(statusOf(run)).toMatchObject({ a: 'cancelled', b: 'success', join: 'success', end: 'success' });
     await waitFor('the loser’s agent run cancelled in sandboxes', () => h.runs?.sandboxes.cancels.some((cancel) => cancel.runId === a));
+  });
+});
+
+describe('AI calls: an agent run’s end is always an AI call of its automation run, once, whatever the run’s state; the totals include it', () => {
+  // A join `any` between two priced agents; `after` adds an agent between the join and the end.
+  const afterJoin: EdgeSpec[] = [
+    ['join', 'c'],
+    ['c', 'end'],
+  ];
+  const raceGraph = (after: boolean) =>
+    graphOf(
+      [
+        ['start', 'start'],
+        ['fan', 'parallel'],
+        ['a', 'agent', agent('branch a', { modelId: tenant.modelId })],
+        ['b', 'agent', agent('branch b', { modelId: tenant.modelId })],
+        ['join', 'join', { mode: 'any' }],
+        ...(after ? [['c', 'agent', agent('after the join', { modelId: tenant.modelId })] satisfies NodeSpec] : []),
+        ['end', 'end'],
+      ],
+      [['start', 'fan'], ['fan', 'a'], ['fan', 'b'], ['a', 'join'], ['b', 'join'], ...(after ? afterJoin : [['join', 'end'] satisfies EdgeSpec])],
+    );
+  const usageOf = (tokens: number): RunUsage => ({ inputTokens: tokens, cachedInputTokens: tokens / 10, outputTokens: tokens / 2 });
+  const costOf = async (usage: RunUsage): Promise<number> => {
+    const { models } = (
+      await h.catalog.call<{ models: { id: string; pricing: { input: number | null; output: number | null } }[] }>(
+        'GET',
+        `/internal/users/${tenant.userId}/models`,
+      )
+    ).data;
+    const pricing = models.find((model) => model.id === tenant.modelId)?.pricing;
+    if (pricing?.input == null || pricing.output == null) throw new Error(`model ${tenant.modelId} has no price`);
+    return (usage.inputTokens * pricing.input + usage.outputTokens * pricing.output) / 1_000_000;
+  };
+  const callsOf = (run: AutomationRunDetail, agentRunId: string) => run.aiCalls.filter((call) => call.agentRunId === agentRunId);
+  /** runs.finished of the agent run handled again, as a redelivery (or the watchdog's second finish) is. */
+  const deliverAgain = (agentRunId: string) =>
+    handleAgentRunFinished(h.service.deps, {
+      id: `${agentRunId}:finished:again`,
+      type: 'run.finished',
+      occurredAt: new Date().toISOString(),
+      data: { runId: agentRunId, status: 'cancelled', error: null } satisfies RunFinishedData,
+    });
+
+  test('the loser of a join any, cancelled and finishing after the run ended, is an AI call (cancelled, its usage and cost) in the totals; the run stays success; a second delivery counts it once', async () => {
+    const { automationId, runId } = await flows.start(tenant, raceGraph(false));
+    const [a, b] = await Promise.all([flows.agentRunOf(tenant, automationId, runId, 'a'), flows.agentRunOf(tenant, automationId, runId, 'b')]);
+    await flows.finishAgentRun(b, 'success', 'b first', usageOf(1_000_000));
+    const ended = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
+    await waitFor('the loser’s agent run cancelled in sandboxes', () => h.runs?.sandboxes.cancels.some((cancel) => cancel.runId === a));
+    await flows.finishAgentRun(a, 'cancelled', undefined, usageOf(200_000));
+
+    const counted = await flows.until(tenant, automationId, runId, 'the loser’s AI call', (detail) => callsOf(detail, a).length > 0);
+    expect(callsOf(counted, a)).toEqual([
+      expect.objectContaining({
+        nodeId: 'a',
+        agentId: tenant.agentId,
+        status: 'cancelled',
+        usage: usageOf(200_000),
+        costUsd: expect.closeTo(await costOf(usageOf(200_000)), 6),
+      }),
+    ]);
+    expect(counted.usage).toEqual({ inputTokens: 1_200_000, cachedInputTokens: 120_000, outputTokens: 600_000 });
+    expect(counted.costUsd).toBeCloseTo((await costOf(usageOf(1_000_000))) + (await costOf(usageOf(200_000))), 6);
+    // Not reopened: the same status, end, node runs and dispatch events.
+    expect(counted).toMatchObject({ status: 'success', finishedAt: ended.finishedAt, dispatchEventCount: ended.dispatchEventCount, nodeRuns: ended.nodeRuns });
+    const [summary] = await flows.list(tenant, automationId);
+    expect(summary).toMatchObject({ id: runId, status: 'success', usage: counted.usage, costUsd: counted.costUsd });
+
+    await deliverAgain(a);
+    expect(await flows.detail(tenant, automationId, runId)).toEqual(counted);
+  });
+
+  test('the loser’s finish arriving before the run ends is counted too, once, beside the winner’s and the next agent’s; the run goes on', async () => {
+    const { automationId, runId } = await flows.start(tenant, raceGraph(true));
+    const [a, b] = await Promise.all([flows.agentRunOf(tenant, automationId, runId, 'a'), flows.agentRunOf(tenant, automationId, runId, 'b')]);
+    await flows.finishAgentRun(b, 'success', 'b first', usageOf(1_000_000));
+    const c = await flows.agentRunOf(tenant, automationId, runId, 'c');
+    await flows.finishAgentRun(a, 'cancelled', undefined, usageOf(200_000));
+
+    const counted = await flows.until(tenant, automationId, runId, 'the loser’s AI call', (detail) => callsOf(detail, a).length > 0);
+    expect(counted.status).toBe('running');
+    expect(statusOf(counted)).toMatchObject({ a: 'cancelled', b: 'success', join: 'success', c: 'running' });
+    expect(callsOf(counted, a)).toEqual([expect.objectContaining({ nodeId: 'a', status: 'cancelled', usage: usageOf(200_000) })]);
+    await deliverAgain(a);
+    expect(await flows.detail(tenant, automationId, runId)).toEqual(counted);
+
+    await flows.finishAgentRun(c, 'success', 'c done', usageOf(400_000));
+    const run = await flows.until(tenant, automationId, runId, 'success', (detail) => detail.status === 'success');
+    expect(run.aiCalls.map((call) => [call.nodeId, call.status]).sort()).toEqual([
+      ['a', 'cancelled'],
+      ['b', 'success'],
+      ['c', 'success'],
+    ]);
+    expect(run.usage).toEqual({ inputTokens: 1_600_000, cachedInputTokens: 160_000, outputTokens: 800_000 });
+    expect(run.costUsd).toBeCloseTo((await costOf(usageOf(1_000_000))) + (await costOf(usageOf(200_000))) + (await costOf(usageOf(400_000))), 6);
   });
 });
 

@@ -15,7 +15,7 @@ import { agentRunCost, type AiCall } from '../domain/automationRunView.js';
 import { dispatchEventsOf } from '../domain/dispatchEvents.js';
 import { applyHappening, isTerminal, outstandingEffects, type AgentRequest, type Effect, type Happening, type NodeRun } from '../domain/run/index.js';
 import type { AutomationEventStore } from '../store/automationEvents.js';
-import type { AutomationRunRecord, AutomationRunStore } from '../store/automationRuns.js';
+import { hasAiCall, type AutomationRunRecord, type AutomationRunStore } from '../store/automationRuns.js';
 import type { AutomationEventDoc } from '../store/collections.js';
 import type { TimerStore } from '../store/timers.js';
 import { recordAutomationTransition } from '../metrics.js';
@@ -102,11 +102,19 @@ export class RunDriver {
       const current = await runs.find(runId);
       if (!current) return null;
       const transition = applyHappening(await programs.program(current), current.records, happening);
-      if (!transition.changed) return { run: current, effects: [] };
+      const call = aiCall?.(current);
+      if (!transition.changed) {
+        // An agent run's end counts whatever the run's state: a join `any`'s loser (or an agent run
+        // cancelled with its run) finishes after its node was cancelled, often after the run ended,
+        // so its finish changes no record; its AI call is added alone, once, and nothing else changes.
+        if (call && !hasAiCall(current.aiCalls, call.agentRunId) && (await runs.addAiCall(runId, call, new Date()))) {
+          return { run: { ...current, aiCalls: [...current.aiCalls, call] }, effects: [] };
+        }
+        return { run: current, effects: [] };
+      }
       const now = new Date();
       const dispatch = dispatchEventsOf(current.records, transition.records, happening.at, current.dispatchCount);
       const terminal = isTerminal(transition.records.run.status);
-      const call = aiCall?.(current);
       const written = await runs.compareAndSet(current, {
         records: transition.records,
         dispatch,
@@ -137,7 +145,7 @@ export class RunDriver {
         revision: transition.records.run.revision,
         dispatch: [...current.dispatch, ...dispatch],
         dispatchCount: current.dispatchCount + dispatch.length,
-        aiCalls: call ? [...current.aiCalls.filter((existing) => existing.agentRunId !== call.agentRunId), call] : current.aiCalls,
+        aiCalls: call && !hasAiCall(current.aiCalls, call.agentRunId) ? [...current.aiCalls, call] : current.aiCalls,
       };
       return { run, effects: transition.effects };
     }
@@ -215,7 +223,11 @@ export class RunDriver {
     this.deps.logger.info({ automation_run_id: run.id, node_id: effect.nodeId, run_id: agentRunId, status: answer.status }, 'agent run cancelled');
   }
 
-  /** An agent run ended (runs.finished, or the sweeper asking the runs service): its node continues or fails. */
+  /**
+   * An agent run ended (runs.finished, or the sweeper asking the runs service): its node continues or
+   * fails, and its AI call (usage, cost, status) is recorded on the run once, whatever the run's state
+   * (a node already cancelled, a run already ended: then only the AI call is added).
+   */
   async agentRunEnded(run: AutomationRunRecord, agentRun: InternalRun): Promise<void> {
     if (!AGENT_RUN_TERMINAL.has(agentRun.status)) return;
     const status = agentRun.status as 'success' | 'failed' | 'cancelled';

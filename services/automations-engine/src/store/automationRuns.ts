@@ -11,6 +11,11 @@ import { COLLECTIONS, type AutomationRunDoc } from './collections.js';
 const DAY_MS = 24 * 3600 * 1000;
 const LIVE = ['pending', 'running', 'waiting'] as const;
 
+/** Whether the agent run's AI call is among these (an agent run is counted once). */
+export function hasAiCall(calls: readonly AiCall[], agentRunId: string): boolean {
+  return calls.some((call) => call.agentRunId === agentRunId);
+}
+
 /** A stored run with what the engine needs beside the views' fields. */
 export type AutomationRunRecord = StoredAutomationRun &
   Pick<AutomationRunDoc, 'userId' | 'installationId' | 'catalog' | 'trigger' | 'revision' | 'trace'> & { held: boolean };
@@ -143,8 +148,9 @@ export class AutomationRunStore {
 
   /**
    * Writes a transition if the run is still at `revision` (compare-and-set): its records, status,
-   * agent runs, dispatch events (the newest DISPATCH_KEPT kept) and an AI call, with its messages
-   * in the same document write. False when another writer got there first (read again and retry).
+   * agent runs, dispatch events (the newest DISPATCH_KEPT kept) and an AI call (unless the run has
+   * that agent run's already), with its messages in the same document write. False when another
+   * writer got there first (read again and retry).
    */
   async compareAndSet(current: AutomationRunRecord, write: RunWrite): Promise<boolean> {
     const { records } = write;
@@ -161,11 +167,33 @@ export class AutomationRunStore {
       checkAt: write.checkAt,
       finishedAt: terminal ? (current.finishedAt ?? write.now) : null,
     };
-    if (write.aiCall) set.aiCalls = [...current.aiCalls.filter((call) => call.agentRunId !== write.aiCall?.agentRunId), write.aiCall];
-    const filter: Filter<AutomationRunDoc> = { _id: current.id, revision: current.revision };
-    const update = write.messages.length > 0 ? withOutbox({ $set: set }, write.messages) : { $set: set };
+    // The AI call is pushed, never the list set whole: one added meanwhile by addAiCall (no revision
+    // change) is kept, and one already there (a redelivered finish) is not added twice.
+    const call = write.aiCall && !hasAiCall(current.aiCalls, write.aiCall.agentRunId) ? write.aiCall : undefined;
+    const filter: Filter<AutomationRunDoc> = {
+      _id: current.id,
+      revision: current.revision,
+      ...(call ? { 'aiCalls.agentRunId': { $ne: call.agentRunId } } : {}),
+    };
+    const changes = call ? { $set: set, $push: { aiCalls: call } } : { $set: set };
+    const update = write.messages.length > 0 ? withOutbox<AutomationRunDoc>(changes, write.messages) : changes;
     const result = await this.runs.updateOne(filter, update);
     return result.matchedCount === 1;
+  }
+
+  /**
+   * Adds the AI call of an agent run that ended without changing the run's records: a join `any`'s
+   * loser or an agent run cancelled with its run, whose finish comes after its node was cancelled,
+   * often after the run ended. Whatever the run's status, and nothing else of it changes (status,
+   * revision, finishedAt, checkAt). Once per agent run: false when it is there already (a redelivered
+   * finish) or there is no such run.
+   */
+  async addAiCall(id: string, call: AiCall, now: Date): Promise<boolean> {
+    const result = await this.runs.updateOne(
+      { _id: id, 'aiCalls.agentRunId': { $ne: call.agentRunId } },
+      { $push: { aiCalls: call }, $set: { updatedAt: now } },
+    );
+    return result.modifiedCount === 1;
   }
 
   /**

@@ -2,6 +2,7 @@
 // agent runs of its nodes played to their end through the runs service in-process (the harness's
 // `runs`): what the execution tests read like.
 import { randomUUID } from 'node:crypto';
+import type { RunUsage } from '@ars/contract';
 import type { Answer } from '@ars/testenv';
 import { waitFor } from '@ars/testenv';
 import type { AutomationRunDetail, AutomationRunSummary } from '../domain/automationRunView.js';
@@ -45,8 +46,8 @@ export interface AutomationFlows {
   ): Promise<AutomationRunDetail>;
   /** Waits until the node started its agent run: its id. */
   agentRunOf(tenant: AutomationTenant, automationId: string, runId: string, nodeId: string): Promise<string>;
-  /** Ends an agent run as the sandboxes would: its last message (an `assistant_message` event), then its finish. */
-  finishAgentRun(agentRunId: string, status: 'success' | 'failed' | 'cancelled', lastMessage?: string): Promise<void>;
+  /** Ends an agent run as the sandboxes would: its last message (an `assistant_message` event), then its finish (with the tokens it spent, if given). */
+  finishAgentRun(agentRunId: string, status: 'success' | 'failed' | 'cancelled', lastMessage?: string, usage?: RunUsage): Promise<void>;
 }
 
 export function automationFlows(h: AutomationsHarness): AutomationFlows {
@@ -99,7 +100,7 @@ export function automationFlows(h: AutomationsHarness): AutomationFlows {
       );
       return run.nodeRuns.find((nodeRun) => nodeRun.nodeId === nodeId)?.agentRunId as string;
     },
-    async finishAgentRun(agentRunId, status, lastMessage) {
+    async finishAgentRun(agentRunId, status, lastMessage, usage) {
       const runs = runsHarness();
       if (lastMessage !== undefined) await runs.event(agentRunId, 0, { eventType: 'assistant_message', toolName: null, message: lastMessage });
       await runs.finish(agentRunId, {
@@ -107,6 +108,7 @@ export function automationFlows(h: AutomationsHarness): AutomationFlows {
         error: status === 'failed' ? 'the agent gave up' : null,
         failure: status === 'failed' ? 'agent' : null,
         eventCount: lastMessage === undefined ? 0 : 1,
+        ...(usage ? { usage } : {}),
       });
     },
   };

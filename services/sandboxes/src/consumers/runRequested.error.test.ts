@@ -95,7 +95,7 @@ describe('a harness running longer than timeoutMs is stopped: failed harness_tim
     const repo = await kit.newRepo();
     const request = await kit.requestRun(repo, '@say starting\n@sleep 30000', { harness: 'claude-code', timeoutMs: 1_500 });
     const finished = await kit.waitFinished(request.runId);
-    expect(finished).toMatchObject({ status: 'failed', failure: 'harness_timeout', error: 'the harness ran longer than 1.5 s' });
+    expect(finished).toMatchObject({ status: 'failed', failure: 'harness_timeout', error: 'time limit: the harness ran longer than 1.5 s' });
     expect(kit.messages(request.runId).events[0]?.eventType).toBe('stream_started');
   });
 });

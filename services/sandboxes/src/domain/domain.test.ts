@@ -79,13 +79,13 @@ describe('every way a harness turn ends maps to one run result', () => {
     expect(harnessOutcome('codex', cancelled, { ...none, reason: 'cancel' }, 2)).toEqual({ status: 'cancelled', error: null, failure: null, eventCount: 2 });
     expect(harnessOutcome('codex', cancelled, { ...none, reason: 'timeout', timeoutMs: 1_800_000 }, 2)).toMatchObject({
       failure: 'harness_timeout',
-      error: 'the harness ran longer than 1800 s',
+      error: 'time limit: the harness ran longer than 1800 s',
     });
     expect(harnessOutcome('codex', cancelled, { ...none, reason: 'shutdown' }, 2)).toMatchObject({ failure: 'sandbox_lost' });
     expect(harnessOutcome('codex', cancelled, { ...none, reason: 'publish', publishError: 'down' }, 2)).toMatchObject({
       failure: 'sandbox_lost',
       error: "the run's events could not be delivered: down",
     });
-    expect(timeoutMessage(1500)).toBe('the harness ran longer than 1.5 s');
+    expect(timeoutMessage(1500)).toBe('time limit: the harness ran longer than 1.5 s');
   });
 });

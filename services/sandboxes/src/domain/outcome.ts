@@ -4,7 +4,16 @@ import type { HarnessName, HarnessResult } from '../harness/index.js';
 import type { SessionResult } from '../store/collections.js';
 
 /** Why the session's AbortSignal fired. */
-export type AbortReason = 'cancel' | 'timeout' | 'shutdown' | 'publish';
+export type AbortReason = 'cancel' | 'timeout' | 'shutdown' | 'publish' | 'limit';
+
+/** The sandbox limit a run reached (its lifecycle event's `decision_code`), and the run's error saying so. */
+export type LimitCode = 'process_limit' | 'memory_limit' | 'disk_limit' | 'time_limit' | 'token_budget';
+
+export interface LimitReached {
+  code: LimitCode;
+  /** The run's error: it starts with the limit's name ("process limit: …"). */
+  message: string;
+}
 
 export const SANDBOX_LOST_MESSAGE = 'the sandbox was lost: the sandboxes service stopped during the run';
 
@@ -22,18 +31,19 @@ export function succeeded(eventCount: number): SessionResult {
 
 export function timeoutMessage(timeoutMs: number): string {
   const seconds = timeoutMs / 1000;
-  return `the harness ran longer than ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+  return `time limit: the harness ran longer than ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
 /**
  * The result of a harness turn: an abort is reported by its reason (cancel → cancelled; timeout →
- * `harness_timeout`; service stopping → `sandbox_lost`; the bus unreachable → `sandbox_lost`), a
+ * `harness_timeout`; service stopping → `sandbox_lost`; the bus unreachable → `sandbox_lost`; a
+ * sandbox limit or the token budget reached → `agent`, the error naming the limit), a
  * failure is the agent's own unless the adapter says the harness crashed or could not start.
  */
 export function harnessOutcome(
   harness: HarnessName,
   result: HarnessResult,
-  abort: { reason: AbortReason | null; timeoutMs: number; publishError: string | null },
+  abort: { reason: AbortReason | null; timeoutMs: number; publishError: string | null; limit?: LimitReached | null },
   eventCount: number,
 ): SessionResult | 'success' {
   switch (abort.reason) {
@@ -43,6 +53,9 @@ export function harnessOutcome(
       return failed('harness_timeout', timeoutMessage(abort.timeoutMs), eventCount);
     case 'shutdown':
       return failed('sandbox_lost', SANDBOX_LOST_MESSAGE, eventCount);
+    case 'limit':
+      // The agent's own doing (a fork bomb, an allocation, a disk filled, tokens spent): named for what it reached.
+      return failed('agent', abort.limit?.message ?? 'the run reached a limit of its sandbox', eventCount);
     case 'publish':
       return failed('sandbox_lost', `the run's events could not be delivered: ${abort.publishError ?? 'the message bus was unreachable'}`, eventCount);
     case null:

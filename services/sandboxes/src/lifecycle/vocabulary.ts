@@ -88,6 +88,16 @@ export const LIFECYCLE_EVENTS = {
     ],
     means: 'the sandbox is `failed` with `error` set; the code says why',
   },
+  limits: {
+    decisionCodes: ['enforced', 'not_enforced'],
+    means:
+      "the limits in force for the sandbox's commands and agent (payload: `memory_mb`, `pids`, `cpus`, `disk_mb`, `time_limit_ms`, `token_budget`, and `not_enforced` naming any the machine cannot hold); `not_enforced`: one or more cannot",
+  },
+  limit_reached: {
+    decisionCodes: ['process_limit', 'memory_limit', 'disk_limit', 'time_limit', 'token_budget'],
+    means:
+      'the run reached a limit of its sandbox (a refused fork, an out-of-memory kill, a full disk, its wall-clock limit, its token budget): it ends `failed` naming the limit',
+  },
   lost: { decisionCodes: ['sandbox_lost', 'cancelled'], means: 'the instance keeping it stopped (found by the heartbeat sweep): `failed`' },
 } as const;
 

@@ -14,6 +14,11 @@ import { LocalProvider, MODEL_PORT_INSIDE } from '../providers/local/localProvid
 import { prepareIsolation, type LocalIsolation } from '../providers/local/localIsolation.js';
 import type { AllocatedSandbox, HarnessLaunch } from '../providers/provider.js';
 import { commitToBare } from '../testing/sandboxesKit.js';
+import { ModelGateway } from './modelGateway.js';
+
+/** The company's keys: the gateway puts them on forwarded requests; no sandbox ever holds them. */
+const COMPANY_OPENAI_KEY = 'sk-company-openai-0123456789abcdef';
+const COMPANY_ANTHROPIC_KEY = 'sk-ant-company-0123456789abcdef';
 
 let work: string;
 let bare: string;
@@ -48,7 +53,11 @@ beforeAll(async () => {
   provider = new LocalProvider(join(work, 'sandboxes'), {
     isolation,
     killGraceMs: 1_000,
-    modelUpstreams: { responses: `${providerUrl}/v1`, messages: providerUrl },
+    modelGateway: new ModelGateway({
+      upstreams: { responses: `${providerUrl}/v1`, messages: providerUrl },
+      providerKeys: { responses: COMPANY_OPENAI_KEY, messages: COMPANY_ANTHROPIC_KEY },
+      runTokenBudget: null,
+    }),
   });
 });
 
@@ -84,8 +93,8 @@ async function runTurn(launch: HarnessLaunch, prompt: string): Promise<{ result:
 }
 
 /** A node one-liner run by the CLI's shell: one HTTP call, its status and body (or its error) on one line. */
-function fetchLine(url: string, method = 'POST'): string {
-  const script = `fetch(${JSON.stringify(url)},{method:${JSON.stringify(method)},headers:{authorization:'Bearer sk-run'},body:${method === 'POST' ? '\'{"model":"m"}\'' : 'undefined'}}).then(async r=>console.log(r.status,await r.text()),e=>console.log('error',e.cause?.code??e.message))`;
+function fetchLine(url: string, method = 'POST', headers: Record<string, string> = {}): string {
+  const script = `fetch(${JSON.stringify(url)},{method:${JSON.stringify(method)},headers:${JSON.stringify(headers)},body:${method === 'POST' ? '\'{"model":"m"}\'' : 'undefined'}}).then(async r=>console.log(r.status,await r.text()),e=>console.log('error',e.cause?.code??e.message))`;
   return `node -e ${JSON.stringify(script)}`;
 }
 
@@ -105,32 +114,46 @@ describe('a CLI that calls a model reaches it on its own loopback, through the p
       expect(launch.modelBaseUrl).toBe(`http://127.0.0.1:${MODEL_PORT_INSIDE}`);
       expect(launch.contained).toBe(true);
       const base = launch.modelBaseUrl ?? '';
+      const credential = launch.model?.credential ?? '';
+      expect(credential).toMatch(/^ars-run-/);
       const hostPort = (hostService.address() as AddressInfo).port;
       const { result, events } = await runTurn(
         launch,
         [
-          `@shell ${fetchLine(`${base}/v1/responses`)}`,
-          `@shell ${fetchLine(`${base}/v1/messages?beta=true`)}`,
-          `@shell ${fetchLine(`${base}/v1/models`, 'GET')}`,
+          `@shell ${fetchLine(`${base}/v1/responses`, 'POST', { authorization: `Bearer ${credential}` })}`,
+          `@shell ${fetchLine(`${base}/v1/messages?beta=true`, 'POST', { 'x-api-key': credential })}`,
+          `@shell ${fetchLine(`${base}/v1/models`, 'GET', { authorization: `Bearer ${credential}` })}`,
+          `@shell ${fetchLine(`${base}/v1/responses`, 'POST')}`,
+          `@shell ${fetchLine(`${base}/v1/messages`, 'POST', { 'x-api-key': 'ars-run-another-runs-credential' })}`,
           `@shell ${fetchLine(`http://127.0.0.1:${hostPort}/`, 'GET')}`,
           `@shell ${fetchLine('http://1.1.1.1/', 'GET')}`,
           '@shell ls -l /run/ars',
+          "@shell cat /proc/[0-9]*/environ | tr '\\0' '\\n' | grep -c -e sk-company -e sk-ant-company || true",
         ].join('\n'),
       );
       await launch.close();
       expect(result).toMatchObject({ status: 'success' });
-      const [responses, messages, models, host, internet, listing] = events
+      const [responses, messages, models, anonymous, stranger, host, internet, listing, keysInEnvironments] = events
         .filter((event) => event.type === 'tool_call')
         .map((event) => String(event.payload.output).trim());
       expect(responses).toBe('200 event: done\ndata: {"url":"/v1/responses"}');
       expect(messages).toBe('200 event: done\ndata: {"url":"/v1/messages?beta=true"}');
       expect(models).toMatch(/^404 .*not a model API/);
+      expect(anonymous).toMatch(/^401 .*credential was refused/);
+      expect(stranger).toMatch(/^401 .*credential was refused/);
       expect(host).toMatch(/^error (ECONNREFUSED|fetch failed)/);
       expect(internet).toMatch(/^error (ENETUNREACH|ECONNREFUSED|fetch failed)/);
       // One socket, nothing else of the host's runtime directory.
       expect(listing?.split('\n').filter((line) => !line.startsWith('total'))).toEqual([expect.stringMatching(/^srw------- .* model\.sock$/)]);
+      // No process of the sandbox holds a company key in its environment.
+      expect(keysInEnvironments).toBe('0');
+      // Only the two answered calls reached the provider, each with the company's key, never the run's credential.
       expect(modelCalls.map((call) => call.url)).toEqual(['/v1/responses', '/v1/messages?beta=true']);
-      expect(modelCalls[0]?.headers.authorization).toBe('Bearer sk-run');
+      expect(modelCalls[0]?.headers.authorization).toBe(`Bearer ${COMPANY_OPENAI_KEY}`);
+      expect(modelCalls[0]?.headers['x-api-key']).toBeUndefined();
+      expect(modelCalls[1]?.headers['x-api-key']).toBe(COMPANY_ANTHROPIC_KEY);
+      expect(modelCalls[1]?.headers.authorization).toBeUndefined();
+      expect(JSON.stringify(modelCalls)).not.toContain(credential);
     } finally {
       await provider.release(sandbox);
     }

@@ -4,7 +4,7 @@ import { kubernetesSettings, SettingsError } from './kubernetes/settings.js';
 import { IsolationUnavailable, prepareIsolation, type LocalIsolation } from './local/localIsolation.js';
 import { LocalProvider } from './local/localProvider.js';
 import type { SandboxProvider } from './provider.js';
-import type { ModelUpstreams } from '../modelAccess/modelProxy.js';
+import { ModelGateway, type ModelUpstreams } from '../modelAccess/modelGateway.js';
 
 export type ConfiguredProvider = SandboxProvider & { close?: () => Promise<void> };
 
@@ -14,6 +14,9 @@ interface ProviderConfig {
   SANDBOX_ISOLATION: 'bwrap' | 'none';
   OPENAI_BASE_URL: string;
   ANTHROPIC_BASE_URL: string;
+  CODEX_API_KEY?: string | undefined;
+  ANTHROPIC_API_KEY?: string | undefined;
+  RUN_TOKEN_BUDGET?: number | undefined;
 }
 
 /**
@@ -39,7 +42,12 @@ function modelUpstreamsOf(config: Pick<ProviderConfig, 'OPENAI_BASE_URL' | 'ANTH
 /** `SANDBOX_PROVIDER`: `local` (a directory per sandbox under SANDBOX_ROOT) or `kubernetes` (a Pod per sandbox, K8S_*). */
 export function createProvider(config: ProviderConfig, env: EnvSource, isolation: LocalIsolation | null): ConfiguredProvider {
   if (config.SANDBOX_PROVIDER === 'local') {
-    return new LocalProvider(config.SANDBOX_ROOT, { isolation, modelUpstreams: modelUpstreamsOf(config) });
+    const modelGateway = new ModelGateway({
+      upstreams: modelUpstreamsOf(config),
+      providerKeys: { responses: config.CODEX_API_KEY, messages: config.ANTHROPIC_API_KEY },
+      runTokenBudget: config.RUN_TOKEN_BUDGET ?? null,
+    });
+    return new LocalProvider(config.SANDBOX_ROOT, { isolation, modelGateway });
   }
   try {
     return new KubernetesProvider(kubernetesSettings(env), { modelUpstreams: modelUpstreamsOf(config) });

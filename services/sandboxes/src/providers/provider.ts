@@ -1,6 +1,7 @@
 // The seam between the service and where a sandbox lives: a local directory (`local.ts`) or a
 // Kubernetes Pod (`kubernetes/kubernetesProvider.ts`). Paths in an AllocatedSandbox are the
 // provider's own (local paths, or paths inside the Pod): only the provider interprets them.
+import type { RunUsage } from '@ars/contract';
 import type { HarnessName } from '../harness/index.js';
 
 export type ProviderName = 'local' | 'kubernetes';
@@ -105,6 +106,13 @@ export interface HarnessLaunchRequest {
   readOnlyTree?: boolean;
 }
 
+/** What a run sees of its door to the model gateway (modelAccess/modelGateway.ts). */
+export interface ModelDoorOfRun {
+  credential: string;
+  usage(): RunUsage | null;
+  onBudgetSpent(listener: (usage: RunUsage, budget: number) => void): void;
+}
+
 /** How the harness SDK is to spawn its CLI for this sandbox. */
 export interface HarnessLaunch {
   /** The executable the SDK spawns (for a Pod: a local shim that runs the CLI in the Pod). */
@@ -113,6 +121,12 @@ export interface HarnessLaunch {
   cwd: string;
   /** With `modelAccess`: the root URL (no `/v1`) the CLI calls both model APIs at. Absent: the CLI's own provider settings. */
   modelBaseUrl?: string;
+  /**
+   * With `modelAccess` through the model gateway: the run's door. The CLI is given its credential in
+   * place of a provider key, and the run's usage is what the gateway counted. Absent: the CLI holds
+   * the provider key itself (a provider without a gateway).
+   */
+  model?: ModelDoorOfRun;
   /** True when the provider's own boundary holds the CLI (bubblewrap, a Pod): the CLI's own sandbox would be nested in it. */
   contained: boolean;
   /** Called once the harness ended. */

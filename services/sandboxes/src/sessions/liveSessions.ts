@@ -1,5 +1,5 @@
 // The sessions this process instance runs now, each with the AbortController that stops it.
-import type { AbortReason } from '../domain/outcome.js';
+import type { AbortReason, LimitReached } from '../domain/outcome.js';
 
 export interface LiveSession {
   runId: string;
@@ -10,8 +10,10 @@ export interface LiveSession {
   reason: AbortReason | null;
   /** Settles when the session has ended and written its result. */
   done: Promise<void>;
-  /** Secret values of this run (its clone URL's token): redacted from everything it publishes. */
+  /** Secret values of this run (its clone URL's token, its model credential): redacted from everything it publishes. */
   secrets: string[];
+  /** The limit that ended it (reason `limit`). */
+  limit: LimitReached | null;
 }
 
 export class LiveSessions {
@@ -28,7 +30,7 @@ export class LiveSessions {
     const done = new Promise<void>((resolve) => {
       end = resolve;
     });
-    const session: LiveSession = { runId, userId, sandboxRecordId, controller: new AbortController(), reason: null, done, secrets: [] };
+    const session: LiveSession = { runId, userId, sandboxRecordId, controller: new AbortController(), reason: null, done, secrets: [], limit: null };
     this.sessions.set(runId, session);
     return {
       session,

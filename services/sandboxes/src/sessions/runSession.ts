@@ -4,10 +4,11 @@ import type { RunRequestedData } from '@ars/bus';
 import type { RunUsage } from '@ars/contract';
 import { harnessEnvironment } from '../domain/environment.js';
 import { sanitizedEvent } from '../domain/eventPayload.js';
-import { failed, harnessOutcome, succeeded } from '../domain/outcome.js';
+import { failed, harnessOutcome, succeeded, timeoutMessage } from '../domain/outcome.js';
 import { addUsage, usageOfReport } from '../domain/runUsage.js';
+import { addGrowth, NO_USAGE } from '../domain/providerUsage.js';
 import { harnessModeOf, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
-import type { AllocatedSandbox } from '../providers/provider.js';
+import type { AllocatedSandbox, ModelDoorOfRun } from '../providers/provider.js';
 import type { SessionResult } from '../store/collections.js';
 import type { SessionDeps } from './deps.js';
 import { ConversationOverLimit, keepThread, threadToResume } from './conversationThread.js';
@@ -47,8 +48,15 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   // Set once the harness starts: its span, a tool call's span per tool_call event.
   let harnessTrace: HarnessTrace | undefined;
 
-  const onEvent = async (event: HarnessEvent): Promise<void> => {
-    if (event.type === 'usage') usage = addUsage(usage, usageOfReport(harness, event.payload));
+  // With a model gateway, the run's tokens are what the provider reported to it: the CLI's own report is not taken.
+  let gatewayUsage: GatewayUsage | null = null;
+
+  const onEvent = async (reported: HarnessEvent): Promise<void> => {
+    let event = reported;
+    if (event.type === 'usage') {
+      if (gatewayUsage) event = gatewayUsage.event(event);
+      else usage = addUsage(usage, usageOfReport(harness, event.payload));
+    }
     const current = seq;
     const sanitized = sanitizedEvent(event, secrets);
     const publish = () =>
@@ -100,6 +108,18 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       modelAccess: !cli.standIn,
       readOnlyTree: harnessModeOf(request.mode).readOnly,
     });
+    if (launch.model) {
+      gatewayUsage = new GatewayUsage(launch.model);
+      // The run's credential is never shown, like the service's own secrets.
+      live.secrets.push(launch.model.credential);
+      launch.model.onBudgetSpent((spent, budget) => {
+        live.limit ??= {
+          code: 'token_budget',
+          message: `token budget: the run used ${spent.inputTokens + spent.outputTokens} tokens, over its budget of ${budget} (RUN_TOKEN_BUDGET)`,
+        };
+        deps.live.abort(runId, 'limit');
+      });
+    }
     // The working directory as the harness sees it (a Pod's, not the local shim's): Claude Code names its thread folder after it.
     const place = { sandbox, cwd: sandbox.cwd };
     const resumeThreadId = await threadToResume(deps, request, place).catch(async (error: unknown) => {
@@ -119,7 +139,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
           cwd: launch.cwd,
           treeRoot: sandbox.cwd,
           env: launch.env,
-          ...(deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
+          // The run's own credential through the gateway; a provider without one hands the CLI the key itself.
+          ...(launch.model ? { apiKey: launch.model.credential } : deps.settings.apiKeys[harness] ? { apiKey: deps.settings.apiKeys[harness] } : {}),
           ...(request.model ? { model: request.model } : {}),
           ...(standInTools ? { toolServers: standInTools.servers } : {}),
           mode: request.mode ?? null,
@@ -147,7 +168,10 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       );
     }
     clearTimeout(timer);
-    const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError }, seq);
+    // Tokens the CLI never reported (it crashed, was cancelled or stopped by the budget) are still the run's.
+    if (gatewayUsage?.unreported()) await onEvent(gatewayUsage.remainder()).catch((error: unknown) => log.warn({ err: error }, 'usage event not published'));
+    await recordLimitReached(deps, input.sandboxRecordId, live, timeoutMs);
+    const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError, limit: live.limit }, seq);
     result = outcome === 'success' ? await pushIfAsked(deps, input, seq) : outcome;
   } catch (error) {
     if (error instanceof ConversationOverLimit) {
@@ -161,7 +185,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   } finally {
     clearTimeout(timer);
   }
-  if (usage !== null) result = { ...result, usage };
+  const totals = gatewayUsage ? gatewayUsage.total() : usage;
+  if (totals !== null) result = { ...result, usage: totals };
   await endSession(deps, {
     runId,
     sandboxRecordId: input.sandboxRecordId,
@@ -170,6 +195,15 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     secrets,
     workspace: workspaceOf(request, sandbox, live.reason),
   });
+}
+
+/** A run ended by a limit (or its wall-clock limit) says so in its sandbox's lifecycle. */
+async function recordLimitReached(deps: SessionDeps, sandboxRecordId: string, live: LiveSession, timeoutMs: number): Promise<void> {
+  const limit = live.reason === 'limit' ? live.limit : live.reason === 'timeout' ? { code: 'time_limit' as const, message: timeoutMessage(timeoutMs) } : null;
+  if (!limit) return;
+  await deps.sandboxes
+    .event(sandboxRecordId, { eventType: 'limit_reached', decisionCode: limit.code, runId: live.runId, payload: { message: limit.message } })
+    .catch((error: unknown) => deps.logger.warn({ err: error, run_id: live.runId }, 'limit event not recorded'));
 }
 
 /** On success with a branch of its own: commit the agent's changes and push them, with a fresh clone URL. */
@@ -188,5 +222,46 @@ async function pushIfAsked(deps: SessionDeps, input: SessionInput, eventCount: n
     return succeeded(eventCount);
   } catch (error) {
     return failed('push', `the changes could not be pushed to branch "${working}": ${error instanceof Error ? error.message : String(error)}`, eventCount);
+  }
+}
+
+/**
+ * The usage events of a run through the model gateway: each `usage` the CLI reports is replaced by
+ * what the gateway counted since the previous one (the provider's own figures, every input token
+ * for both harnesses), so the events add up to the run's total whatever the agent prints.
+ */
+class GatewayUsage {
+  private published: RunUsage = NO_USAGE;
+
+  constructor(private readonly door: ModelDoorOfRun) {}
+
+  total(): RunUsage | null {
+    return this.door.usage();
+  }
+
+  /** The CLI's usage event, its figures replaced by the gateway's since the last one. */
+  event(reported: HarnessEvent): HarnessEvent {
+    return { ...reported, payload: this.take() };
+  }
+
+  /** True when the gateway counted tokens no event carried yet. */
+  unreported(): boolean {
+    const total = this.door.usage() ?? NO_USAGE;
+    return (
+      total.inputTokens + total.outputTokens + total.cachedInputTokens >
+      this.published.inputTokens + this.published.outputTokens + this.published.cachedInputTokens
+    );
+  }
+
+  /** A usage event of the tokens no event carried yet. */
+  remainder(): HarnessEvent {
+    return { type: 'usage', toolName: null, message: null, payload: this.take() };
+  }
+
+  private take(): Record<string, unknown> {
+    const total = this.door.usage() ?? NO_USAGE;
+    const since = addGrowth(NO_USAGE, this.published, total);
+    this.published = total;
+    return { ...since, source: 'model_gateway' };
   }
 }

@@ -1,6 +1,7 @@
 // Test support (not built into dist/): the tests play the runs service. An isolated Kafka per test
 // file (so no other test's services read these topics), the suite's MongoDB, a
 // real in-process catalog with real bare git repositories, and the sandboxes service in-process.
+import { ModelGateway } from '../modelAccess/modelGateway.js';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,11 @@ export { isAlive } from '../harness/testing.js';
 
 /** Model upstreams for tests whose harnesses call no model (a closed port: a call would fail at once). */
 export const NO_MODEL_UPSTREAMS = { responses: 'http://127.0.0.1:9/v1', messages: 'http://127.0.0.1:9' } as const;
+
+/** A model gateway to nowhere, for providers whose tests call no model. */
+export function noModelGateway(): ModelGateway {
+  return new ModelGateway({ upstreams: NO_MODEL_UPSTREAMS, providerKeys: {}, runTokenBudget: null });
+}
 
 export const fastSession = { sessionTimeoutMs: 6_000, rebalanceTimeoutMs: 1_500, heartbeatIntervalMs: 300 } as const;
 

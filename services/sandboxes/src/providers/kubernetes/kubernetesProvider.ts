@@ -23,7 +23,7 @@ import { HarnessRelay } from './harnessRelay.js';
 import { KubernetesError, KubernetesPods, type SandboxPod } from './kubernetesPods.js';
 import { restorePod, RestoreError, snapshotPod } from './podArchive.js';
 import { readPodHome, writePodHome } from './podHome.js';
-import type { ModelUpstreams } from '../../modelAccess/modelProxy.js';
+import type { ModelUpstreams } from '../../modelAccess/modelGateway.js';
 import { commitAndPushFromPod } from './podGit.js';
 import { buildSandboxManifests, HOME_DIR, ManifestError, REPO_DIR, secretName, type SandboxManifests } from './podManifest.js';
 import type { KubernetesSettings } from './settings.js';

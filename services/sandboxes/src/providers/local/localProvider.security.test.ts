@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ConfigError } from '@ars/config';
 import { assertStandInsBuilt } from '../../harness/testing.js';
 import { runHarness, standInExecutable, standInFiles, type HarnessEvent, type HarnessName } from '../../harness/index.js';
-import { commitToBare, NO_MODEL_UPSTREAMS } from '../../testing/sandboxesKit.js';
+import { commitToBare, noModelGateway } from '../../testing/sandboxesKit.js';
 import { localIsolation } from '../createProvider.js';
 import { processesWorkingIn } from '../processesInDirectory.js';
 import type { AllocatedSandbox, ExecRequest } from '../provider.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   bare = join(work, 'origin.git');
   execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
   commitToBare(bare, 'main', { 'README.md': '# fixture\n' });
-  provider = new LocalProvider(join(work, 'sandboxes'), { isolation: await prepareIsolation(), killGraceMs: 1_000, modelUpstreams: NO_MODEL_UPSTREAMS });
+  provider = new LocalProvider(join(work, 'sandboxes'), { isolation: await prepareIsolation(), killGraceMs: 1_000, modelGateway: noModelGateway() });
   // A service of the host, on its loopback (like MongoDB or the gateway).
   hostServer = createServer((socket) => socket.end('host service\n'));
   await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));

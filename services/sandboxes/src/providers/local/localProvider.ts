@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { relativePathProblem } from '@ars/git-refs';
 import { withoutCredentials } from '../../domain/credentials.js';
 import { GitError, git, pushFromCleanRepository, refExists } from '../git.js';
-import { startModelProxy, type ModelProxy, type ModelUpstreams } from '../../modelAccess/modelProxy.js';
+import type { ModelDoor, ModelGateway } from '../../modelAccess/modelGateway.js';
 import { killProcessesWorkingIn } from '../processesInDirectory.js';
 import {
   AllocationError,
@@ -63,8 +63,8 @@ export interface LocalProviderOptions {
   killGraceMs?: number;
   /** bubblewrap and slirp4netns, prepared (prepareIsolation()); null: plain local processes (SANDBOX_ISOLATION=none). */
   isolation: LocalIsolation | null;
-  /** Where harnesses' model calls go (OPENAI_BASE_URL, ANTHROPIC_BASE_URL). */
-  modelUpstreams: ModelUpstreams;
+  /** Where harnesses' model calls go: each run's own door and credential. */
+  modelGateway: ModelGateway;
 }
 
 export class LocalProvider implements SandboxProvider {
@@ -72,13 +72,13 @@ export class LocalProvider implements SandboxProvider {
   private readonly root: string;
   private readonly killGraceMs: number;
   private readonly isolation: LocalIsolation | null;
-  private readonly modelUpstreams: ModelUpstreams;
+  private readonly modelGateway: ModelGateway;
 
   constructor(root: string, options: LocalProviderOptions) {
     this.root = resolve(root);
     this.killGraceMs = options.killGraceMs ?? 5_000;
     this.isolation = options.isolation;
-    this.modelUpstreams = options.modelUpstreams;
+    this.modelGateway = options.modelGateway;
   }
 
   /** True when commands and harnesses run inside bubblewrap. */
@@ -87,6 +87,7 @@ export class LocalProvider implements SandboxProvider {
   }
 
   async close(): Promise<void> {
+    await this.modelGateway.close();
     await this.isolation?.close();
   }
 
@@ -192,9 +193,9 @@ export class LocalProvider implements SandboxProvider {
   }
 
   async launchHarness(sandbox: AllocatedSandbox, request: HarnessLaunchRequest): Promise<HarnessLaunch> {
-    const model = request.modelAccess ? await this.openModelProxy(sandbox) : null;
-    const close = (): Promise<void> => model?.proxy.close() ?? Promise.resolve();
-    const modelBaseUrl = model ? { modelBaseUrl: model.baseUrl } : {};
+    const model = request.modelAccess ? await this.openModelDoor(sandbox) : null;
+    const close = (): Promise<void> => model?.door.close() ?? Promise.resolve();
+    const modelBaseUrl = model ? { modelBaseUrl: model.baseUrl, model: model.door } : {};
     // Without isolation the SDK spawns the CLI right here, a plain child of this service.
     if (!this.isolation) return { executablePath: request.executablePath, env: request.env, cwd: request.cwd, contained: false, ...modelBaseUrl, close };
     try {
@@ -208,7 +209,7 @@ export class LocalProvider implements SandboxProvider {
         readOnly: [...cli.files, ...(request.toolFiles ?? []), ...(model ? FORWARDER_FILES : [])],
         // A read-only mode: the working tree cannot be changed by any process of the agent, whatever its harness does.
         ...(request.readOnlyTree ? { readOnlyWithin: [request.cwd] } : {}),
-        ...(model ? { sockets: [{ host: model.proxy.address, inside: MODEL_SOCKET_INSIDE }] } : {}),
+        ...(model ? { sockets: [{ host: model.door.address, inside: MODEL_SOCKET_INSIDE }] } : {}),
         network: 'none',
         command: model ? [node, FORWARDER, String(MODEL_PORT_INSIDE), MODEL_SOCKET_INSIDE, '--', ...cli.command] : cli.command,
       });
@@ -227,18 +228,18 @@ export class LocalProvider implements SandboxProvider {
   }
 
   /**
-   * The run's own model proxy: a Unix socket outside the sandbox's directory (so nothing in the
-   * sandbox can replace it), bound into the sandbox; without isolation, a port on 127.0.0.1.
+   * The run's own door to the model gateway: a Unix socket outside the sandbox's directory (so
+   * nothing in the sandbox can replace it), bound into the sandbox; without isolation, a port on 127.0.0.1.
    */
-  private async openModelProxy(sandbox: AllocatedSandbox): Promise<{ proxy: ModelProxy; baseUrl: string }> {
+  private async openModelDoor(sandbox: AllocatedSandbox): Promise<{ door: ModelDoor; baseUrl: string }> {
     if (!this.isolation) {
-      const proxy = await startModelProxy({ loopbackPort: 0 }, this.modelUpstreams);
-      return { proxy, baseUrl: proxy.address };
+      const door = await this.modelGateway.open({ loopbackPort: 0 });
+      return { door, baseUrl: door.address };
     }
     const dir = join(this.isolation.runtimeDir, 'model');
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const proxy = await startModelProxy({ socketPath: join(dir, `${sandbox.sandboxId}-${randomBytes(4).toString('hex')}.sock`) }, this.modelUpstreams);
-    return { proxy, baseUrl: `http://127.0.0.1:${MODEL_PORT_INSIDE}` };
+    const door = await this.modelGateway.open({ socketPath: join(dir, `${sandbox.sandboxId}-${randomBytes(4).toString('hex')}.sock`) });
+    return { door, baseUrl: `http://127.0.0.1:${MODEL_PORT_INSIDE}` };
   }
 
   async commitAndPush(sandbox: AllocatedSandbox, request: PushRequest): Promise<PushResult> {

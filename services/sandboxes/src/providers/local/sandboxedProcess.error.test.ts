@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commitToBare, NO_MODEL_UPSTREAMS } from '../../testing/sandboxesKit.js';
+import { commitToBare, noModelGateway } from '../../testing/sandboxesKit.js';
 import { BUSY_KERNEL_WORDS, installFlakyBwrap, type FlakyBwrap } from '../../testing/flakyBwrap.js';
 import type { AllocatedSandbox, ExecRequest } from '../provider.js';
 import { LAUNCH_VARIABLE } from './harnessShim.js';
@@ -33,7 +33,7 @@ if (realBwrap) {
     commitToBare(bare, 'main', { 'README.md': '# fixture\n' });
     flaky = installFlakyBwrap(realBwrap);
     isolation = await prepareIsolation();
-    provider = new LocalProvider(join(work, 'sandboxes'), { isolation, killGraceMs: 1_000, modelUpstreams: NO_MODEL_UPSTREAMS });
+    provider = new LocalProvider(join(work, 'sandboxes'), { isolation, killGraceMs: 1_000, modelGateway: noModelGateway() });
     sandbox = await provider.allocate({
       sandboxRecordId: 'record',
       runId: null,

@@ -37,7 +37,7 @@ describe('create or reuse: the same caller, repository, branches and root direct
     const logs = dataOf(await client.logs(sandbox.id));
     const reused = logs.lifecycle_events.find((event) => event.event_type === 'reused');
     expect(reused).toMatchObject({ decision_code: 'same_repo_and_branches', worker_run_id: null });
-    expect(eventTypes(logs).slice(0, 4)).toEqual(['requested', 'provisioning', 'provisioned', 'install_skipped']);
+    expect(eventTypes(logs).slice(0, 5)).toEqual(['requested', 'provisioning', 'provisioned', 'limits', 'install_skipped']);
   });
 
   test('a different working branch provisions a new sandbox', async () => {

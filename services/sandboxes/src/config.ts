@@ -61,6 +61,17 @@ export const sandboxesConfigSchema = {
    * processes that see and reach everything the service does: development only, refused in production).
    */
   SANDBOX_ISOLATION: env.oneOf(['bwrap', 'none'] as const, { default: 'bwrap' }),
+  /**
+   * Each local sandbox's limits, every process of it together (install steps, dev servers, the
+   * agent): memory in MiB (cgroup memory, swap included), tasks (processes and threads: cgroup
+   * pids), CPUs' worth of time (cgroup CPU quota, fractional allowed), and the disk its tree and
+   * temporary directories may fill in MiB (a size-limited file system of its own). 0: not limited.
+   * In production every one set must be enforceable here, or the service refuses to start.
+   */
+  SANDBOX_MEMORY_MB: env.integer({ min: 0, max: 1_048_576, default: 2_048 }),
+  SANDBOX_PIDS: env.integer({ min: 0, max: 4_194_304, default: 512 }),
+  SANDBOX_CPUS: env.string({ pattern: '^[0-9]{1,4}(\\.[0-9]{1,3})?$', describe: 'a number of CPUs, e.g. 1 or 0.5 (0: not limited)', default: '1' }),
+  SANDBOX_DISK_MB: env.integer({ min: 0, max: 16 * 1_048_576, default: 5_120 }),
   /** Where sandboxes live: a local directory per sandbox, or a Kubernetes Pod per sandbox (K8S_* settings). */
   SANDBOX_PROVIDER: env.oneOf(['local', 'kubernetes'] as const, { default: 'local' }),
   /** A ready public sandbox unused for this long is stopped (and snapshotted). */

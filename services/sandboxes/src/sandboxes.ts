@@ -16,7 +16,8 @@ import type { LifecycleDeps } from './lifecycle/deps.js';
 import { startKeeper } from './lifecycle/keeper.js';
 import { LiveSandboxes } from './lifecycle/liveSandboxes.js';
 import { reportLiveSandboxes } from './metrics.js';
-import { createProvider, localIsolation } from './providers/createProvider.js';
+import { createProvider, localIsolation, localSandboxLimits } from './providers/createProvider.js';
+import type { SandboxLimits } from './providers/local/limits/limits.js';
 import type { LocalIsolation } from './providers/local/localIsolation.js';
 import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
 import { ConversationThreadStore } from './store/conversationThreads.js';
@@ -64,6 +65,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
   const { consumerSession, ...serviceRuntime } = runtime;
   // Before anything starts: a refused configuration, or isolation unavailable here, is one line and exit 1.
   let isolation: LocalIsolation | null;
+  let limits: SandboxLimits | null;
   try {
     const config = loadConfig(
       { ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema },
@@ -71,6 +73,10 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
     );
     checkDrainFitsShutdown(config);
     isolation = await localIsolation(config);
+    limits = await localSandboxLimits(config).catch(async (error: unknown) => {
+      await isolation?.close();
+      throw error;
+    });
   } catch (error) {
     if (runtime.handleSignals === false) throw error;
     return exitOnConfigError(error);
@@ -108,7 +114,8 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         secrets,
       );
       const catalog = createCatalogClient(catalogHttp);
-      const provider = createProvider(config, serviceRuntime.env ?? process.env, isolation);
+      const provider = createProvider(config, serviceRuntime.env ?? process.env, { isolation, limits });
+      if (limits) ctx.logger.info({ sandbox_limits: limits.support.limits }, `sandbox limits: ${limits.support.line}`);
       if (provider.name === 'local' && isolation === null) {
         ctx.logger.warn(
           { sandbox_isolation: 'none' },

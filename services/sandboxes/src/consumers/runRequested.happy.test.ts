@@ -60,7 +60,7 @@ describe('a requested run streams every harness event in order, then run.finishe
         sandbox_id: allocated[0]!.sandboxId,
       });
       const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
-      expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
+      expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'limits', 'ready', 'stopped']);
     },
   );
 });

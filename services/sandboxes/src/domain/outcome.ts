@@ -29,6 +29,27 @@ export function succeeded(eventCount: number): SessionResult {
   return { status: 'success', error: null, failure: null, eventCount };
 }
 
+/** The run's error for a sandbox limit its processes reached, naming the limit and the setting behind it. */
+export function sandboxLimitReached(
+  code: 'process_limit' | 'memory_limit' | 'disk_limit',
+  limits: { memory_mb: number | null; pids: number | null; disk_mb: number | null },
+): LimitReached {
+  switch (code) {
+    case 'process_limit':
+      return {
+        code,
+        message: `process limit: a process of the run could not be started: the sandbox's ${limits.pids ?? '?'} processes and threads (SANDBOX_PIDS) were in use`,
+      };
+    case 'memory_limit':
+      return {
+        code,
+        message: `memory limit: a process of the run was killed for using more than the sandbox's ${limits.memory_mb ?? '?'} MB of memory (SANDBOX_MEMORY_MB)`,
+      };
+    case 'disk_limit':
+      return { code, message: `disk limit: the sandbox's ${limits.disk_mb ?? '?'} MB of disk (SANDBOX_DISK_MB) are full` };
+  }
+}
+
 export function timeoutMessage(timeoutMs: number): string {
   const seconds = timeoutMs / 1000;
   return `time limit: the harness ran longer than ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;

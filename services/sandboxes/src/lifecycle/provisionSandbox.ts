@@ -1,6 +1,7 @@
 // A public sandbox from `requested` to `ready`: the provider makes it (clone, or a snapshot restored),
 // the install step runs into install_log, then the dev server (when declared) starts into dev_log and
 // `preview_url` is set once it answers HTTP. Every failure ends `failed` with `error` and the reason.
+import { recordLimitsInForce } from './limitsEvent.js';
 import { isAppError } from '@ars/errors';
 import { sandboxPlan, type SandboxPlan } from '../domain/sandboxPlan.js';
 import { AllocationError, type AllocatedSandbox } from '../providers/provider.js';
@@ -71,6 +72,7 @@ async function provision(deps: LifecycleDeps, doc: SandboxDoc, live: LiveSandbox
       payload: { sandbox_id: allocated.sandboxId, ...(restore ? { snapshot_id: restore.snapshotId } : {}) },
     },
   );
+  await recordLimitsInForce(deps.sandboxes, deps.provider, doc._id, allocated, null);
   if (signal.aborted) return;
 
   const plan = await sandboxPlan((path) => readInSandbox(deps, allocated, path, signal));

@@ -91,7 +91,7 @@ export const LIFECYCLE_EVENTS = {
   limits: {
     decisionCodes: ['enforced', 'not_enforced'],
     means:
-      "the limits in force for the sandbox's commands and agent (payload: `memory_mb`, `pids`, `cpus`, `disk_mb`, `time_limit_ms`, `token_budget`, and `not_enforced` naming any the machine cannot hold); `not_enforced`: one or more cannot",
+      "the limits in force for the sandbox's commands and agent (payload: `memory_mb`, `pids`, `cpus`, `disk_mb` — null: not limited —, a run's `time_limit_ms`, and `not_enforced` naming any the machine cannot hold); `not_enforced`: one or more cannot",
   },
   limit_reached: {
     decisionCodes: ['process_limit', 'memory_limit', 'disk_limit', 'time_limit', 'token_budget'],

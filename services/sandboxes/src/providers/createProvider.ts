@@ -1,8 +1,10 @@
-import { ConfigError, type EnvSource } from '@ars/config';
+import { ConfigError, environmentOf, type EnvSource, type Environment } from '@ars/config';
 import { KubernetesProvider } from './kubernetes/kubernetesProvider.js';
 import { kubernetesSettings, SettingsError } from './kubernetes/settings.js';
 import { IsolationUnavailable, prepareIsolation, type LocalIsolation } from './local/localIsolation.js';
 import { LocalProvider } from './local/localProvider.js';
+import { newInstanceName } from './local/limits/cgroups.js';
+import { prepareSandboxLimits, type SandboxLimits } from './local/limits/limits.js';
 import type { SandboxProvider } from './provider.js';
 import { ModelGateway, type ModelUpstreams } from '../modelAccess/modelGateway.js';
 
@@ -17,6 +19,18 @@ interface ProviderConfig {
   CODEX_API_KEY?: string | undefined;
   ANTHROPIC_API_KEY?: string | undefined;
   RUN_TOKEN_BUDGET?: number | undefined;
+  SANDBOX_MEMORY_MB: number;
+  SANDBOX_PIDS: number;
+  SANDBOX_CPUS: string;
+  SANDBOX_DISK_MB: number;
+  NODE_ENV: Environment;
+  ARS_ENV?: Environment | undefined;
+}
+
+/** What the local provider prepares before the service starts: bubblewrap, and each sandbox's resource limits. */
+export interface LocalPreparation {
+  isolation: LocalIsolation | null;
+  limits: SandboxLimits | null;
 }
 
 /**
@@ -35,19 +49,44 @@ export async function localIsolation(config: Pick<ProviderConfig, 'SANDBOX_PROVI
   }
 }
 
+/**
+ * Each local sandbox's limits (SANDBOX_MEMORY_MB, SANDBOX_PIDS, SANDBOX_CPUS, SANDBOX_DISK_MB; 0: off),
+ * prepared with the isolation (cgroups nested under the service's own, a size-limited disk each).
+ * In production, a limit set that this machine cannot enforce refuses the start; in development the
+ * start-up log says which are enforced and how.
+ */
+export async function localSandboxLimits(config: ProviderConfig): Promise<SandboxLimits | null> {
+  if (config.SANDBOX_PROVIDER !== 'local' || config.SANDBOX_ISOLATION === 'none') return null;
+  const positive = (value: number): number | null => (value > 0 ? value : null);
+  const limits = await prepareSandboxLimits(
+    {
+      memoryMb: positive(config.SANDBOX_MEMORY_MB),
+      pids: positive(config.SANDBOX_PIDS),
+      cpus: positive(Number(config.SANDBOX_CPUS)),
+      diskMb: positive(config.SANDBOX_DISK_MB),
+    },
+    { instance: await newInstanceName(), sandboxRoot: config.SANDBOX_ROOT, owner: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } },
+  );
+  if (limits.support.refusal !== null && environmentOf(config) === 'production') {
+    await limits.close();
+    throw new ConfigError([`the sandboxes' limits cannot be enforced here: ${limits.support.refusal} (production refuses to run agents without them)`]);
+  }
+  return limits;
+}
+
 function modelUpstreamsOf(config: Pick<ProviderConfig, 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL'>): ModelUpstreams {
   return { responses: config.OPENAI_BASE_URL, messages: config.ANTHROPIC_BASE_URL };
 }
 
 /** `SANDBOX_PROVIDER`: `local` (a directory per sandbox under SANDBOX_ROOT) or `kubernetes` (a Pod per sandbox, K8S_*). */
-export function createProvider(config: ProviderConfig, env: EnvSource, isolation: LocalIsolation | null): ConfiguredProvider {
+export function createProvider(config: ProviderConfig, env: EnvSource, local: LocalPreparation): ConfiguredProvider {
   if (config.SANDBOX_PROVIDER === 'local') {
     const modelGateway = new ModelGateway({
       upstreams: modelUpstreamsOf(config),
       providerKeys: { responses: config.CODEX_API_KEY, messages: config.ANTHROPIC_API_KEY },
       runTokenBudget: config.RUN_TOKEN_BUDGET ?? null,
     });
-    return new LocalProvider(config.SANDBOX_ROOT, { isolation, modelGateway });
+    return new LocalProvider(config.SANDBOX_ROOT, { isolation: local.isolation, limits: local.limits, modelGateway });
   }
   try {
     return new KubernetesProvider(kubernetesSettings(env), { modelUpstreams: modelUpstreamsOf(config) });

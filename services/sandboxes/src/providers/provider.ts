@@ -161,11 +161,29 @@ export interface SandboxProvider {
   snapshot(sandbox: AllocatedSandbox, file: string): Promise<{ bytes: number }>;
   /** Ends every process of the sandbox and removes it (safe twice; by what a record holds, also after a restart). */
   release(sandbox: SandboxRef): Promise<void>;
+  /** The limits in force on a sandbox (its `limits` lifecycle event); absent or null: none this provider holds. */
+  limitsOf?(sandbox: SandboxRef): SandboxLimitsInForce | null;
+  /** The limit a sandbox's processes reached (a refused fork, an out-of-memory kill, a full disk), or null. */
+  limitReached?(sandbox: SandboxRef): Promise<SandboxLimitHit | null>;
   /**
    * HOME's files, for a provider whose HOME is not a local directory (`dir` null: a Pod), so that a
    * conversation's thread is kept and resumed there too. A local HOME is read and written directly.
    */
   homeFiles?: HomeFiles;
+}
+
+/** Each limit of a sandbox (null: not limited), and the limits this machine could not enforce. */
+export interface SandboxLimitsInForce {
+  memory_mb: number | null;
+  pids: number | null;
+  cpus: number | null;
+  disk_mb: number | null;
+  not_enforced: string[];
+}
+
+export interface SandboxLimitHit {
+  code: 'process_limit' | 'memory_limit' | 'disk_limit';
+  limits: Omit<SandboxLimitsInForce, 'not_enforced'>;
 }
 
 /** A text file under HOME (`path` relative, `/`-separated). */

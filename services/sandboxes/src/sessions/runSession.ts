@@ -4,7 +4,7 @@ import type { RunRequestedData } from '@ars/bus';
 import type { RunUsage } from '@ars/contract';
 import { harnessEnvironment } from '../domain/environment.js';
 import { sanitizedEvent } from '../domain/eventPayload.js';
-import { failed, harnessOutcome, succeeded, timeoutMessage } from '../domain/outcome.js';
+import { failed, harnessOutcome, sandboxLimitReached, succeeded, timeoutMessage } from '../domain/outcome.js';
 import { addUsage, usageOfReport } from '../domain/runUsage.js';
 import { addGrowth, NO_USAGE } from '../domain/providerUsage.js';
 import { harnessModeOf, runHarness, type HarnessEvent, type HarnessResult } from '../harness/index.js';
@@ -131,6 +131,8 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       return null;
     });
     const turn = harnessTrace;
+    // A limit reached once ends the run: an agent whose fork was refused would otherwise carry on.
+    const limitWatch = watchLimits(deps, sandbox, live);
     try {
       harnessResult = await context.with(turn.context, () =>
         runHarness({
@@ -160,6 +162,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       harnessResult = { status: 'cancelled' };
       turn.end(harnessResult.status);
     } finally {
+      await limitWatch.stop();
       await launch.close().catch((error: unknown) => log.warn({ err: error }, 'harness launch not closed'));
     }
     if (harnessResult.threadId) {
@@ -195,6 +198,36 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     secrets,
     workspace: workspaceOf(request, sandbox, live.reason),
   });
+}
+
+/** How often a running session asks whether its sandbox reached a limit. */
+const LIMIT_POLL_MS = 500;
+
+/**
+ * Watches the sandbox's limits while the harness runs: the first one reached aborts the run
+ * (reason `limit`). `stop()` looks once more, so a limit reached in the turn's last moment counts.
+ */
+function watchLimits(deps: SessionDeps, sandbox: AllocatedSandbox, live: LiveSession): { stop(): Promise<void> } {
+  const provider = deps.provider;
+  if (!provider.limitReached) return { stop: () => Promise.resolve() };
+  const ref = { sandboxId: sandbox.sandboxId, dir: sandbox.dir };
+  const check = async (): Promise<void> => {
+    const hit = await provider.limitReached?.(ref).catch(() => null);
+    if (!hit || live.reason !== null) return;
+    live.limit ??= sandboxLimitReached(hit.code, hit.limits);
+    deps.live.abort(live.runId, 'limit');
+  };
+  let checking = Promise.resolve();
+  const timer = setInterval(() => {
+    checking = checking.then(check);
+  }, LIMIT_POLL_MS);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await checking;
+      await check();
+    },
+  };
 }
 
 /** A run ended by a limit (or its wall-clock limit) says so in its sandbox's lifecycle. */

@@ -1,5 +1,6 @@
 // `run.requested` → a queued run, then a sandbox and a running session (or a defined end: cancelled,
 // too late, not allocatable).
+import { recordLimitsInForce } from '../lifecycle/limitsEvent.js';
 import { context } from '@opentelemetry/api';
 import { traceContext, traceHeaders, type RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
@@ -213,6 +214,10 @@ async function allocateAndRun(
     const runtime = { provider: runtimeProviderOf(deps, request.harness), runId: sessionId };
     await deps.sessions.markRunning(runId, deps.instanceId, { sandboxId: allocated.sandboxId, sandboxDir: allocated.dir, runtimeProvider: runtime.provider });
     await deps.sandboxes.noteProvider(sandboxRecordId, allocated);
+    await recordLimitsInForce(deps.sandboxes, deps.provider, sandboxRecordId, allocated, {
+      runId,
+      timeLimitMs: request.timeoutMs ?? deps.settings.defaultTimeoutMs,
+    });
     await deps.sandboxes.transition(
       sandboxRecordId,
       { status: 'ready', sandboxId: allocated.sandboxId },

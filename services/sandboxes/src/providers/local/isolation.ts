@@ -31,6 +31,8 @@ export interface IsolationSpec {
   sandboxDir: string;
   /** Where the command starts (inside sandboxDir). */
   cwd: string;
+  /** A directory of the sandbox (on its size-limited disk) seen as `/tmp` and `/var/tmp`; absent: RAM file systems. */
+  tmpDir?: string;
   /** More host paths bound read-only at the same path (the harness CLI's files). */
   readOnly: string[];
   /** Paths inside sandboxDir bound read-only over it: a read-only run's working tree (the rest of the sandbox, its home, stays writable). */
@@ -71,7 +73,11 @@ export function bwrapArguments(spec: IsolationSpec): string[] {
     if ('symlink' in entry) args.push('--symlink', entry.symlink, entry.path);
     else args.push('--ro-bind', entry.path, entry.path);
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/etc');
+  args.push('--proc', '/proc', '--dev', '/dev');
+  // On the sandbox's own disk when it has one: temporary files count against its disk limit, not the host's memory.
+  if (spec.tmpDir !== undefined) args.push('--bind', spec.tmpDir, '/tmp', '--bind', spec.tmpDir, '/var/tmp');
+  else args.push('--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
+  args.push('--tmpfs', '/etc');
   for (const path of layout.etcFromHost) args.push('--ro-bind-try', path, path);
   for (const [name, file] of Object.entries(layout.etcGenerated)) args.push('--ro-bind', file, `/etc/${name}`);
   args.push('--remount-ro', '/etc');

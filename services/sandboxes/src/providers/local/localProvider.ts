@@ -26,6 +26,8 @@ import {
   type PreviewEndpoint,
   type PushRequest,
   type PushResult,
+  type SandboxLimitHit,
+  type SandboxLimitsInForce,
   type SandboxProvider,
   type SandboxRef,
 } from '../provider.js';
@@ -34,6 +36,7 @@ import { harnessCli } from './harnessCli.js';
 import { LAUNCH_VARIABLE } from './harnessShim.js';
 import { isolatedCommand, type LocalIsolation } from './localIsolation.js';
 import { runSandboxed } from './sandboxedProcess.js';
+import type { SandboxConfinement, SandboxLimits } from './limits/limits.js';
 
 /** Git settings for commands this service runs inside a tree the agent controlled: no hooks, no fsmonitor. */
 const SAFE = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
@@ -65,6 +68,8 @@ export interface LocalProviderOptions {
   isolation: LocalIsolation | null;
   /** Where harnesses' model calls go: each run's own door and credential. */
   modelGateway: ModelGateway;
+  /** Each sandbox's cgroups and disk (prepareSandboxLimits); null: not limited (no isolation, or development without them). */
+  limits?: SandboxLimits | null;
 }
 
 export class LocalProvider implements SandboxProvider {
@@ -73,12 +78,16 @@ export class LocalProvider implements SandboxProvider {
   private readonly killGraceMs: number;
   private readonly isolation: LocalIsolation | null;
   private readonly modelGateway: ModelGateway;
+  private readonly limits: SandboxLimits | null;
+  /** The confinement of each sandbox this process made, by its directory. */
+  private readonly confinements = new Map<string, SandboxConfinement>();
 
   constructor(root: string, options: LocalProviderOptions) {
     this.root = resolve(root);
     this.killGraceMs = options.killGraceMs ?? 5_000;
     this.isolation = options.isolation;
     this.modelGateway = options.modelGateway;
+    this.limits = options.limits ?? null;
   }
 
   /** True when commands and harnesses run inside bubblewrap. */
@@ -88,6 +97,8 @@ export class LocalProvider implements SandboxProvider {
 
   async close(): Promise<void> {
     await this.modelGateway.close();
+    await this.limits?.close();
+    this.confinements.clear();
     await this.isolation?.close();
   }
 
@@ -99,6 +110,9 @@ export class LocalProvider implements SandboxProvider {
     const home = join(dir, 'home');
     await mkdir(dir, { recursive: true });
     try {
+      // The limits hold from the first byte: the disk is mounted before the clone writes anything.
+      if (this.limits) this.confinements.set(dir, await this.limits.forSandbox(sandboxId, dir));
+      await mkdir(join(dir, 'tmp'), { recursive: true, mode: 0o1777 });
       if (request.restoreFrom !== undefined) await this.restore(dir, repoDir, request.restoreFrom);
       else await this.checkout(repoDir, request);
       await mkdir(home, { recursive: true });
@@ -121,6 +135,7 @@ export class LocalProvider implements SandboxProvider {
     const network = request.forwardPort !== undefined ? 'internet' : (request.network ?? 'none');
     const command = isolatedCommand(isolation, {
       sandboxDir: this.sandboxDir(sandbox),
+      ...this.confinementOf(sandbox),
       cwd: request.cwd,
       readOnly: [],
       network,
@@ -182,6 +197,32 @@ export class LocalProvider implements SandboxProvider {
     });
   }
 
+  /** Where a sandboxed command's processes are accounted (its cgroups) and what holds its temporary files (its disk). */
+  private confinementOf(sandbox: AllocatedSandbox): { procsFiles?: string[]; tmpDir: string } {
+    const dir = this.sandboxDir(sandbox);
+    const confinement = this.confinements.get(dir);
+    return { tmpDir: join(dir, 'tmp'), ...(confinement && confinement.procsFiles.length > 0 ? { procsFiles: [...confinement.procsFiles] } : {}) };
+  }
+
+  /** The limits in force on a sandbox (its `limits` lifecycle event); null when it is not limited. */
+  limitsOf(sandbox: SandboxRef): SandboxLimitsInForce | null {
+    if (!this.limits || !sandbox.dir) return null;
+    const confinement = this.confinements.get(sandbox.dir);
+    if (!confinement) return null;
+    const notEnforced = Object.entries(this.limits.support.limits)
+      .filter(([, state]) => state.state === 'unavailable')
+      .map(([name]) => name);
+    return { ...confinement.limits, not_enforced: notEnforced };
+  }
+
+  /** The limit a sandbox's processes reached (a refused fork, an OOM kill, a full disk), or null. */
+  async limitReached(sandbox: SandboxRef): Promise<SandboxLimitHit | null> {
+    const confinement = sandbox.dir ? this.confinements.get(sandbox.dir) : undefined;
+    if (!confinement) return null;
+    const hit = await confinement.hit();
+    return hit === null ? null : { code: hit, limits: confinement.limits };
+  }
+
   private sandboxDir(sandbox: AllocatedSandbox): string {
     if (!sandbox.dir) throw new Error('a local sandbox without a directory cannot run commands');
     return sandbox.dir;
@@ -205,6 +246,7 @@ export class LocalProvider implements SandboxProvider {
       const node = await realpath(process.execPath);
       const launch = isolatedCommand(this.isolation, {
         sandboxDir: this.sandboxDir(sandbox),
+        ...this.confinementOf(sandbox),
         cwd: request.cwd,
         readOnly: [...cli.files, ...(request.toolFiles ?? []), ...(model ? FORWARDER_FILES : [])],
         // A read-only mode: the working tree cannot be changed by any process of the agent, whatever its harness does.
@@ -271,6 +313,12 @@ export class LocalProvider implements SandboxProvider {
     if (!ours) return;
     // Nothing the agent started outlives its sandbox (the directory is about to go anyway).
     await killProcessesWorkingIn(target);
+    // Its cgroups' processes killed, its disk unmounted and deleted, its groups removed: what is left is an empty mount point.
+    const confinement = this.confinements.get(target);
+    if (confinement) {
+      await confinement.release();
+      this.confinements.delete(target);
+    }
     await rm(target, { recursive: true, force: true });
   }
 

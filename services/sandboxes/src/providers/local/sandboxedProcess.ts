@@ -11,6 +11,7 @@ import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { bwrapArguments, type BoundSocket, type HostLayout, type SandboxNetwork } from './isolation.js';
 import { attachSlirp, type SlirpNetwork } from './slirp.js';
+import { enterCgroupsCommand } from './limits/cgroups.js';
 
 /** Everything needed to start a command in a sandbox: plain data (it crosses to the harness shim as JSON). */
 export interface SandboxedCommand {
@@ -22,8 +23,12 @@ export interface SandboxedCommand {
   readOnly: string[];
   /** Paths inside sandboxDir bound read-only over it (the working tree of a read-only run). */
   readOnlyWithin?: string[];
-  /** Host Unix sockets bound inside (the model proxy's). */
+  /** Host Unix sockets bound inside (the model gateway's door). */
   sockets?: BoundSocket[];
+  /** The sandbox's `cgroup.procs` files: the launcher joins them before bwrap starts, so every process of the command is counted. */
+  procsFiles?: string[];
+  /** The sandbox's directory for `/tmp` and `/var/tmp` (on its disk). */
+  tmpDir?: string;
   network: SandboxNetwork;
   /** A port forwarded from the host's 127.0.0.1 (network `internet` only). */
   forwardPort?: number;
@@ -193,13 +198,17 @@ function startSandboxed(command: SandboxedCommand, options: SpawnOptions): Sandb
     readOnly: command.readOnly,
     ...(command.readOnlyWithin ? { readOnlyWithin: command.readOnlyWithin } : {}),
     ...(command.sockets ? { sockets: command.sockets } : {}),
+    ...(command.tmpDir !== undefined ? { tmpDir: command.tmpDir } : {}),
     network: command.network,
     infoFd: INFO_FD,
     ...(withNetwork ? { blockFd: BLOCK_FD } : {}),
     command: [...ANNOUNCE, ...command.command],
   });
   const stdio = [...options.stdio, 'pipe', withNetwork ? 'pipe' : 'ignore', 'pipe'] as StdioOptions;
-  const child = spawn(command.bwrap, args, { cwd: command.cwd, env: options.env, detached: options.detached, stdio });
+  // In the sandbox's cgroups before bwrap runs (the shell joins them, then becomes bwrap: same pid), so nothing escapes them by forking early.
+  const [file, ...argv] =
+    command.procsFiles && command.procsFiles.length > 0 ? enterCgroupsCommand(command.procsFiles, [command.bwrap, ...args]) : [command.bwrap, ...args];
+  const child = spawn(file ?? command.bwrap, argv, { cwd: command.cwd, env: options.env, detached: options.detached, stdio });
   let ran = false;
   const running = new Promise<void>((resolve) => {
     const marker = (child.stdio as unknown as Readable[])[RAN_FD] as Readable;

@@ -9,10 +9,8 @@ log() { echo "[setup] $*" >&2; }
 
 need_debs=()
 command -v redis-server >/dev/null 2>&1 || [ -n "${REDIS_URL:-}" ] || need_debs+=(redis-server)
-# The local sandbox provider locks agents in with bubblewrap, and gives the commands that need
-# network slirp4netns (services/sandboxes/README.md, "Isolation").
+# The local sandbox provider locks agents in with bubblewrap (services/sandboxes/README.md, "Isolation").
 command -v bwrap >/dev/null 2>&1 || need_debs+=(bubblewrap)
-command -v slirp4netns >/dev/null 2>&1 || need_debs+=(slirp4netns)
 if [ -z "${KAFKA_BROKERS:-}" ]; then
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || need_debs+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || need_debs+=(gcc)

@@ -72,6 +72,18 @@ export const sandboxesConfigSchema = {
   SANDBOX_PIDS: env.integer({ min: 0, max: 4_194_304, default: 512 }),
   SANDBOX_CPUS: env.string({ pattern: '^[0-9]{1,4}(\\.[0-9]{1,3})?$', describe: 'a number of CPUs, e.g. 1 or 0.5 (0: not limited)', default: '1' }),
   SANDBOX_DISK_MB: env.integer({ min: 0, max: 16 * 1_048_576, default: 5_120 }),
+  /**
+   * What a local sandbox may reach outside, through its own egress proxy (src/egress): host names and
+   * `*.suffix` (ports 443 and 80 unless `:port`), presets `@npm`, `@pypi`, `@github`, `@gitlab`,
+   * `@crates`, `@go`, `@rubygems`, `@maven`. Loopback, private, link-local (metadata) and the host's
+   * own addresses are refused whatever the list says. SANDBOX_EGRESS_ALLOW: the agent's turn and dev
+   * servers (unset: nothing but the model gateway); SANDBOX_INSTALL_EGRESS_ALLOW: install steps.
+   */
+  SANDBOX_EGRESS_ALLOW: env.string({ optional: true, describe: 'host names, *.suffix and @presets separated by commas or spaces' }),
+  SANDBOX_INSTALL_EGRESS_ALLOW: env.string({
+    default: '@npm @pypi @crates @go @rubygems @maven @github @gitlab',
+    describe: 'host names, *.suffix and @presets separated by commas or spaces',
+  }),
   /** Where sandboxes live: a local directory per sandbox, or a Kubernetes Pod per sandbox (K8S_* settings). */
   SANDBOX_PROVIDER: env.oneOf(['local', 'kubernetes'] as const, { default: 'local' }),
   /** A ready public sandbox unused for this long is stopped (and snapshotted). */

@@ -16,7 +16,7 @@ import type { LifecycleDeps } from './lifecycle/deps.js';
 import { startKeeper } from './lifecycle/keeper.js';
 import { LiveSandboxes } from './lifecycle/liveSandboxes.js';
 import { reportLiveSandboxes } from './metrics.js';
-import { createProvider, localIsolation, localSandboxLimits } from './providers/createProvider.js';
+import { createProvider, egressAllowLists, localIsolation, localSandboxLimits } from './providers/createProvider.js';
 import type { SandboxLimits } from './providers/local/limits/limits.js';
 import type { LocalIsolation } from './providers/local/localIsolation.js';
 import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
@@ -43,6 +43,8 @@ export interface SandboxesRuntime {
   logger?: Logger;
   /** Consumer group timings (tests use short ones against the mock). */
   consumerSession?: { sessionTimeoutMs?: number; rebalanceTimeoutMs?: number; heartbeatIntervalMs?: number };
+  /** How the egress proxies resolve names (tests: their test host's name); default the system resolver. */
+  egressLookup?: (host: string) => Promise<string[]>;
 }
 
 /** What compose builds: the harness sessions' dependencies and the public sandboxes'. */
@@ -62,16 +64,18 @@ export type RunningSandboxes = Omit<RunningService<typeof sandboxesConfigSchema,
 export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<RunningSandboxes> {
   // Started in `start`; until then a kick has nothing to wake.
   let relay: OutboxRelay | undefined;
-  const { consumerSession, ...serviceRuntime } = runtime;
+  const { consumerSession, egressLookup, ...serviceRuntime } = runtime;
   // Before anything starts: a refused configuration, or isolation unavailable here, is one line and exit 1.
   let isolation: LocalIsolation | null;
   let limits: SandboxLimits | null;
+  let egressLists: ReturnType<typeof egressAllowLists>;
   try {
     const config = loadConfig(
       { ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema },
       serviceRuntime.env ?? process.env,
     );
     checkDrainFitsShutdown(config);
+    egressLists = egressAllowLists(config);
     isolation = await localIsolation(config);
     limits = await localSandboxLimits(config).catch(async (error: unknown) => {
       await isolation?.close();
@@ -114,7 +118,21 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         secrets,
       );
       const catalog = createCatalogClient(catalogHttp);
-      const provider = createProvider(config, serviceRuntime.env ?? process.env, { isolation, limits });
+      const provider = createProvider(config, serviceRuntime.env ?? process.env, {
+        isolation,
+        limits,
+        egress: {
+          ...egressLists,
+          ...(egressLookup ? { lookup: egressLookup } : {}),
+          // Each connection a sandbox tried is in its lifecycle: which phase, where, and why it was refused.
+          onDecision: (owner, phase, event) => {
+            const { kind, ...where } = event;
+            sandboxStore
+              .event(owner.sandboxRecordId, { eventType: kind, decisionCode: phase, runId: owner.runId, payload: where })
+              .catch((error: unknown) => ctx.logger.warn({ err: error, sandbox_record_id: owner.sandboxRecordId }, 'egress decision not recorded'));
+          },
+        },
+      });
       if (limits) ctx.logger.info({ sandbox_limits: limits.support.limits }, `sandbox limits: ${limits.support.line}`);
       if (provider.name === 'local' && isolation === null) {
         ctx.logger.warn(

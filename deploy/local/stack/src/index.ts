@@ -1,4 +1,5 @@
 export { startStack, telemetryEnvironment } from './stack.js';
+export { STAND_IN_KEY } from './modelProvider.js';
 export { startBenchStack } from './benchStack.js';
 export type { BenchStack } from './benchStack.js';
 export type { Stack, StackOptions, StackTelemetry } from './stack.js';

@@ -139,7 +139,7 @@ async function install(deps: LifecycleDeps, live: LiveSandbox, sandbox: Allocate
       env: commandEnvironment(deps, sandbox),
       onOutput: (chunk) => sink.append(chunk),
       signal: AbortSignal.any([live.provisioning.signal, timeout]),
-      network: 'internet',
+      egress: 'install',
     });
     const durationMs = Date.now() - started;
     if (live.provisioning.signal.aborted) return;
@@ -182,6 +182,7 @@ async function startDevServer(deps: LifecycleDeps, live: LiveSandbox, sandbox: A
     env: commandEnvironment(deps, sandbox, { PORT: String(endpoint.port), HOST: '0.0.0.0' }),
     onOutput: (chunk) => sink.append(chunk),
     signal: controller.signal,
+    egress: 'agent',
     forwardPort: endpoint.port,
   });
   let exited = false;

@@ -4,6 +4,8 @@ import { kubernetesSettings, SettingsError } from './kubernetes/settings.js';
 import { IsolationUnavailable, prepareIsolation, type LocalIsolation } from './local/localIsolation.js';
 import { LocalProvider } from './local/localProvider.js';
 import { newInstanceName } from './local/limits/cgroups.js';
+import type { SandboxEgressSettings } from './local/sandboxDoors.js';
+import { EgressAllowError, EMPTY_EGRESS_ALLOW, parseEgressAllow, type EgressAllowList } from '../domain/egressPolicy.js';
 import { prepareSandboxLimits, type SandboxLimits } from './local/limits/limits.js';
 import type { SandboxProvider } from './provider.js';
 import { ModelGateway, type ModelUpstreams } from '../modelAccess/modelGateway.js';
@@ -23,6 +25,8 @@ interface ProviderConfig {
   SANDBOX_PIDS: number;
   SANDBOX_CPUS: string;
   SANDBOX_DISK_MB: number;
+  SANDBOX_EGRESS_ALLOW?: string | undefined;
+  SANDBOX_INSTALL_EGRESS_ALLOW: string;
   NODE_ENV: Environment;
   ARS_ENV?: Environment | undefined;
 }
@@ -31,6 +35,27 @@ interface ProviderConfig {
 export interface LocalPreparation {
   isolation: LocalIsolation | null;
   limits: SandboxLimits | null;
+  /** What sandboxes may reach outside (SANDBOX_EGRESS_ALLOW, SANDBOX_INSTALL_EGRESS_ALLOW), each decision reported. */
+  egress?: SandboxEgressSettings;
+}
+
+/** The egress allowlists of the configuration; a malformed entry is a configuration error naming it. */
+export function egressAllowLists(config: Pick<ProviderConfig, 'SANDBOX_EGRESS_ALLOW' | 'SANDBOX_INSTALL_EGRESS_ALLOW'>): {
+  agent: EgressAllowList;
+  install: EgressAllowList;
+} {
+  const parse = (name: string, text: string | undefined): EgressAllowList => {
+    try {
+      return text === undefined ? EMPTY_EGRESS_ALLOW : parseEgressAllow(text);
+    } catch (error) {
+      if (error instanceof EgressAllowError) throw new ConfigError([`${name}: ${error.message}`]);
+      throw error;
+    }
+  };
+  return {
+    agent: parse('SANDBOX_EGRESS_ALLOW', config.SANDBOX_EGRESS_ALLOW),
+    install: parse('SANDBOX_INSTALL_EGRESS_ALLOW', config.SANDBOX_INSTALL_EGRESS_ALLOW),
+  };
 }
 
 /**
@@ -86,7 +111,12 @@ export function createProvider(config: ProviderConfig, env: EnvSource, local: Lo
       providerKeys: { responses: config.CODEX_API_KEY, messages: config.ANTHROPIC_API_KEY },
       runTokenBudget: config.RUN_TOKEN_BUDGET ?? null,
     });
-    return new LocalProvider(config.SANDBOX_ROOT, { isolation: local.isolation, limits: local.limits, modelGateway });
+    return new LocalProvider(config.SANDBOX_ROOT, {
+      isolation: local.isolation,
+      limits: local.limits,
+      modelGateway,
+      ...(local.egress ? { egress: local.egress } : {}),
+    });
   }
   try {
     return new KubernetesProvider(kubernetesSettings(env), { modelUpstreams: modelUpstreamsOf(config) });

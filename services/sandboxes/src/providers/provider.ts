@@ -7,11 +7,11 @@ import type { HarnessName } from '../harness/index.js';
 export type ProviderName = 'local' | 'kubernetes';
 
 /**
- * What a command in a sandbox may reach. `none`: nothing (loopback inside only): reading files, the
- * stand-in harnesses. `internet`: the internet but none of the host's or the cluster's own services:
- * install steps, dev servers, real agents (they call their provider's API).
+ * Whose allowlist a command's way out follows (a local sandbox: its egress proxy). `install`: an
+ * install step (SANDBOX_INSTALL_EGRESS_ALLOW); `agent`: a dev server, like the agent's turn
+ * (SANDBOX_EGRESS_ALLOW). Absent: nothing outside (reading files).
  */
-export type SandboxNetwork = 'none' | 'internet';
+export type EgressPhase = 'install' | 'agent';
 
 export interface AllocateRequest {
   /** The service's record id of the sandbox (names or labels the provider's resources). */
@@ -62,9 +62,9 @@ export interface ExecRequest {
   onOutput: (chunk: Buffer) => void;
   /** Aborting ends the command (TERM, then KILL) and resolves with `aborted: true`. */
   signal?: AbortSignal;
-  /** Default `none`. */
-  network?: SandboxNetwork;
-  /** A port the command listens on (a dev server's, from previewEndpoint()): reachable from outside as the endpoint says; implies `internet`. */
+  /** What the command may reach outside; absent: nothing. */
+  egress?: EgressPhase;
+  /** A port the command listens on (a dev server's, from previewEndpoint()): reachable from outside as the endpoint says (no route out comes with it). */
   forwardPort?: number;
 }
 

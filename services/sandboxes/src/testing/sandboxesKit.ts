@@ -31,7 +31,7 @@ import {
   type NotYet,
   type TopicRecorder,
 } from '@ars/testenv';
-import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
+import { startSandboxes, type RunningSandboxes, type SandboxesRuntime } from '../sandboxes.js';
 
 // Whether a process lives is the harness tests' rule; the kit's tests use the same one.
 export { isAlive } from '../harness/testing.js';
@@ -75,7 +75,8 @@ export interface SandboxesKit {
   service: RunningSandboxes | undefined;
   /** The environment a service of this kit starts with (add to it per start). */
   serviceEnv(extra?: Record<string, string>): Record<string, string>;
-  startService(extra?: Record<string, string>): Promise<RunningSandboxes>;
+  /** The service in-process with more settings, and runtime seams (an egress lookup) when a test needs them. */
+  startService(extra?: Record<string, string>, runtime?: Pick<SandboxesRuntime, 'egressLookup'>): Promise<RunningSandboxes>;
   stopService(): Promise<void>;
   newRepo(): Promise<TestRepo>;
   /** Publishes `runs.requested` as runs does; answers the request sent. */
@@ -160,13 +161,14 @@ export async function startSandboxesKit(): Promise<SandboxesKit> {
       LOG_LEVEL: 'debug',
       ...extra,
     }),
-    startService: async (extra = {}) => {
+    startService: async (extra = {}, runtime = {}) => {
       const logger = createLogger({ service: 'sandboxes', level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });
       const service = await startSandboxes({
         handleSignals: false,
         exit: () => undefined,
         logger,
         consumerSession: fastSession,
+        ...runtime,
         env: { PORT: String(await freePort()), ...kit.serviceEnv(extra) },
       });
       kit.service = service;

@@ -35,12 +35,9 @@ const ETC_FROM_HOST = [
   '/etc/debian_version',
 ];
 
-/** slirp4netns's DNS forwarder (the host's resolver is reached through it, never directly). */
-const SLIRP_DNS = '10.0.2.3';
-
 export interface HostLayoutHandle {
   layout: HostLayout;
-  /** The private directory of the written /etc files (also where slirp4netns's API sockets go). */
+  /** The private directory of the written /etc files (also where the doors' sockets go). */
   dir: string;
   /** Removes the directory. */
   remove(): Promise<void>;
@@ -59,7 +56,8 @@ export async function prepareHostLayout(): Promise<HostLayoutHandle> {
   const gid = process.getgid?.() ?? 0;
   const files: Record<string, string> = {
     hosts: '127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n',
-    'resolv.conf': `nameserver ${SLIRP_DNS}\n`,
+    // No DNS of its own: the egress proxy resolves the names a sandbox asks for (and checks them).
+    'resolv.conf': '# no resolver: names are resolved by the egress proxy (HTTPS_PROXY)\n',
     passwd: [
       'root:x:0:0:root:/root:/bin/sh',
       ...(uid === 0 ? [] : [`sandbox:x:${uid}:${gid}:sandbox:/tmp:/bin/sh`]),

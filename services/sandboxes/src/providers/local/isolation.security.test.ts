@@ -18,7 +18,6 @@ const spec: IsolationSpec = {
   sandboxDir: '/srv/sandboxes/local-1',
   cwd: '/srv/sandboxes/local-1/repo/app',
   readOnly: ['/work/project/services/sandboxes/bin/codex-standin.mjs', '/usr/lib/node_modules/cli'],
-  network: 'none',
   command: ['/bin/sh', '-c', 'echo hi'],
 };
 
@@ -85,22 +84,25 @@ describe('only the sandbox directory is writable; the system, /etc files, node a
   });
 });
 
-describe('network: none has no network at all; internet waits for slirp4netns', () => {
-  test('none: the network namespace stays empty (nothing waits for slirp4netns)', () => {
+describe('a sandbox has a network namespace of its own with nothing in it: no route out, whatever the command', () => {
+  test('--unshare-all, never --share-net, nothing waits to attach a network; bwrap reports the pid on the info fd', () => {
     const args = bwrapArguments({ ...spec, infoFd: 3 });
-    expect(args.slice(args.indexOf('--info-fd'), args.indexOf('--info-fd') + 2)).toEqual(['--info-fd', '3']);
+    expect(args).toContain('--unshare-all');
+    expect(args).not.toContain('--share-net');
     expect(args).not.toContain('--block-fd');
-  });
-
-  test('internet: bwrap reports the pid on the info fd and waits on the block fd', () => {
-    const args = bwrapArguments({ ...spec, network: 'internet', infoFd: 3, blockFd: 4 });
     expect(args.slice(args.indexOf('--info-fd'), args.indexOf('--info-fd') + 2)).toEqual(['--info-fd', '3']);
-    expect(args.slice(args.indexOf('--block-fd'), args.indexOf('--block-fd') + 2)).toEqual(['--block-fd', '4']);
-    expect(args.indexOf('--block-fd')).toBeLessThan(args.indexOf('--'));
   });
 
-  test('internet without the fds is refused', () => {
-    expect(() => bwrapArguments({ ...spec, network: 'internet' })).toThrow(/file descriptors/);
+  test('its doors are sockets bound at their own paths inside, and /tmp is on its disk when it has one', () => {
+    const args = bwrapArguments({
+      ...spec,
+      sockets: [{ host: '/run/ars-host/egress/x.sock', inside: '/run/ars/egress.sock' }],
+      tmpDir: '/srv/sandboxes/local-1/tmp',
+    });
+    expect(mounts(args, '--bind')).toEqual(
+      expect.arrayContaining(['/run/ars-host/egress/x.sock /run/ars/egress.sock', '/srv/sandboxes/local-1/tmp /tmp', '/srv/sandboxes/local-1/tmp /var/tmp']),
+    );
+    expect(args.filter((arg, index) => arg === '--tmpfs' && args[index + 1] === '/tmp')).toEqual([]);
   });
 });
 

@@ -6,10 +6,6 @@
 // private /tmp. Nothing else of the host (the project, SANDBOX_ROOT's other sandboxes, snapshots,
 // the source host, /root, /home) exists inside.
 
-import type { SandboxNetwork } from '../provider.js';
-
-export type { SandboxNetwork };
-
 /** How the host's top-level system directories exist: a symlink (usr-merged Debian: `/bin -> usr/bin`) or a directory. */
 export type SystemEntry = { path: string; symlink: string } | { path: string; directory: true };
 
@@ -37,19 +33,20 @@ export interface IsolationSpec {
   readOnly: string[];
   /** Paths inside sandboxDir bound read-only over it: a read-only run's working tree (the rest of the sandbox, its home, stays writable). */
   readOnlyWithin?: string[];
-  /** Host Unix sockets bound at a path of their own inside (`/run/ars/…`): a door to one host service (the model proxy), not a route. */
+  /**
+   * Host Unix sockets (or a folder holding one) bound at a path of their own inside (`/run/ars/…`):
+   * a door to one host service (the model gateway, the egress proxy) or from the host (a dev
+   * server's preview), never a route: the sandbox has no network but its own loopback.
+   */
   sockets?: BoundSocket[];
-  network: SandboxNetwork;
   /** bwrap reports the sandbox's PID 1 (as the host sees it) on this fd. */
   infoFd?: number;
-  /** Required with network `internet`: bwrap waits on this fd until slirp4netns is attached. */
-  blockFd?: number;
   /** argv of the command run inside. */
   command: string[];
 }
 
 export interface BoundSocket {
-  /** The socket on the host (outside every sandbox directory). */
+  /** The socket (or its folder) on the host (outside every sandbox directory). */
   host: string;
   /** Where the sandbox sees it. */
   inside: string;
@@ -91,10 +88,6 @@ export function bwrapArguments(spec: IsolationSpec): string[] {
   for (const socket of spec.sockets ?? []) args.push('--bind', socket.host, socket.inside);
   args.push('--chdir', spec.cwd);
   if (spec.infoFd !== undefined) args.push('--info-fd', String(spec.infoFd));
-  if (spec.network === 'internet') {
-    if (spec.infoFd === undefined || spec.blockFd === undefined) throw new Error('a sandbox with network needs the info and block file descriptors');
-    args.push('--block-fd', String(spec.blockFd));
-  }
   args.push('--', ...spec.command);
   return args;
 }

@@ -1,7 +1,7 @@
-// The local provider's isolation, prepared once at start-up: bwrap and slirp4netns found, the host's
-// layout read, and both tried for real (namespaces, mounts, a network attached). When any of it is
-// missing, the service refuses to start (unless SANDBOX_ISOLATION=none).
-import { mkdir } from 'node:fs/promises';
+// The local provider's isolation, prepared once at start-up: bwrap found, the host's layout read, and
+// a sandbox tried for real (namespaces, mounts). When any of it is missing, the service refuses to
+// start (unless SANDBOX_ISOLATION=none).
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareHostLayout, programPath } from './hostLayout.js';
 import type { HostLayout } from './isolation.js';
@@ -9,9 +9,8 @@ import { runSandboxed, type SandboxedCommand } from './sandboxedProcess.js';
 
 export interface LocalIsolation {
   bwrap: string;
-  slirp: string;
   layout: HostLayout;
-  /** A private directory of this service (generated /etc files, API sockets). */
+  /** A private directory of this service (generated /etc files, the doors' sockets). */
   runtimeDir: string;
   close(): Promise<void>;
 }
@@ -22,15 +21,13 @@ export class IsolationUnavailable extends Error {}
 export async function prepareIsolation(): Promise<LocalIsolation> {
   const bwrap = await programPath('bwrap');
   if (!bwrap) throw new IsolationUnavailable('bwrap is not installed (Debian package bubblewrap)');
-  const slirp = await programPath('slirp4netns');
-  if (!slirp) throw new IsolationUnavailable('slirp4netns is not installed (Debian package slirp4netns)');
   const host = await prepareHostLayout();
-  const isolation: LocalIsolation = { bwrap, slirp, layout: host.layout, runtimeDir: host.dir, close: host.remove };
+  const isolation: LocalIsolation = { bwrap, layout: host.layout, runtimeDir: host.dir, close: host.remove };
   try {
     const probeDir = join(host.dir, 'probe');
     await mkdir(probeDir, { recursive: true });
-    for (const network of ['none', 'internet'] as const)
-      await probe(isolatedCommand(isolation, { sandboxDir: probeDir, cwd: probeDir, readOnly: [], network, command: ['/bin/true'] }));
+    await chmod(probeDir, 0o700);
+    await probe(isolatedCommand(isolation, { sandboxDir: probeDir, cwd: probeDir, readOnly: [], command: ['/bin/true'] }));
   } catch (error) {
     await host.remove();
     throw error;
@@ -39,8 +36,8 @@ export async function prepareIsolation(): Promise<LocalIsolation> {
 }
 
 /** The description of one command in a sandbox under this isolation. */
-export function isolatedCommand(isolation: LocalIsolation, command: Omit<SandboxedCommand, 'bwrap' | 'slirp' | 'layout' | 'runtimeDir'>): SandboxedCommand {
-  return { bwrap: isolation.bwrap, slirp: isolation.slirp, layout: isolation.layout, runtimeDir: isolation.runtimeDir, ...command };
+export function isolatedCommand(isolation: LocalIsolation, command: Omit<SandboxedCommand, 'bwrap' | 'layout'>): SandboxedCommand {
+  return { bwrap: isolation.bwrap, layout: isolation.layout, ...command };
 }
 
 /**

@@ -1,4 +1,4 @@
-// The local provider under SANDBOX_ISOLATION=bwrap, against the real bubblewrap and slirp4netns:
+// The local provider under SANDBOX_ISOLATION=bwrap, against the real bubblewrap:
 // what a sandbox's commands and harness can see and reach.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -154,8 +154,8 @@ describe('a sandbox command sees only its own directory (writable), the system (
   });
 });
 
-describe('network: none reaches nothing; internet reaches out but not the host’s services; a forwarded port is reachable from the host', () => {
-  test('network none (the default): the host’s loopback service is unreachable', async () => {
+describe('a sandbox command reaches nothing outside but its doors; a forwarded port is reachable from the host and gives no route out', () => {
+  test('no egress (the default): the host’s loopback service is unreachable', async () => {
     const sandbox = await allocate();
     try {
       expect((await run(sandbox, probe('127.0.0.1', hostPort))).output.trim()).toMatch(/^closed /);
@@ -164,16 +164,17 @@ describe('network: none reaches nothing; internet reaches out but not the host�
     }
   });
 
-  test('network internet: neither 127.0.0.1 nor the slirp gateway 10.0.2.2 reaches the host’s service', async () => {
+  test('an install step whose allowlist names nothing gets no proxy: only its loopback, the host’s service unreachable', async () => {
     const sandbox = await allocate();
     try {
-      const { output } = await run(sandbox, `${probe('127.0.0.1', hostPort)}; ${probe('10.0.2.2', hostPort)}; grep -c tap0 /proc/net/dev`, {
-        network: 'internet',
-      });
-      const lines = output.trim().split('\n');
-      expect(lines.slice(0, 2).every((line) => line.startsWith('closed'))).toBe(true);
-      // The namespace does have its slirp4netns interface: the internet is routed, the host is not.
-      expect(lines[2]).toBe('1');
+      const { output } = await run(
+        sandbox,
+        `${probe('127.0.0.1', hostPort)}; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '; echo "proxy=\${HTTPS_PROXY:-none}"`,
+        {
+          egress: 'install',
+        },
+      );
+      expect(output.trim().split('\n')).toEqual([expect.stringMatching(/^closed /), 'lo', 'proxy=none']);
     } finally {
       await provider.release(sandbox);
     }

@@ -35,7 +35,9 @@ import { archive, extract } from '../tar.js';
 import { harnessCli } from './harnessCli.js';
 import { LAUNCH_VARIABLE } from './harnessShim.js';
 import { isolatedCommand, type LocalIsolation } from './localIsolation.js';
-import { runSandboxed } from './sandboxedProcess.js';
+import { runSandboxed, type SandboxedCommand } from './sandboxedProcess.js';
+import { EMPTY_EGRESS_ALLOW } from '../../domain/egressPolicy.js';
+import { EGRESS_PORT_INSIDE, EGRESS_SOCKET_INSIDE, PREVIEW_DIR_INSIDE, proxyEnvironment, SandboxDoors, type SandboxEgressSettings } from './sandboxDoors.js';
 import type { SandboxConfinement, SandboxLimits } from './limits/limits.js';
 
 /** Git settings for commands this service runs inside a tree the agent controlled: no hooks, no fsmonitor. */
@@ -70,6 +72,8 @@ export interface LocalProviderOptions {
   modelGateway: ModelGateway;
   /** Each sandbox's cgroups and disk (prepareSandboxLimits); null: not limited (no isolation, or development without them). */
   limits?: SandboxLimits | null;
+  /** What sandboxes may reach outside, through their egress proxies; absent: nothing. */
+  egress?: SandboxEgressSettings;
 }
 
 export class LocalProvider implements SandboxProvider {
@@ -81,6 +85,8 @@ export class LocalProvider implements SandboxProvider {
   private readonly limits: SandboxLimits | null;
   /** The confinement of each sandbox this process made, by its directory. */
   private readonly confinements = new Map<string, SandboxConfinement>();
+  /** The sandboxes' doors out (egress) and in (previews); null without isolation. */
+  private readonly doors: SandboxDoors | null;
 
   constructor(root: string, options: LocalProviderOptions) {
     this.root = resolve(root);
@@ -88,6 +94,9 @@ export class LocalProvider implements SandboxProvider {
     this.isolation = options.isolation;
     this.modelGateway = options.modelGateway;
     this.limits = options.limits ?? null;
+    this.doors = options.isolation
+      ? new SandboxDoors(options.isolation.runtimeDir, options.egress ?? { install: EMPTY_EGRESS_ALLOW, agent: EMPTY_EGRESS_ALLOW })
+      : null;
   }
 
   /** True when commands and harnesses run inside bubblewrap. */
@@ -97,6 +106,7 @@ export class LocalProvider implements SandboxProvider {
 
   async close(): Promise<void> {
     await this.modelGateway.close();
+    await this.doors?.close();
     await this.limits?.close();
     this.confinements.clear();
     await this.isolation?.close();
@@ -112,6 +122,7 @@ export class LocalProvider implements SandboxProvider {
     try {
       // The limits hold from the first byte: the disk is mounted before the clone writes anything.
       if (this.limits) this.confinements.set(dir, await this.limits.forSandbox(sandboxId, dir));
+      this.doors?.register(dir, { sandboxRecordId: request.sandboxRecordId, runId: request.runId });
       await mkdir(join(dir, 'tmp'), { recursive: true, mode: 0o1777 });
       if (request.restoreFrom !== undefined) await this.restore(dir, repoDir, request.restoreFrom);
       else await this.checkout(repoDir, request);
@@ -132,18 +143,38 @@ export class LocalProvider implements SandboxProvider {
 
   /** In bwrap (its set-up tried again when it fails before the command runs); an abort ends the whole sandbox at once. */
   private async execIsolated(isolation: LocalIsolation, sandbox: AllocatedSandbox, request: ExecRequest): Promise<ExecResult> {
-    const network = request.forwardPort !== undefined ? 'internet' : (request.network ?? 'none');
+    const dir = this.sandboxDir(sandbox);
+    const doors = this.doors;
+    // Its way out (the phase's egress proxy, when its allowlist names anything) and, for a dev server, the way in.
+    const egress = request.egress && doors ? await doors.egress(sandbox.sandboxId, dir, request.egress) : null;
+    const preview = request.forwardPort !== undefined && doors ? await doors.preview(sandbox.sandboxId, request.forwardPort) : null;
+    const forwarded = [
+      ...(egress ? ['--to', String(EGRESS_PORT_INSIDE), EGRESS_SOCKET_INSIDE] : []),
+      ...(preview && request.forwardPort !== undefined ? ['--expose', preview.socketInside, String(request.forwardPort)] : []),
+    ];
+    const shell = ['/bin/sh', '-c', request.command];
     const command = isolatedCommand(isolation, {
-      sandboxDir: this.sandboxDir(sandbox),
+      sandboxDir: dir,
       ...this.confinementOf(sandbox),
       cwd: request.cwd,
-      readOnly: [],
-      network,
-      ...(request.forwardPort !== undefined ? { forwardPort: request.forwardPort } : {}),
-      command: ['/bin/sh', '-c', request.command],
+      readOnly: forwarded.length > 0 ? FORWARDER_FILES : [],
+      sockets: [
+        ...(egress ? [{ host: egress, inside: EGRESS_SOCKET_INSIDE }] : []),
+        ...(preview ? [{ host: preview.folder, inside: PREVIEW_DIR_INSIDE }] : []),
+      ],
+      command: forwarded.length > 0 ? [await realpath(process.execPath), FORWARDER, ...forwarded, '--', ...shell] : shell,
     });
+    const env = egress ? { ...request.env, ...proxyEnvironment() } : request.env;
+    try {
+      return await this.runIsolated(command, env, request);
+    } finally {
+      await preview?.close();
+    }
+  }
+
+  private async runIsolated(command: SandboxedCommand, env: Record<string, string>, request: ExecRequest): Promise<ExecResult> {
     // A process group of its own, so a signal to the group reaches bwrap.
-    const run = runSandboxed(command, { env: request.env, stdin: 'ignore', stdout: request.onOutput, stderr: request.onOutput, detached: true });
+    const run = runSandboxed(command, { env, stdin: 'ignore', stdout: request.onOutput, stderr: request.onOutput, detached: true });
     let aborted = false;
     const onAbort = (): void => {
       aborted = true;
@@ -244,20 +275,29 @@ export class LocalProvider implements SandboxProvider {
       // the CLI in bwrap with that environment and nothing else.
       const cli = await harnessCli(request.harness, request.executablePath, request.cliFiles);
       const node = await realpath(process.execPath);
+      const dir = this.sandboxDir(sandbox);
+      // The agent's turn reaches its model, and the outside only as SANDBOX_EGRESS_ALLOW says.
+      const egress = this.doors ? await this.doors.egress(sandbox.sandboxId, dir, 'agent') : null;
+      const forwarded = [
+        ...(model ? ['--to', String(MODEL_PORT_INSIDE), MODEL_SOCKET_INSIDE] : []),
+        ...(egress ? ['--to', String(EGRESS_PORT_INSIDE), EGRESS_SOCKET_INSIDE] : []),
+      ];
       const launch = isolatedCommand(this.isolation, {
-        sandboxDir: this.sandboxDir(sandbox),
+        sandboxDir: dir,
         ...this.confinementOf(sandbox),
         cwd: request.cwd,
-        readOnly: [...cli.files, ...(request.toolFiles ?? []), ...(model ? FORWARDER_FILES : [])],
+        readOnly: [...cli.files, ...(request.toolFiles ?? []), ...(forwarded.length > 0 ? FORWARDER_FILES : [])],
         // A read-only mode: the working tree cannot be changed by any process of the agent, whatever its harness does.
         ...(request.readOnlyTree ? { readOnlyWithin: [request.cwd] } : {}),
-        ...(model ? { sockets: [{ host: model.door.address, inside: MODEL_SOCKET_INSIDE }] } : {}),
-        network: 'none',
-        command: model ? [node, FORWARDER, String(MODEL_PORT_INSIDE), MODEL_SOCKET_INSIDE, '--', ...cli.command] : cli.command,
+        sockets: [
+          ...(model ? [{ host: model.door.address, inside: MODEL_SOCKET_INSIDE }] : []),
+          ...(egress ? [{ host: egress, inside: EGRESS_SOCKET_INSIDE }] : []),
+        ],
+        command: forwarded.length > 0 ? [node, FORWARDER, ...forwarded, '--', ...cli.command] : cli.command,
       });
       return {
         executablePath: SANDBOX_SHIM,
-        env: { ...request.env, [LAUNCH_VARIABLE]: JSON.stringify(launch) },
+        env: { ...request.env, ...(egress ? proxyEnvironment() : {}), [LAUNCH_VARIABLE]: JSON.stringify(launch) },
         cwd: request.cwd,
         contained: true,
         ...modelBaseUrl,
@@ -314,6 +354,7 @@ export class LocalProvider implements SandboxProvider {
     // Nothing the agent started outlives its sandbox (the directory is about to go anyway).
     await killProcessesWorkingIn(target);
     // Its cgroups' processes killed, its disk unmounted and deleted, its groups removed: what is left is an empty mount point.
+    await this.doors?.release(target);
     const confinement = this.confinements.get(target);
     if (confinement) {
       await confinement.release();

@@ -1,22 +1,18 @@
 // One command in a sandbox: bwrap spawned with the command's own environment (never the service's:
-// bwrap's PID 1 keeps the environment it was given, readable inside in /proc/1/environ), and, for a
-// command with network, slirp4netns attached before the command is let go. A sandbox whose set-up
-// failed before the command ran (seen on a busy kernel: bwrap's `loopback: Failed RTM_NEWADDR: No
-// child processes`) is started again: nothing of the command ran, so nothing runs twice.
+// bwrap's PID 1 keeps the environment it was given, readable inside in /proc/1/environ), in the
+// sandbox's cgroups from its first instruction. A sandbox has no network but its own loopback: its
+// doors to the host are Unix sockets bound into it. A sandbox whose set-up failed before the command
+// ran (seen on a busy kernel: bwrap's `loopback: Failed RTM_NEWADDR: No child processes`) is started
+// again: nothing of the command ran, so nothing runs twice.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { constants } from 'node:os';
-import type { Readable, Writable } from 'node:stream';
-import { bwrapArguments, type BoundSocket, type HostLayout, type SandboxNetwork } from './isolation.js';
-import { attachSlirp, type SlirpNetwork } from './slirp.js';
+import type { Readable } from 'node:stream';
+import { bwrapArguments, type BoundSocket, type HostLayout } from './isolation.js';
 import { enterCgroupsCommand } from './limits/cgroups.js';
 
 /** Everything needed to start a command in a sandbox: plain data (it crosses to the harness shim as JSON). */
 export interface SandboxedCommand {
   bwrap: string;
-  slirp: string;
   layout: HostLayout;
   sandboxDir: string;
   cwd: string;
@@ -29,11 +25,6 @@ export interface SandboxedCommand {
   procsFiles?: string[];
   /** The sandbox's directory for `/tmp` and `/var/tmp` (on its disk). */
   tmpDir?: string;
-  network: SandboxNetwork;
-  /** A port forwarded from the host's 127.0.0.1 (network `internet` only). */
-  forwardPort?: number;
-  /** A private directory for slirp4netns's API socket. */
-  runtimeDir: string;
   command: string[];
 }
 
@@ -47,7 +38,6 @@ interface SpawnOptions {
 }
 
 const INFO_FD = 3;
-const BLOCK_FD = 4;
 /** Written to by the sandbox right before the command is exec'ed (then closed): its arrival means the set-up is over. */
 const RAN_FD = 5;
 /** The command's first step inside: say it runs, let go of the fd, become the command. */
@@ -76,7 +66,7 @@ export interface SandboxedRunOptions {
 export type SandboxedOutcome =
   /** The command ran: its exit code, or 128 + the signal that ended it. */
   | { ran: true; exitCode: number }
-  /** Nothing ran: stopped by kill() first, or the sandbox could not be set up (`reason`, bwrap's or slirp4netns's words). */
+  /** Nothing ran: stopped by kill() first, or the sandbox could not be set up (`reason`, bwrap's words). */
   | { ran: false; killed: boolean; reason: string };
 
 export interface SandboxedRun {
@@ -141,10 +131,6 @@ function runOnce(command: SandboxedCommand, options: SandboxedRunOptions, onStar
     if (stdout !== 'inherit') child.stdout?.on('data', forwardTo(stdout));
     child.stderr?.on('data', forwardTo(options.stderr));
     void started.running.then(release);
-    let networkProblem: string | undefined;
-    started.started.catch((error: unknown) => {
-      networkProblem = error instanceof Error ? error.message : String(error);
-    });
     let settled = false;
     const settle = (result: SandboxedOutcome): void => {
       if (settled) return;
@@ -163,10 +149,7 @@ function runOnce(command: SandboxedCommand, options: SandboxedRunOptions, onStar
         .toString('utf8')
         .trim()
         .slice(-500);
-      const reason =
-        networkProblem !== undefined
-          ? `the sandbox's network could not be set up with slirp4netns: ${networkProblem}`
-          : `bwrap exited ${code ?? signal ?? 'without a status'} before the command ran: ${words || 'no output'}`;
+      const reason = `bwrap exited ${code ?? signal ?? 'without a status'} before the command ran: ${words || 'no output'}`;
       settle({ ran: false, killed: false, reason });
     });
   });
@@ -175,8 +158,6 @@ function runOnce(command: SandboxedCommand, options: SandboxedRunOptions, onStar
 export interface SandboxedProcess {
   /** The bwrap process (its exit code is the command's; it exits once every process of the sandbox is gone). */
   child: ChildProcess;
-  /** Resolves once the network is attached (at once without one); rejects (bwrap killed) when it could not be. */
-  started: Promise<void>;
   /** Resolves when the command itself runs (the set-up is over); stays pending when it never does. */
   running: Promise<void>;
   /** True once the command runs. */
@@ -188,9 +169,8 @@ export interface SandboxedProcess {
   kill(): void;
 }
 
-/** Spawns bwrap for the command and, with network, attaches slirp4netns before unblocking it. */
+/** Spawns bwrap for the command (through the launcher that joins the sandbox's cgroups). */
 function startSandboxed(command: SandboxedCommand, options: SpawnOptions): SandboxedProcess {
-  const withNetwork = command.network === 'internet';
   const args = bwrapArguments({
     layout: command.layout,
     sandboxDir: command.sandboxDir,
@@ -199,12 +179,11 @@ function startSandboxed(command: SandboxedCommand, options: SpawnOptions): Sandb
     ...(command.readOnlyWithin ? { readOnlyWithin: command.readOnlyWithin } : {}),
     ...(command.sockets ? { sockets: command.sockets } : {}),
     ...(command.tmpDir !== undefined ? { tmpDir: command.tmpDir } : {}),
-    network: command.network,
     infoFd: INFO_FD,
-    ...(withNetwork ? { blockFd: BLOCK_FD } : {}),
     command: [...ANNOUNCE, ...command.command],
   });
-  const stdio = [...options.stdio, 'pipe', withNetwork ? 'pipe' : 'ignore', 'pipe'] as StdioOptions;
+  // fd 4 unused (kept so the marker stays on fd 5).
+  const stdio = [...options.stdio, 'pipe', 'ignore', 'pipe'] as StdioOptions;
   // In the sandbox's cgroups before bwrap runs (the shell joins them, then becomes bwrap: same pid), so nothing escapes them by forking early.
   const [file, ...argv] =
     command.procsFiles && command.procsFiles.length > 0 ? enterCgroupsCommand(command.procsFiles, [command.bwrap, ...args]) : [command.bwrap, ...args];
@@ -234,31 +213,7 @@ function startSandboxed(command: SandboxedCommand, options: SpawnOptions): Sandb
     // Not started yet (or its init already gone): bwrap itself, its sandbox dies with it (--die-with-parent).
     if (init === undefined) signal(child.pid, 'SIGKILL');
   };
-  const started = withNetwork ? connectNetwork(child, command, initPid) : Promise.resolve();
-  return { child, started, running, hasRun: () => ran, kill };
-}
-
-async function connectNetwork(child: ChildProcess, command: SandboxedCommand, initPid: Promise<number>): Promise<void> {
-  const block = child.stdio[BLOCK_FD] as Writable;
-  block.on('error', () => undefined);
-  const apiSocket = command.forwardPort === undefined ? undefined : join(command.runtimeDir, `slirp-${randomBytes(6).toString('hex')}.sock`);
-  let network: SlirpNetwork;
-  try {
-    const pid = await initPid;
-    network = await attachSlirp({ program: command.slirp, pid, ...(apiSocket ? { apiSocket, forwardPort: command.forwardPort } : {}) });
-  } catch (error) {
-    signal(child.pid, 'SIGKILL');
-    if (apiSocket) await rm(apiSocket, { force: true });
-    throw error;
-  }
-  const onExit = (): void => {
-    network.stop();
-    if (apiSocket) rm(apiSocket, { force: true }).catch(() => undefined);
-  };
-  if (child.exitCode !== null || child.signalCode !== null) onExit();
-  else child.once('exit', onExit);
-  // Let the command go: bwrap waits on this fd until something arrives.
-  block.end('1');
+  return { child, running, hasRun: () => ran, kill };
 }
 
 /** The `child-pid` bwrap reports on its info fd (JSON); rejects when the fd closes (bwrap ended) without it. */

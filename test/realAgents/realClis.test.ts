@@ -9,6 +9,7 @@
 // that case needs no system of its own.
 import { INTERNAL_VIEW_HEADER, type InternalRun } from '@ars/contract';
 import { ownSystem, waitFor } from '@ars/testenv';
+import { STAND_IN_KEY } from '@ars/stack';
 import { call, dataOf } from '../support/accounts.js';
 import { automationClient, graphOf, startAutomation, untilRun } from '../support/automations.js';
 import { firstReview, reviewedRepo, untilAttemptEnded } from '../support/prReviews.js';
@@ -196,6 +197,31 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
       expect(internal.usage).toEqual({ inputTokens: sum('inputTokens'), cachedInputTokens: 0, outputTokens: sum('outputTokens') });
       expect(internal.usage?.inputTokens).toBeGreaterThan(0);
       expect(internal.usage?.outputTokens).toBeGreaterThan(0);
+    },
+    ONE_RUN_TEST_MS,
+  );
+
+  test.concurrent(
+    'the provider key never enters the sandbox: no process environment, no file of the sandbox and no command output holds it; the CLI holds its run’s credential',
+    async () => {
+      const { runs, repoId } = await newRunsUser(system().baseUrl);
+      // The stack's services hold STAND_IN_KEY as CODEX_API_KEY and ANTHROPIC_API_KEY (the model stand-in's key).
+      // Searched for as a pattern that does not match its own text: the prompt lands in the CLI's session files.
+      const pattern = `${STAND_IN_KEY.slice(0, -1)}[${STAND_IN_KEY.slice(-1)}]`;
+      const prompt = [
+        `@shell echo "key-in-environments=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c '${pattern}')"`,
+        `@shell echo "key-in-files=$(grep -rl '${pattern}' "$(dirname "$HOME")" /tmp /var/tmp /run /etc 2>/dev/null | wc -l)"`,
+        `@shell echo "own-run-keys=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -E '^(CODEX|ANTHROPIC)_API_KEY=ars-run-')"`,
+      ].join('\n');
+      const run = await runs.started({ repoId, harness, prompt });
+      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      expect(done).toMatchObject({ status: 'success' });
+      const outputs = events.filter((e) => e.type === 'tool_call' && e.toolName === SHELL_TOOL[harness]).map((e) => JSON.stringify(e.payload));
+      expect(outputs).toHaveLength(3);
+      const count = (name: string): number => Number(new RegExp(`${name}=(\\d+)`).exec(outputs.join(' '))?.[1] ?? NaN);
+      expect([count('key-in-environments'), count('key-in-files')]).toEqual([0, 0]);
+      expect(count('own-run-keys')).toBeGreaterThan(0);
+      expect(JSON.stringify(events)).not.toContain(STAND_IN_KEY);
     },
     ONE_RUN_TEST_MS,
   );

@@ -11,6 +11,20 @@ need_debs=()
 command -v redis-server >/dev/null 2>&1 || [ -n "${REDIS_URL:-}" ] || need_debs+=(redis-server)
 # The local sandbox provider locks agents in with bubblewrap (services/sandboxes/README.md, "Isolation").
 command -v bwrap >/dev/null 2>&1 || need_debs+=(bubblewrap)
+# Sandboxes run as an unprivileged user (SANDBOX_UID), which reads node and the harness CLIs from this
+# checkout: as root, every folder above it is made passable by others (o+x: not listable), as an
+# image's /app is. A checkout in a private temporary folder would otherwise refuse every sandbox.
+if [ "$(id -u)" = 0 ]; then
+  dir="$(pwd -P)"
+  while [ "$dir" != / ]; do
+    mode="$(stat -c %A "$dir")"
+    case "${mode:9:1}" in
+      x | t) ;;
+      *) chmod o+x "$dir" && log "made $dir passable by the sandbox user (o+x)" ;;
+    esac
+    dir="$(dirname "$dir")"
+  done
+fi
 if [ -z "${KAFKA_BROKERS:-}" ]; then
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || need_debs+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || need_debs+=(gcc)

@@ -70,10 +70,15 @@ const SAMPLE_SECRETS: Record<string, string> = {
   GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nMIIB\\n-----END RSA PRIVATE KEY-----',
 };
 
+/** What the downward API gives a field the Deployment reads, in its shape (the kubelet fills in the real one). */
+const SAMPLE_FIELDS: Record<string, string> = {
+  'status.podIP': '10.244.3.17',
+};
+
 interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; fieldRef?: { fieldPath: string } };
 }
 type Deployment = Manifest & { spec: { template: { spec: { containers: { env?: EnvVar[] }[] } } } };
 
@@ -91,8 +96,13 @@ function environmentOf(deployment: Deployment): { env: Env; problems: string[] }
   const problems: string[] = [];
   for (const variable of envOf(deployment)) {
     const ref = variable.valueFrom?.secretKeyRef;
+    const field = variable.valueFrom?.fieldRef?.fieldPath;
     if (variable.value !== undefined) env[variable.name] = variable.value;
-    else if (ref && !ref.optional) {
+    else if (field !== undefined) {
+      const sample = SAMPLE_FIELDS[field];
+      if (sample === undefined) problems.push(`${variable.name} comes from the field ${field}; add a sample of its shape to SAMPLE_FIELDS`);
+      else env[variable.name] = sample;
+    } else if (ref && !ref.optional) {
       const sample = SAMPLE_SECRETS[variable.name];
       if (sample === undefined) problems.push(`${variable.name} comes from a Secret key; add a sample secret of its shape to SAMPLE_SECRETS`);
       else env[variable.name] = sample;
@@ -150,8 +160,8 @@ describe('the Deployments set only variables the service reads, and its secrets 
     const inTheClear: string[] = [];
     for (const variable of envOf(deploymentOf(service))) {
       const declared = schema[variable.name];
-      // The kubernetes provider's K8S_* variables are read by kubernetesSettings, outside the schema.
-      if (!declared && !(service === 'sandboxes' && variable.name.startsWith('K8S_'))) unknown.push(variable.name);
+      // The kubernetes provider's K8S_* and MODEL_GATEWAY_* variables are read by kubernetesSettings, outside the schema.
+      if (!declared && !(service === 'sandboxes' && /^(K8S|MODEL_GATEWAY)_/.test(variable.name))) unknown.push(variable.name);
       if (declared?.secret && variable.value !== undefined) inTheClear.push(variable.name);
     }
     expect({ unknown, inTheClear }).toEqual({ unknown: [], inTheClear: [] });

@@ -1,6 +1,7 @@
 // What the chart takes from the code, checked against the code: the topics (topicProvisioning()),
-// who calls whom (the *_URL variables of each service's configuration) in the NetworkPolicies, and
-// the sandbox namespace's NetworkPolicy (sandboxNetworkPolicy() of the kubernetes provider).
+// who calls whom (the *_URL variables of each service's configuration) in the NetworkPolicies, the
+// sandbox namespace's NetworkPolicy (sandboxNetworkPolicy() of the kubernetes provider), and the
+// model gateway port: the sandbox Pods' only way into the release.
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,9 +36,16 @@ interface Peer {
   namespaceSelector?: { matchLabels?: Record<string, string> };
   ipBlock?: unknown;
 }
+interface Port {
+  protocol?: string;
+  port?: number | string;
+  endPort?: number;
+}
 type NetworkPolicy = Manifest & {
-  spec: { podSelector: { matchLabels: Record<string, string> }; ingress?: { from?: Peer[] }[]; egress?: { to?: Peer[] }[] };
+  spec: { podSelector: { matchLabels: Record<string, string> }; ingress?: { from?: Peer[]; ports?: Port[] }[]; egress?: { to?: Peer[]; ports?: Port[] }[] };
 };
+/** The chart's default MODEL_GATEWAY_PORT (values.yaml sandboxes.kubernetes.modelGateway.port). */
+const MODEL_GATEWAY_PORT = 8090;
 const component = (np: NetworkPolicy): string | undefined => np.spec.podSelector.matchLabels['app.kubernetes.io/component'];
 
 describe("the topic Job creates exactly the bus's topicProvisioning() list", () => {
@@ -79,24 +87,63 @@ describe('an internal service admits exactly the services that call it (their *_
   });
 });
 
-describe("the sandboxes' agent Pods reach none of the services", () => {
+describe("the sandboxes' agent Pods reach none of the services, only the sandboxes service's model gateway port", () => {
   const SANDBOX_POD_LABELS: Record<string, string> = { 'app.kubernetes.io/name': 'ars-sandbox', 'app.kubernetes.io/managed-by': 'agent-run-service' };
   const admits = (peer: Peer): boolean =>
     peer.ipBlock !== undefined || Object.entries(peer.podSelector?.matchLabels ?? {}).every(([k, v]) => SANDBOX_POD_LABELS[k] === v);
+  /** The one rule that may admit sandbox Pods: the sandboxes service's, from the sandbox namespace's agent Pods, on the model gateway port. */
+  const gatewayRule = {
+    from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ars-sandboxes' } }, podSelector: { matchLabels: SANDBOX_POD_LABELS } }],
+    ports: [{ protocol: 'TCP', port: MODEL_GATEWAY_PORT }],
+  };
 
-  it.each(PROFILES)('%s: every service NetworkPolicy admits only peers a sandbox Pod does not match', (profile) => {
+  it.each(PROFILES)('%s: every service NetworkPolicy admits only peers a sandbox Pod does not match, but the model gateway rule', (profile) => {
     const services = ofKind<NetworkPolicy>(renderProfile(profile), 'NetworkPolicy').filter((p) => SERVICES.includes(component(p) ?? ''));
     expect(services).toHaveLength(SERVICES.length);
     for (const policy of services) {
       for (const rule of policy.spec.ingress ?? []) {
         expect({ policy: policy.metadata.name, openToAll: rule.from === undefined }).toEqual({ policy: policy.metadata.name, openToAll: false });
+        if (component(policy) === 'sandboxes' && JSON.stringify(rule) === JSON.stringify(gatewayRule)) continue;
         expect({ policy: policy.metadata.name, admitted: (rule.from ?? []).filter(admits) }).toEqual({ policy: policy.metadata.name, admitted: [] });
       }
     }
   });
 
-  it("the sandbox namespace's NetworkPolicy is the kubernetes provider's sandboxNetworkPolicy()", () => {
+  it.each(PROFILES)('%s: the model gateway port is named by that rule alone: no caller, scraper or ingress controller reaches it', (profile) => {
+    const policies = ofKind<NetworkPolicy>(renderProfile(profile), 'NetworkPolicy').filter((p) => SERVICES.includes(component(p) ?? ''));
+    const naming = policies.flatMap((policy) =>
+      (policy.spec.ingress ?? [])
+        .filter((rule) => (rule.ports ?? []).some((port) => port.port === MODEL_GATEWAY_PORT))
+        .map((rule) => ({ policy: component(policy), rule })),
+    );
+    expect(naming).toEqual([{ policy: 'sandboxes', rule: gatewayRule }]);
+  });
+
+  it("the sandboxes Deployment listens for its Pods on its own Pod IP: MODEL_GATEWAY_POD_IP from status.podIP, a `model` port; no Service spreads a run's calls over replicas", () => {
+    const documents = renderProfile('production');
+    const deployment = ofKind<Manifest & { spec: { template: { spec: { containers: { env: unknown[]; ports: unknown[] }[] } } } }>(
+      documents,
+      'Deployment',
+    ).find((d) => d.metadata.labels?.['app.kubernetes.io/component'] === 'sandboxes');
+    const container = deployment?.spec.template.spec.containers[0];
+    expect(container?.env).toEqual(
+      expect.arrayContaining([
+        { name: 'MODEL_GATEWAY_PORT', value: String(MODEL_GATEWAY_PORT) },
+        { name: 'MODEL_GATEWAY_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      ]),
+    );
+    expect(container?.ports).toContainEqual({ name: 'model', containerPort: MODEL_GATEWAY_PORT, protocol: 'TCP' });
+    const services = ofKind<Manifest & { spec: { ports: { port: number }[] } }>(documents, 'Service');
+    expect(services.flatMap((service) => service.spec.ports.map((port) => port.port))).not.toContain(MODEL_GATEWAY_PORT);
+  });
+
+  it("the sandbox namespace's NetworkPolicy is the kubernetes provider's sandboxNetworkPolicy(), naming the release's sandboxes Pods as its model gateway", () => {
     const rendered = ofKind<NetworkPolicy>(renderProfile('production'), 'NetworkPolicy').find((p) => p.metadata.namespace === 'ars-sandboxes');
-    expect(rendered).toEqual(JSON.parse(JSON.stringify(sandboxNetworkPolicy({ namespace: 'ars-sandboxes' }))));
+    const modelGateway = {
+      namespace: 'ars',
+      podLabels: { 'app.kubernetes.io/name': 'agent-run-service', 'app.kubernetes.io/instance': 'ars', 'app.kubernetes.io/component': 'sandboxes' },
+      port: MODEL_GATEWAY_PORT,
+    };
+    expect(rendered).toEqual(JSON.parse(JSON.stringify(sandboxNetworkPolicy({ namespace: 'ars-sandboxes', modelGateway }))));
   });
 });

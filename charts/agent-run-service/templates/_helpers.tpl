@@ -237,6 +237,13 @@ mcp-registry: []
   value: {{ $k.ephemeralStorageLimit | quote }}
 - name: K8S_READY_TIMEOUT_MS
   value: {{ $k.readyTimeoutMs | quote }}
+{{- /* A run's door to its model lives in the replica that opened it: its Pod is told this replica's own IP, never a Service spreading calls over replicas. */}}
+- name: MODEL_GATEWAY_PORT
+  value: {{ $k.modelGateway.port | quote }}
+- name: MODEL_GATEWAY_POD_IP
+  valueFrom:
+    fieldRef:
+      fieldPath: status.podIP
 {{- if $k.nodeSelector }}
 - name: K8S_NODE_SELECTOR
   value: {{ $k.nodeSelector | quote }}

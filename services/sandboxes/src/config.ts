@@ -68,6 +68,12 @@ export const sandboxesConfigSchema = {
    * temporary directories may fill in MiB (a size-limited file system of its own). 0: not limited.
    * In production every one set must be enforceable here, or the service refuses to start.
    */
+  /**
+   * The unprivileged host uid (and gid) every process of a local sandbox runs as, when the service
+   * runs as root: never root, whose namespace escape would be the machine's. It owns nothing else on
+   * the machine; every folder above SANDBOX_ROOT, node and the harness CLIs must let it through.
+   */
+  SANDBOX_UID: env.integer({ min: 1, max: 4_294_967_294, default: 2_000_000 }),
   SANDBOX_MEMORY_MB: env.integer({ min: 0, max: 1_048_576, default: 2_048 }),
   SANDBOX_PIDS: env.integer({ min: 0, max: 4_194_304, default: 512 }),
   SANDBOX_CPUS: env.string({ pattern: '^[0-9]{1,4}(\\.[0-9]{1,3})?$', describe: 'a number of CPUs, e.g. 1 or 0.5 (0: not limited)', default: '1' }),

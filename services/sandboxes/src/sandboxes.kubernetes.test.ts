@@ -29,6 +29,8 @@ beforeAll(async () => {
   kit = await startSandboxesKit();
   await kit.startService({
     SANDBOX_PROVIDER: 'kubernetes',
+    MODEL_GATEWAY_POD_IP: '127.0.0.1',
+    MODEL_GATEWAY_PORT: '0',
     K8S_API_SERVER: standIn.url,
     K8S_TOKEN: standIn.token,
     K8S_IMAGE: 'ars-sandbox:test',

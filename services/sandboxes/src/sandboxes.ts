@@ -77,7 +77,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
     checkDrainFitsShutdown(config);
     egressLists = egressAllowLists(config);
     isolation = await localIsolation(config);
-    limits = await localSandboxLimits(config).catch(async (error: unknown) => {
+    limits = await localSandboxLimits(config, isolation).catch(async (error: unknown) => {
       await isolation?.close();
       throw error;
     });
@@ -94,7 +94,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
     developmentDefaults: sandboxesDevelopmentDefaults,
     indexes: SANDBOXES_INDEXES,
     runtime: serviceRuntime,
-    compose: (ctx) => {
+    compose: async (ctx) => {
       const db = ctx.mongo?.db;
       const bus = ctx.bus;
       if (!db || !bus) throw new Error('the sandboxes service needs MongoDB and Kafka');
@@ -142,6 +142,9 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       }
       const commandPath = config.SANDBOX_COMMAND_PATH ?? (provider.name === 'local' ? process.env.PATH : IMAGE_PATH);
       ctx.onShutdown(() => provider.close?.(), 'sandbox provider');
+      // The kubernetes provider's model gateway listens for its Pods before any run can start: a port in use stops the start.
+      const modelListener = await provider.listen?.();
+      if (modelListener) ctx.logger.info({ model_gateway_url: modelListener.url }, 'model gateway listening for sandbox Pods');
       reportLiveSandboxes(sandboxStore, provider.name, ctx.logger);
       const lifecycle: LifecycleDeps = {
         instanceId,

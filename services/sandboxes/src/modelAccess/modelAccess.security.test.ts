@@ -3,7 +3,7 @@
 // its own loopback and reaches the provider through the model proxy's socket; nothing else of the
 // host answers, and the door closes with the harness.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,8 @@ const modelCalls: { url: string; headers: IncomingHttpHeaders; body: string }[] 
 beforeAll(async () => {
   assertStandInsBuilt();
   work = realpathSync(mkdtempSync(join(tmpdir(), 'ars-model-access-')));
+  // The sandbox user (SANDBOX_UID) passes through to the sandboxes under it, as through any SANDBOX_ROOT's parents.
+  chmodSync(work, 0o711);
   bare = join(work, 'origin.git');
   execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
   commitToBare(bare, 'main', { 'README.md': '# fixture\n' });

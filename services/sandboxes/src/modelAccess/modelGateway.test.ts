@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ModelGateway, upstreamUrl, type ModelDoor, type ModelGatewaySettings } from './modelGateway.js';
+import { canonicalAddress, ModelGateway, upstreamUrl, type ModelDoor, type ModelGatewaySettings } from './modelGateway.js';
 
 interface Received {
   method: string;
@@ -72,15 +72,21 @@ function gatewayTo(upstreams: ModelGatewaySettings['upstreams'], runTokenBudget:
   return new ModelGateway({ upstreams, providerKeys: PROVIDER_KEYS, runTokenBudget });
 }
 
-/** One request through a door, over TCP or its Unix socket, read to the end; with the door's credential unless headers say otherwise. */
+/**
+ * One request through a door, over TCP or its Unix socket, read to the end; with the door's credential
+ * unless headers say otherwise; over TCP from `localAddress` when given (another loopback address plays another Pod).
+ */
 function call(
   door: ModelDoor,
   path: string,
   body: string,
   headers: Record<string, string> = { authorization: `Bearer ${door.credential}` },
   method = 'POST',
+  localAddress?: string,
 ): Promise<Answer> {
-  const target = door.address.startsWith('http') ? { host: '127.0.0.1', port: Number(new URL(door.address).port) } : { socketPath: door.address };
+  const target = door.address.startsWith('http')
+    ? { host: '127.0.0.1', port: Number(new URL(door.address).port), ...(localAddress !== undefined ? { localAddress } : {}) }
+    : { socketPath: door.address };
   return new Promise((resolve, reject) => {
     const req = httpRequest({ ...target, path, method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
       let text = '';
@@ -344,5 +350,130 @@ describe('on a Unix socket, only its owner may connect, and the socket is gone o
       await gateway.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the shared listener (a Pod's door): a request is served by the door whose credential it carries, and only from that door's peer address", () => {
+  let gateway: ModelGateway;
+  beforeEach(async () => {
+    gateway = gatewayTo({ responses: `${providerUrl}/v1`, messages: providerUrl }, 100);
+    await gateway.listenShared({ host: '127.0.0.1', port: 0 });
+  });
+  afterEach(() => gateway.close());
+
+  test('a credential from another address than its peer (a copy in another Pod) is refused 401 and reaches no provider; from the peer it passes with the company key', async () => {
+    const door = await gateway.open({ shared: { peerAddress: '127.0.0.1' } });
+    const before = received.length;
+    const stolen = await call(door, '/v1/responses', '{}', undefined, 'POST', '127.0.0.2');
+    expect(stolen.status).toBe(401);
+    expect(JSON.parse(stolen.body).error).toMatchObject({ type: 'authentication_error', message: expect.stringContaining('credential was refused') });
+    expect(received.length).toBe(before);
+    const own = await call(door, '/v1/messages', '{}', { 'x-api-key': door.credential }, 'POST', '127.0.0.1');
+    expect(own.status).toBe(200);
+    expect(received.at(-1)?.headers['x-api-key']).toBe(PROVIDER_KEYS.messages);
+    await door.close();
+  });
+
+  test('a door without a peer address answers its credential from any address', async () => {
+    const door = await gateway.open({ shared: { peerAddress: null } });
+    expect((await call(door, '/v1/responses', '{}', undefined, 'POST', '127.0.0.2')).status).toBe(200);
+    await door.close();
+  });
+
+  test('an unknown credential, none, or a closed door’s is refused 401; the listener still serves the doors left open', async () => {
+    const closing = await gateway.open({ shared: { peerAddress: '127.0.0.1' } });
+    const staying = await gateway.open({ shared: { peerAddress: '127.0.0.1' } });
+    expect(closing.address).toBe(staying.address);
+    expect((await call(closing, '/v1/responses', '{}')).status).toBe(200);
+    await closing.close();
+    const before = received.length;
+    expect((await call(closing, '/v1/responses', '{}')).status).toBe(401);
+    expect((await call(closing, '/v1/responses', '{}', { authorization: 'Bearer ars-run-guessed' })).status).toBe(401);
+    expect((await call(closing, '/v1/responses', '{}', {})).status).toBe(401);
+    expect(received.length).toBe(before);
+    expect((await call(staying, '/v1/responses', '{}')).status).toBe(200);
+    await staying.close();
+  });
+
+  test("two doors' credentials each reach only their own run's usage; the budget is each door's own", async () => {
+    const first = await gateway.open({ shared: { peerAddress: '127.0.0.1' } });
+    const second = await gateway.open({ shared: { peerAddress: '127.0.0.1' } });
+    const spent: string[] = [];
+    first.onBudgetSpent(() => spent.push('first'));
+    second.onBudgetSpent(() => spent.push('second'));
+    answers.push({ type: 'application/json', parts: ['{"usage":{"input_tokens":100,"output_tokens":10}}'] });
+    await call(first, '/v1/responses', '{}');
+    answers.push({ type: 'application/json', parts: ['{"usage":{"input_tokens":3,"output_tokens":4}}'] });
+    await call(second, '/v1/messages', '{}', { 'x-api-key': second.credential });
+    expect(first.usage()).toEqual({ inputTokens: 100, cachedInputTokens: 0, outputTokens: 10 });
+    expect(second.usage()).toEqual({ inputTokens: 3, cachedInputTokens: 0, outputTokens: 4 });
+    // The first run's budget of 100 is spent: its door refuses, the second's still passes.
+    expect(spent).toEqual(['first']);
+    expect((await call(first, '/v1/responses', '{}')).status).toBe(403);
+    expect((await call(second, '/v1/responses', '{}')).status).toBe(200);
+    await first.close();
+    await second.close();
+  });
+
+  test('only the two model APIs pass here too: another path is 404 and reaches no provider', async () => {
+    const door = await gateway.open({ shared: { peerAddress: '127.0.0.1' } });
+    const before = received.length;
+    expect((await call(door, '/v1/models', '', undefined, 'GET')).status).toBe(404);
+    expect(received.length).toBe(before);
+    await door.close();
+  });
+
+  test('closing a door cuts its answer in flight on the shared listener', async () => {
+    const door = await gateway.open({ shared: { peerAddress: '127.0.0.1' } });
+    const target = { host: '127.0.0.1', port: Number(new URL(door.address).port) };
+    const ended = new Promise<string>((resolve) => {
+      const req = httpRequest({ ...target, path: '/v1/responses', method: 'POST', headers: { authorization: `Bearer ${door.credential}` } }, (res) => {
+        res.once('data', () => void door.close());
+        res.on('error', () => resolve('cut'));
+        res.on('end', () => resolve('ended'));
+        res.on('close', () => resolve('cut'));
+      });
+      req.on('error', () => resolve('cut'));
+      req.end('{"hold":true}');
+    });
+    expect(await ended).toBe('cut');
+    await heldStreamClosed;
+  });
+});
+
+describe('a shared door is only made where it can be served and bound to an address', () => {
+  test('without listenShared, or with a peer that is not an IP address, open({shared}) is refused', async () => {
+    const gateway = gatewayTo({ responses: `${providerUrl}/v1`, messages: providerUrl });
+    try {
+      await expect(gateway.open({ shared: { peerAddress: '127.0.0.1' } })).rejects.toThrow(/no shared listener/);
+      await gateway.listenShared({ host: '127.0.0.1', port: 0 });
+      await expect(gateway.open({ shared: { peerAddress: 'pod-a.example' } })).rejects.toThrow(/must be an IP address/);
+      await expect(gateway.listenShared({ host: '127.0.0.1', port: 0 })).rejects.toThrow(/already listens/);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  test('a peer address and a connection’s remote address compare in one spelling: IPv4-mapped IPv6 as IPv4, IPv6 compressed in lower case', () => {
+    expect(canonicalAddress('::ffff:10.244.1.7')).toBe('10.244.1.7');
+    expect(canonicalAddress('10.244.1.7')).toBe('10.244.1.7');
+    expect(canonicalAddress('FD00:0:0:0::0A')).toBe('fd00::a');
+    expect(canonicalAddress('fd00::a')).toBe('fd00::a');
+  });
+});
+
+describe('what a provider keeps out of every sandbox: a value holding a company key', () => {
+  test('a key inside a longer value counts (Bearer <key>, a config line); a short key only as the whole value; other values do not', () => {
+    const gateway = new ModelGateway({
+      upstreams: { responses: `${providerUrl}/v1`, messages: providerUrl },
+      providerKeys: { responses: 'sk-company-openai-0123456789', messages: 'short' },
+      runTokenBudget: null,
+    });
+    expect(gateway.holdsProviderKey('sk-company-openai-0123456789')).toBe(true);
+    expect(gateway.holdsProviderKey('Bearer sk-company-openai-0123456789')).toBe(true);
+    expect(gateway.holdsProviderKey('short')).toBe(true);
+    expect(gateway.holdsProviderKey('/usr/share/shortcuts')).toBe(false);
+    expect(gateway.holdsProviderKey('ars-run-abc')).toBe(false);
+    void gateway.close();
   });
 });

@@ -1,6 +1,8 @@
-// The model gateway: a harness CLI's one way to a model. Each run gets a door of its own (an HTTP
-// server on a Unix socket bound into its sandbox, or on 127.0.0.1 when sandboxes are not isolated)
-// and a credential of its own, valid on that door only and dead when the door closes. The CLI holds
+// The model gateway: a harness CLI's one way to a model. Each run gets a door of its own and a
+// credential of its own, valid on that door only and dead when the door closes. A door is an HTTP
+// server on a Unix socket bound into its sandbox (on 127.0.0.1 when sandboxes are not isolated), or,
+// for sandboxes that cannot be handed a socket (Kubernetes Pods), an entry of the gateway's one
+// shared listener, found by its credential and answering only its Pod's IP address. The CLI holds
 // that credential, never the company's key: the gateway takes the credential off the request, puts
 // the provider key on it, and passes only the two model APIs the CLIs speak to the configured
 // provider. The answer streams back unchanged as it comes (Server-Sent Events), while the tokens the
@@ -10,7 +12,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmod, chown, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { Agent, request as undiciRequest } from 'undici';
 import type { RunUsage } from '@ars/contract';
 import { addGrowth, budgetTokens, NO_USAGE, ProviderUsageMeter, type ModelApi } from '../domain/providerUsage.js';
@@ -31,11 +33,26 @@ export interface ModelGatewaySettings {
   runTokenBudget: number | null;
 }
 
-export type ModelDoorListen = { socketPath: string; owner?: { uid: number; gid: number } } | { loopbackPort: 0 };
+export type ModelDoorListen =
+  | { socketPath: string; owner?: { uid: number; gid: number } }
+  | { loopbackPort: 0 }
+  /**
+   * On the gateway's shared listener (`listenShared`), for a sandbox that cannot be handed a socket of
+   * its own (a Pod): the door is found by the credential a request carries, and answers only requests
+   * whose remote address is `peerAddress` (the Pod's IP) when one is given.
+   */
+  | { shared: { peerAddress: string | null } };
+
+/** Where the shared listener listens: `host` unset is every address (IPv6 and IPv4 where the host has both). */
+export interface SharedListen {
+  host?: string;
+  /** 0: any free port (tests). */
+  port: number;
+}
 
 /** One run's way to its model. */
 export interface ModelDoor {
-  /** `http://127.0.0.1:<port>` for a loopback listener; the socket's path otherwise. */
+  /** `http://127.0.0.1:<port>` for a loopback listener, the shared listener's `http://<host>:<port>` for a shared door; the socket's path otherwise. */
   address: string;
   /** The run's own credential: what its CLI is given instead of a provider key. */
   credential: string;
@@ -80,40 +97,149 @@ export function upstreamUrl(upstreams: ModelUpstreams, method: string | undefine
 export class ModelGateway {
   /** One connection pool to the providers for every door. */
   private readonly dispatcher = new Agent({ headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS });
+  private readonly forwarder: Forwarder;
+  /** The shared listener's open doors, by the SHA-256 digest (hex) of their credential. */
+  private readonly sharedDoors = new Map<string, RunDoor>();
+  private shared: { server: Server; address: string } | null = null;
 
-  constructor(private readonly settings: ModelGatewaySettings) {}
+  constructor(private readonly settings: ModelGatewaySettings) {
+    this.forwarder = new Forwarder(settings, this.dispatcher);
+  }
+
+  /**
+   * One HTTP server for every shared door (`open({shared})`): the sandboxes service's port for its
+   * Pods. A request is served by the door whose credential it carries, from that door's peer only.
+   */
+  async listenShared(listen: SharedListen): Promise<{ address: string; port: number }> {
+    if (this.shared) throw new Error(`the model gateway already listens for shared doors on ${this.shared.address}`);
+    const server = createServer((req, res) => {
+      this.forwarder.serve(req, res, (offered) => this.sharedDoorOf(offered, req.socket.remoteAddress)).catch(() => res.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port: listen.port, ...(listen.host !== undefined ? { host: listen.host } : {}) }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const bound = server.address() as AddressInfo;
+    const address = `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+    this.shared = { server, address };
+    return { address, port: bound.port };
+  }
 
   /** A door for one run, with a fresh credential. */
   async open(listen: ModelDoorListen): Promise<ModelDoor> {
-    const door = new RunDoor(this.settings, this.dispatcher);
-    return door.listen(listen);
-  }
-
-  async close(): Promise<void> {
-    await this.dispatcher.close().catch(() => undefined);
-  }
-}
-
-class RunDoor {
-  private readonly credential = `ars-run-${randomBytes(32).toString('base64url')}`;
-  private readonly credentialDigest = digest(this.credential);
-  private total: RunUsage | null = null;
-  private spent = false;
-  private closed = false;
-  private readonly budgetListeners: ((usage: RunUsage, budget: number) => void)[] = [];
-  private readonly server: Server;
-
-  constructor(
-    private readonly settings: ModelGatewaySettings,
-    private readonly dispatcher: Agent,
-  ) {
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch(() => res.destroy());
+    if ('shared' in listen) return this.openShared(listen.shared.peerAddress);
+    const door = new RunDoor(this.settings.runTokenBudget);
+    const server = createServer((req, res) => {
+      this.forwarder.serve(req, res, (offered) => (door.heldBy(offered) ? door : null)).catch(() => res.destroy());
+    });
+    const address = await listenOn(server, listen);
+    return door.view(address, async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if ('socketPath' in listen) await rm(listen.socketPath, { force: true });
     });
   }
 
-  async listen(listen: ModelDoorListen): Promise<ModelDoor> {
-    const address = await listenOn(this.server, listen);
+  /**
+   * Whether `text` holds one of the company's provider keys: what a provider keeps out of every
+   * sandbox. A key found inside a longer value counts too (`Bearer <key>`, a config line), unless it
+   * is short enough to occur in another value by chance (a test's key): that one only as the whole value.
+   */
+  holdsProviderKey(text: string): boolean {
+    return Object.values(this.settings.providerKeys).some((key) => key !== undefined && key !== '' && (key.length >= 16 ? text.includes(key) : text === key));
+  }
+
+  async close(): Promise<void> {
+    const shared = this.shared;
+    this.shared = null;
+    for (const door of this.sharedDoors.values()) door.shut();
+    this.sharedDoors.clear();
+    if (shared) {
+      shared.server.closeAllConnections();
+      await new Promise<void>((resolve) => shared.server.close(() => resolve()));
+    }
+    await this.dispatcher.close().catch(() => undefined);
+  }
+
+  private openShared(peerAddress: string | null): ModelDoor {
+    // A door no listener serves would hand its sandbox a URL that never answers: refused at once.
+    if (!this.shared) throw new Error('the model gateway has no shared listener (listenShared) for shared doors');
+    if (peerAddress !== null && isIP(peerAddress) === 0)
+      throw new Error(`a shared door's peer address must be an IP address, got ${JSON.stringify(peerAddress)}`);
+    const door = new RunDoor(this.settings.runTokenBudget, peerAddress === null ? null : canonicalAddress(peerAddress));
+    const key = door.credentialDigest.toString('hex');
+    this.sharedDoors.set(key, door);
+    return door.view(this.shared.address, () => {
+      this.sharedDoors.delete(key);
+      return Promise.resolve();
+    });
+  }
+
+  /**
+   * The shared door a request's credential opens, when the request comes from that door's peer. The
+   * lookup is by digest: what its timing could tell is about a SHA-256 of a 256-bit random secret,
+   * which says nothing of the credential. A credential from another address opens nothing, so one
+   * copied out of its Pod into another is useless there.
+   */
+  private sharedDoorOf(offered: readonly string[], remoteAddress: string | undefined): RunDoor | null {
+    for (const value of offered) {
+      const door = this.sharedDoors.get(digest(value).toString('hex'));
+      if (!door) continue;
+      if (door.peerAddress === null || (remoteAddress !== undefined && canonicalAddress(remoteAddress) === door.peerAddress)) return door;
+    }
+    return null;
+  }
+}
+
+/** One run: its credential, what its answers reported, its budget, and the answers it has in flight. */
+class RunDoor {
+  readonly credential = `ars-run-${randomBytes(32).toString('base64url')}`;
+  readonly credentialDigest = digest(this.credential);
+  total: RunUsage | null = null;
+  spent = false;
+  closed = false;
+  private readonly budgetListeners: ((usage: RunUsage, budget: number) => void)[] = [];
+  private readonly inFlight = new Set<ServerResponse>();
+
+  constructor(
+    private readonly runTokenBudget: number | null,
+    /** A shared door's peer (canonical form); null: any address. */
+    readonly peerAddress: string | null = null,
+  ) {}
+
+  /** The run's credential among the offered, compared in constant time over digests: the answer says nothing of how close a guess was. */
+  heldBy(offered: readonly string[]): boolean {
+    let accepted = false;
+    for (const value of offered) accepted = timingSafeEqual(digest(value), this.credentialDigest) || accepted;
+    return accepted;
+  }
+
+  /** An answer being relayed for this run: cut when the door closes. */
+  track(res: ServerResponse): void {
+    this.inFlight.add(res);
+    res.once('close', () => this.inFlight.delete(res));
+  }
+
+  /** Adds what an answer's usage grew by (from `before` to `after`) and tells the budget's listeners once it is passed. */
+  count(before: RunUsage, after: RunUsage): void {
+    this.total = addGrowth(this.total ?? NO_USAGE, before, after);
+    const budget = this.runTokenBudget;
+    if (budget === null || this.spent || budgetTokens(this.total) <= budget) return;
+    this.spent = true;
+    for (const listener of this.budgetListeners) listener(this.total, budget);
+  }
+
+  /** The credential dies and the answers in flight are cut. */
+  shut(): void {
+    this.closed = true;
+    for (const res of this.inFlight) res.destroy();
+    this.inFlight.clear();
+  }
+
+  view(address: string, release: () => Promise<void>): ModelDoor {
     return {
       address,
       credential: this.credential,
@@ -122,28 +248,37 @@ class RunDoor {
         this.budgetListeners.push(listener);
       },
       close: async () => {
-        this.closed = true;
-        this.server.closeAllConnections();
-        await new Promise<void>((resolve) => this.server.close(() => resolve()));
-        if ('socketPath' in listen) await rm(listen.socketPath, { force: true });
+        this.shut();
+        await release();
       },
     };
   }
+}
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** The one request handler of every door, a socket's own or the shared listener's. */
+class Forwarder {
+  constructor(
+    private readonly settings: ModelGatewaySettings,
+    private readonly dispatcher: Agent,
+  ) {}
+
+  /** `find` names the door the offered credentials open (null: none). */
+  async serve(req: IncomingMessage, res: ServerResponse, find: (offered: readonly string[]) => RunDoor | null): Promise<void> {
     const target = upstreamUrl(this.settings.upstreams, req.method, req.url ?? '/');
     if (!target) {
       req.resume();
       return answerError(res, 404, 'messages', `${req.method ?? '?'} ${(req.url ?? '/').split('?')[0]} is not a model API this sandbox may call`);
     }
-    if (this.closed || !this.holdsCredential(req.headers)) {
+    const door = find(offeredCredentials(req.headers));
+    if (door === null || door.closed) {
       req.resume();
       return answerError(res, 401, target.api, "the run's model credential was refused (it is valid for its own run only, while the run lasts)");
     }
-    if (this.spent) {
+    if (door.spent) {
       req.resume();
       return answerError(res, 403, target.api, `the run's token budget of ${this.settings.runTokenBudget ?? 0} tokens is spent`);
     }
+    door.track(res);
     // The client went away (the run ended, or its CLI gave up): the provider's request ends too.
     const abort = new AbortController();
     res.on('close', () => abort.abort());
@@ -170,57 +305,61 @@ class RunDoor {
     res.writeHead(upstream.statusCode, forwardedHeaders(upstream.headers));
     // Each event is sent on as it arrives: the CLI streams the answer to the run's watchers.
     res.flushHeaders();
-    await this.relay(upstream, res, target.api);
-  }
-
-  /** The answer to the client as it comes, its usage counted on the way; a client gone ends it, what was read still counts. */
-  private async relay(upstream: Awaited<ReturnType<typeof undiciRequest>>, res: ServerResponse, api: ModelApi): Promise<void> {
-    const contentType = String(upstream.headers['content-type'] ?? '');
-    const meter = new ProviderUsageMeter(api, contentType.includes('text/event-stream') ? 'sse' : 'json');
-    let counted = NO_USAGE;
-    const count = (): void => {
-      const now = meter.current;
-      this.total = addGrowth(this.total ?? NO_USAGE, counted, now);
-      counted = now;
-      this.checkBudget();
-    };
-    try {
-      for await (const chunk of upstream.body) {
-        const bytes = chunk as Buffer;
-        if (meter.push(bytes)) count();
-        if (res.destroyed) break;
-        if (!res.write(bytes)) await new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('drain', resolve).once('close', resolve)));
-      }
-      if (meter.end()) count();
-      res.end();
-    } catch {
-      if (meter.end()) count();
-      upstream.body.destroy();
-      res.destroy();
-    }
-  }
-
-  private checkBudget(): void {
-    const budget = this.settings.runTokenBudget;
-    if (budget === null || this.spent || this.total === null || budgetTokens(this.total) <= budget) return;
-    this.spent = true;
-    for (const listener of this.budgetListeners) listener(this.total, budget);
-  }
-
-  /** The run's credential as either CLI sends its key: `Authorization: Bearer …` (codex) or `x-api-key` (Claude Code). */
-  private holdsCredential(headers: IncomingHttpHeaders): boolean {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(String(headers.authorization ?? ''))?.[1];
-    const offered = [bearer, headerValue(headers['x-api-key'])].filter((value): value is string => value !== undefined && value !== '');
-    // Every offer is compared, in constant time over digests: the answer says nothing of how close a guess was.
-    let accepted = false;
-    for (const value of offered) accepted = timingSafeEqual(digest(value), this.credentialDigest) || accepted;
-    return accepted;
+    await relay(upstream, res, target.api, door);
   }
 
   private providerCredential(api: ModelApi): Record<string, string> {
     const key = this.settings.providerKeys[api];
     if (!key) return {};
     return api === 'responses' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+  }
+}
+
+/** The answer to the client as it comes, its usage counted for the door's run on the way; a client gone ends it, what was read still counts. */
+async function relay(upstream: Awaited<ReturnType<typeof undiciRequest>>, res: ServerResponse, api: ModelApi, door: RunDoor): Promise<void> {
+  const contentType = String(upstream.headers['content-type'] ?? '');
+  const meter = new ProviderUsageMeter(api, contentType.includes('text/event-stream') ? 'sse' : 'json');
+  let counted = NO_USAGE;
+  const count = (): void => {
+    const now = meter.current;
+    door.count(counted, now);
+    counted = now;
+  };
+  try {
+    for await (const chunk of upstream.body) {
+      const bytes = chunk as Buffer;
+      if (meter.push(bytes)) count();
+      if (res.destroyed) break;
+      if (!res.write(bytes)) await new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('drain', resolve).once('close', resolve)));
+    }
+    if (meter.end()) count();
+    res.end();
+  } catch {
+    if (meter.end()) count();
+    upstream.body.destroy();
+    res.destroy();
+  }
+}
+
+/** The credentials a request offers, as either CLI sends its key: `Authorization: Bearer …` (codex) or `x-api-key` (Claude Code). */
+function offeredCredentials(headers: IncomingHttpHeaders): string[] {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(String(headers.authorization ?? ''))?.[1];
+  return [bearer, headerValue(headers['x-api-key'])].filter((value): value is string => value !== undefined && value !== '');
+}
+
+/**
+ * An IP address in one spelling, so a Pod's IP from its status and the remote address of its
+ * connection compare equal: an IPv4-mapped IPv6 address (a dual-stack listener's) as its IPv4, an
+ * IPv6 address compressed and in lower case (the URL standard's serialisation).
+ */
+export function canonicalAddress(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
+  if (mapped !== undefined) return mapped;
+  if (!address.includes(':')) return address;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address.toLowerCase();
   }
 }
 
@@ -253,7 +392,7 @@ function answerError(res: ServerResponse, status: number, api: ModelApi, message
   res.end(JSON.stringify(body));
 }
 
-async function listenOn(server: Server, listen: ModelDoorListen): Promise<string> {
+async function listenOn(server: Server, listen: Exclude<ModelDoorListen, { shared: unknown }>): Promise<string> {
   if ('socketPath' in listen) {
     await rm(listen.socketPath, { force: true });
     await new Promise<void>((resolve, reject) => {

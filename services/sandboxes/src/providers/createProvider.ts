@@ -2,7 +2,7 @@ import { ConfigError, environmentOf, type EnvSource, type Environment } from '@a
 import { KubernetesProvider } from './kubernetes/kubernetesProvider.js';
 import { kubernetesSettings, SettingsError } from './kubernetes/settings.js';
 import { IsolationUnavailable, prepareIsolation, type LocalIsolation } from './local/localIsolation.js';
-import { LocalProvider } from './local/localProvider.js';
+import { FORWARDER_FILES, LocalProvider } from './local/localProvider.js';
 import { newInstanceName } from './local/limits/cgroups.js';
 import type { SandboxEgressSettings } from './local/sandboxDoors.js';
 import { EgressAllowError, EMPTY_EGRESS_ALLOW, parseEgressAllow, type EgressAllowList } from '../domain/egressPolicy.js';
@@ -10,7 +10,7 @@ import { prepareSandboxLimits, type SandboxLimits } from './local/limits/limits.
 import type { SandboxProvider } from './provider.js';
 import { ModelGateway, type ModelUpstreams } from '../modelAccess/modelGateway.js';
 
-export type ConfiguredProvider = SandboxProvider & { close?: () => Promise<void> };
+export type ConfiguredProvider = SandboxProvider & { close?: () => Promise<void>; listen?: () => Promise<{ url: string }> };
 
 interface ProviderConfig {
   SANDBOX_PROVIDER: 'local' | 'kubernetes';
@@ -25,6 +25,7 @@ interface ProviderConfig {
   SANDBOX_PIDS: number;
   SANDBOX_CPUS: string;
   SANDBOX_DISK_MB: number;
+  SANDBOX_UID?: number;
   SANDBOX_EGRESS_ALLOW?: string | undefined;
   SANDBOX_INSTALL_EGRESS_ALLOW: string;
   NODE_ENV: Environment;
@@ -62,10 +63,10 @@ export function egressAllowLists(config: Pick<ProviderConfig, 'SANDBOX_EGRESS_AL
  * The local provider's isolation (`SANDBOX_ISOLATION=bwrap`), tried for real; null without one (the
  * Kubernetes provider, or `none`). Unavailable, it is a configuration error: one line, the service does not start.
  */
-export async function localIsolation(config: Pick<ProviderConfig, 'SANDBOX_PROVIDER' | 'SANDBOX_ISOLATION'>): Promise<LocalIsolation | null> {
+export async function localIsolation(config: Pick<ProviderConfig, 'SANDBOX_PROVIDER' | 'SANDBOX_ISOLATION' | 'SANDBOX_UID'>): Promise<LocalIsolation | null> {
   if (config.SANDBOX_PROVIDER !== 'local' || config.SANDBOX_ISOLATION === 'none') return null;
   try {
-    return await prepareIsolation();
+    return await prepareIsolation({ sandboxUid: config.SANDBOX_UID, probeFiles: FORWARDER_FILES });
   } catch (error) {
     if (!(error instanceof IsolationUnavailable)) throw error;
     throw new ConfigError([
@@ -80,7 +81,7 @@ export async function localIsolation(config: Pick<ProviderConfig, 'SANDBOX_PROVI
  * In production, a limit set that this machine cannot enforce refuses the start; in development the
  * start-up log says which are enforced and how.
  */
-export async function localSandboxLimits(config: ProviderConfig): Promise<SandboxLimits | null> {
+export async function localSandboxLimits(config: ProviderConfig, isolation: LocalIsolation | null): Promise<SandboxLimits | null> {
   if (config.SANDBOX_PROVIDER !== 'local' || config.SANDBOX_ISOLATION === 'none') return null;
   const positive = (value: number): number | null => (value > 0 ? value : null);
   const limits = await prepareSandboxLimits(
@@ -90,7 +91,11 @@ export async function localSandboxLimits(config: ProviderConfig): Promise<Sandbo
       cpus: positive(Number(config.SANDBOX_CPUS)),
       diskMb: positive(config.SANDBOX_DISK_MB),
     },
-    { instance: await newInstanceName(), sandboxRoot: config.SANDBOX_ROOT, owner: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } },
+    {
+      instance: await newInstanceName(),
+      sandboxRoot: config.SANDBOX_ROOT,
+      owner: isolation?.user ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
+    },
   );
   if (limits.support.refusal !== null && environmentOf(config) === 'production') {
     await limits.close();
@@ -119,7 +124,14 @@ export function createProvider(config: ProviderConfig, env: EnvSource, local: Lo
     });
   }
   try {
-    return new KubernetesProvider(kubernetesSettings(env), { modelUpstreams: modelUpstreamsOf(config) });
+    const settings = kubernetesSettings(env);
+    // A Pod's one way to a model: the company's keys stay in this service, each run's CLI holds a door's credential bound to its Pod's IP.
+    const modelGateway = new ModelGateway({
+      upstreams: modelUpstreamsOf(config),
+      providerKeys: { responses: config.CODEX_API_KEY, messages: config.ANTHROPIC_API_KEY },
+      runTokenBudget: config.RUN_TOKEN_BUDGET ?? null,
+    });
+    return new KubernetesProvider(settings, { modelGateway });
   } catch (error) {
     // One line naming the variable, like every other configuration error.
     if (error instanceof SettingsError) throw new Error(`Invalid configuration: ${error.message}`);

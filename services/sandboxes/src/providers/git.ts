@@ -1,6 +1,8 @@
 // The git CLI, run with an environment of its own (never the service's) and errors without credentials.
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { redactSecrets } from '@ars/sanitize';
 
@@ -21,7 +23,23 @@ export interface GitOptions {
   timeoutMs?: number;
 }
 
-/** The environment of every git command: no service secrets, no prompts, no system or global config. */
+let globalConfig: string | undefined;
+
+/**
+ * The one global setting of the service's git: the working trees belong to the sandbox user, and
+ * git refuses a repository another user owns ("dubious ownership"), also to the upload-pack a local
+ * fetch runs (which sees no GIT_CONFIG_COUNT or -c settings, only the global file).
+ */
+function trustingGlobalConfig(): string {
+  if (globalConfig === undefined) {
+    const file = join(tmpdir(), `ars-sandboxes-git-${process.pid}.gitconfig`);
+    writeFileSync(file, '[safe]\n\tdirectory = *\n', { mode: 0o644 });
+    globalConfig = file;
+  }
+  return globalConfig;
+}
+
+/** The environment of every git command: no service secrets, no prompts, no system config, a global config of one setting. */
 export function gitEnvironment(): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -29,7 +47,7 @@ export function gitEnvironment(): Record<string, string> {
     LANG: 'C.UTF-8',
     GIT_TERMINAL_PROMPT: '0',
     GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_GLOBAL: trustingGlobalConfig(),
     GIT_AUTHOR_NAME: 'Agent Run Service',
     GIT_AUTHOR_EMAIL: 'agent@ars.local',
     GIT_COMMITTER_NAME: 'Agent Run Service',

@@ -161,6 +161,8 @@ export interface SandboxProvider {
   snapshot(sandbox: AllocatedSandbox, file: string): Promise<{ bytes: number }>;
   /** Ends every process of the sandbox and removes it (safe twice; by what a record holds, also after a restart). */
   release(sandbox: SandboxRef): Promise<void>;
+  /** Right before the agent's turn: what the service wrote into the sandbox's HOME becomes the sandbox user's (a local sandbox). */
+  handOver?(sandbox: AllocatedSandbox): Promise<void>;
   /** The limits in force on a sandbox (its `limits` lifecycle event); absent or null: none this provider holds. */
   limitsOf?(sandbox: SandboxRef): SandboxLimitsInForce | null;
   /** The limit a sandbox's processes reached (a refused fork, an out-of-memory kill, a full disk), or null. */

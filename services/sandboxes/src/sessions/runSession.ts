@@ -130,6 +130,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       log.warn({ err: error }, "the conversation's thread could not be restored: the run starts a new thread");
       return null;
     });
+    await deps.provider.handOver?.(sandbox);
     const turn = harnessTrace;
     // A limit reached once ends the run: an agent whose fork was refused would otherwise carry on.
     const limitWatch = watchLimits(deps, sandbox, live);

@@ -34,6 +34,10 @@ export function installFlakyBwrap(realBwrap: string, failures = 0): FlakyBwrap {
     ].join('\n'),
   );
   chmodSync(join(dir, 'bwrap'), 0o755);
+  // The fake runs as the sandbox user (SANDBOX_UID), as bwrap does: it counts and fails in files of its own.
+  chmodSync(dir, 0o755);
+  chmodSync(calls, 0o666);
+  chmodSync(left, 0o666);
   const path = process.env.PATH;
   process.env.PATH = `${dir}:${path ?? ''}`;
   return {

@@ -2,7 +2,8 @@
 // local process; for a Pod they spawn the pod-exec shim instead, which connects here over a Unix
 // socket, presents a one-time ticket and its argv/env, and streams stdio. The relay runs the CLI with
 // `SandboxPod.exec`, so the service's Kubernetes credential never leaves this process, and the
-// harness environment (the provider key) reaches the Pod only through exec's stdin, never a command line.
+// harness environment (the run's model credential) reaches the Pod only through exec's stdin, never a
+// command line. A company provider key never reaches it at all: a variable holding one is withheld.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -24,6 +25,8 @@ export interface RelayGrant {
   env: Record<string, string>;
   /** Variables the launch gave the shim for this machine only (PATH to node): not forwarded to the Pod. */
   localKeys: readonly string[];
+  /** True for a value that must never enter the Pod (one holding a company provider key): its variable is withheld. */
+  withhold?: (value: string) => boolean;
   killGraceMs?: number;
 }
 
@@ -78,10 +81,16 @@ export function podArgv(argv: string[], localCwd: string, podCwd: string): strin
   return argv.map((arg) => (arg === localCwd ? podCwd : arg.startsWith(`${localCwd}/`) ? podCwd + arg.slice(localCwd.length) : arg));
 }
 
-/** The harness env, plus what the SDK added to the shim's env (its provider key, its markers). */
-export function podEnvironment(grant: Pick<RelayGrant, 'env' | 'localKeys'>, forwarded: Record<string, string>): Record<string, string> {
+/**
+ * The harness env, plus what the SDK added to the shim's env (the run's model credential, its
+ * markers), less any variable whose value `withhold` refuses: whatever a caller passed as `apiKey`
+ * (the SDK puts it in CODEX_API_KEY / ANTHROPIC_API_KEY), a company key stays on this machine.
+ */
+export function podEnvironment(grant: Pick<RelayGrant, 'env' | 'localKeys' | 'withhold'>, forwarded: Record<string, string>): Record<string, string> {
   const added = Object.entries(forwarded).filter(([name]) => ENV_NAME.test(name) && !name.startsWith(SHIM_ENV_PREFIX) && !grant.localKeys.includes(name));
-  return { ...grant.env, ...Object.fromEntries(added) };
+  const env = { ...grant.env, ...Object.fromEntries(added) };
+  const withhold = grant.withhold;
+  return withhold ? Object.fromEntries(Object.entries(env).filter(([, value]) => !withhold(value))) : env;
 }
 
 export class HarnessRelay {

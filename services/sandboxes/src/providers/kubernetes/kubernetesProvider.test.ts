@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,6 +11,7 @@ import { waitFor } from '@ars/testenv';
 import { assertStandInsBuilt, isAlive } from '../../harness/testing.js';
 import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
 import { AllocationError, HomeFilesTooLarge, type AllocateRequest, type AllocatedSandbox, type HarnessLaunch } from '../provider.js';
+import { ModelGateway } from '../../modelAccess/modelGateway.js';
 import { KubernetesProvider } from './kubernetesProvider.js';
 import { kubernetesSettings } from './settings.js';
 import { bareRepository, NAMESPACE, type BareRepository } from './testing.js';
@@ -28,10 +31,13 @@ beforeAll(async () => {
   standIn = await KubernetesStandIn.start();
   repo = await bareRepository();
   scratch = await mkdtemp(join(tmpdir(), 'k8s-provider-test-'));
-  provider = new KubernetesProvider(kubernetesSettings({ K8S_IMAGE: 'ghcr.io/acme/sandbox:1', K8S_API_SERVER: standIn.url, K8S_TOKEN: standIn.token }), {
-    pollIntervalMs: 25,
-    killGraceMs: 2000,
-  });
+  provider = new KubernetesProvider(
+    kubernetesSettings({ K8S_IMAGE: 'ghcr.io/acme/sandbox:1', K8S_API_SERVER: standIn.url, K8S_TOKEN: standIn.token, MODEL_GATEWAY_POD_IP: '127.0.0.1' }),
+    {
+      pollIntervalMs: 25,
+      killGraceMs: 2000,
+    },
+  );
 });
 
 afterAll(async () => {
@@ -346,28 +352,212 @@ describe("HOME's files written into a Pod and read back: a conversation's thread
   });
 });
 
-describe('a real CLI in a Pod calls the configured model API directly (a Pod has no model proxy)', () => {
-  const upstreams = { responses: 'https://gw.example/openai/v1', messages: 'https://gw.example/anthropic' };
-  it('with modelAccess, the launch names its harness’s API: codex OPENAI_BASE_URL, claude-code ANTHROPIC_BASE_URL; without, none', async () => {
-    const sandbox = await allocate();
-    const configured = new KubernetesProvider(
-      kubernetesSettings({ K8S_IMAGE: 'ghcr.io/acme/sandbox:1', K8S_API_SERVER: standIn.url, K8S_TOKEN: standIn.token }),
+describe("a CLI in a Pod reaches its model only through its own door on this service's model gateway: a credential, never a company key", () => {
+  const COMPANY_OPENAI_KEY = 'sk-company-openai-k8s-0123456789abcdef';
+  const COMPANY_ANTHROPIC_KEY = 'sk-ant-company-k8s-0123456789abcdef';
+  /** The model provider, outside every Pod (OpenAI or Anthropic in production). */
+  let modelProvider: Server;
+  const modelCalls: { url: string; headers: IncomingHttpHeaders }[] = [];
+  let gatewayed: KubernetesProvider;
+  let gatewayUrl: string;
+
+  /** A node one-liner for `@shell` in the Pod: one POST to the gateway with the CLI's key (from its env), its status and body on one line. */
+  const callFromPod = (path: string, header: 'authorization' | 'x-api-key', keyVariable: string): string => {
+    const value = header === 'authorization' ? `'Bearer '+process.env.${keyVariable}` : `process.env.${keyVariable}`;
+    const script = `fetch(${JSON.stringify(`${gatewayUrl}${path}`)},{method:'POST',headers:{${JSON.stringify(header)}:${value}},body:'{}'}).then(async r=>console.log(r.status,await r.text()),e=>console.log('error',e.cause?.code??e.message))`;
+    return `@shell node -e ${JSON.stringify(script)}`;
+  };
+
+  /** One request from this process (127.0.0.1, or another loopback address standing for another Pod) with a credential. */
+  const callFrom = (localAddress: string, credential: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const url = new URL(`${gatewayUrl}/v1/responses`);
+      const req = httpRequest(
+        { host: url.hostname, port: Number(url.port), path: url.pathname, method: 'POST', localAddress, headers: { authorization: `Bearer ${credential}` } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    });
+
+  beforeAll(async () => {
+    modelProvider = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        modelCalls.push({ url: req.url ?? '', headers: req.headers });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ url: req.url, usage: { input_tokens: 5, output_tokens: 2 } }));
+      });
+    });
+    await new Promise<void>((resolve) => modelProvider.listen(0, '127.0.0.1', resolve));
+    const providerUrl = `http://127.0.0.1:${(modelProvider.address() as AddressInfo).port}`;
+    gatewayed = new KubernetesProvider(
+      kubernetesSettings({
+        K8S_IMAGE: 'ghcr.io/acme/sandbox:1',
+        K8S_API_SERVER: standIn.url,
+        K8S_TOKEN: standIn.token,
+        // The stand-in runs Pods as processes of this machine: their IP is 127.0.0.1, and so is this instance's.
+        MODEL_GATEWAY_POD_IP: '127.0.0.1',
+        MODEL_GATEWAY_PORT: '0',
+      }),
       {
-        modelUpstreams: upstreams,
+        pollIntervalMs: 25,
+        killGraceMs: 2000,
+        modelGateway: new ModelGateway({
+          upstreams: { responses: `${providerUrl}/v1`, messages: providerUrl },
+          providerKeys: { responses: COMPANY_OPENAI_KEY, messages: COMPANY_ANTHROPIC_KEY },
+          runTokenBudget: null,
+        }),
       },
     );
+    gatewayUrl = (await gatewayed.listen()).url;
+  });
+
+  afterAll(async () => {
+    await gatewayed?.close();
+    modelProvider?.closeAllConnections();
+    modelProvider?.close();
+  });
+
+  it(
+    'the launch names the gateway and a door; the CLI in the Pod calls both APIs with its credential, the provider sees the company key, no Pod variable holds one',
+    async () => {
+      const sandbox = await allocate();
+      try {
+        const launch = await gatewayed.launchHarness(sandbox, {
+          harness: 'codex',
+          executablePath: standInExecutable('codex'),
+          env: harnessEnv(sandbox),
+          cwd: sandbox.cwd,
+          modelAccess: true,
+        });
+        expect(gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(launch.modelBaseUrl).toBe(gatewayUrl);
+        const credential = launch.model?.credential ?? '';
+        expect(credential).toMatch(/^ars-run-/);
+        const before = modelCalls.length;
+        const events: HarnessEvent[] = [];
+        const result = await runHarness({
+          harness: 'codex',
+          prompt: [
+            callFromPod('/v1/responses', 'authorization', 'CODEX_API_KEY'),
+            callFromPod('/v1/messages', 'x-api-key', 'CODEX_API_KEY'),
+            callFromPod('/v1/models', 'authorization', 'CODEX_API_KEY'),
+            '@shell env | grep -c -e sk-company -e sk-ant-company || true',
+          ].join('\n'),
+          cwd: launch.cwd,
+          env: launch.env,
+          // As the run's session does: the door's credential is the CLI's key.
+          apiKey: credential,
+          modelBaseUrl: launch.modelBaseUrl ?? '',
+          signal: new AbortController().signal,
+          ...(launch.executablePath ? { executablePath: launch.executablePath } : {}),
+          onEvent: async (event) => {
+            events.push(event);
+          },
+        });
+        await launch.close();
+        expect(result).toMatchObject({ status: 'success' });
+        const [responses, messages, models, keysInEnvironment] = events
+          .filter((event) => event.type === 'tool_call')
+          .map((event) => String(event.payload.output).trim());
+        expect(responses).toMatch(/^200 .*"url":"\/v1\/responses"/);
+        expect(messages).toMatch(/^200 .*"url":"\/v1\/messages"/);
+        expect(models).toMatch(/^404 .*not a model API/);
+        expect(keysInEnvironment).toBe('0');
+        const calls = modelCalls.slice(before);
+        expect(calls.map((call) => call.url)).toEqual(['/v1/responses', '/v1/messages']);
+        expect(calls[0]?.headers.authorization).toBe(`Bearer ${COMPANY_OPENAI_KEY}`);
+        expect(calls[1]?.headers['x-api-key']).toBe(COMPANY_ANTHROPIC_KEY);
+        expect(JSON.stringify(calls)).not.toContain(credential);
+        // The gateway counted the run's usage from the provider's answers.
+        expect(launch.model?.usage()).toEqual({ inputTokens: 10, cachedInputTokens: 0, outputTokens: 4 });
+      } finally {
+        await gatewayed.release(sandbox);
+      }
+    },
+    SLOW,
+  );
+
+  it("the door answers only the Pod's IP (a copy of its credential elsewhere is 401) and dies with the launch", async () => {
+    const sandbox = await allocate();
     try {
-      const base = { executablePath: '/bin/sh', env: { PATH }, cwd: sandbox.cwd };
-      const launches = await Promise.all([
-        configured.launchHarness(sandbox, { ...base, harness: 'codex', modelAccess: true }),
-        configured.launchHarness(sandbox, { ...base, harness: 'claude-code', modelAccess: true }),
-        configured.launchHarness(sandbox, { ...base, harness: 'codex' }),
-      ]);
-      expect(launches.map((launch) => launch.modelBaseUrl)).toEqual([upstreams.responses, upstreams.messages, undefined]);
-      await Promise.all(launches.map((launch) => launch.close()));
+      const launch = await gatewayed.launchHarness(sandbox, {
+        harness: 'claude-code',
+        executablePath: '/bin/sh',
+        env: { PATH },
+        cwd: sandbox.cwd,
+        modelAccess: true,
+      });
+      const credential = launch.model?.credential ?? '';
+      // The stand-in's Pod IP is 127.0.0.1; 127.0.0.2 plays another Pod holding a copy of the credential.
+      expect(await callFrom('127.0.0.2', credential)).toBe(401);
+      expect(await callFrom('127.0.0.1', credential)).toBe(200);
+      await launch.close();
+      expect(await callFrom('127.0.0.1', credential)).toBe(401);
     } finally {
-      await configured.close();
-      await provider.release(sandbox);
+      await gatewayed.release(sandbox);
+    }
+  });
+
+  it('a door a launch left open is closed when its sandbox is released', async () => {
+    const sandbox = await allocate();
+    const launch = await gatewayed.launchHarness(sandbox, { harness: 'codex', executablePath: '/bin/sh', env: { PATH }, cwd: sandbox.cwd, modelAccess: true });
+    expect(await callFrom('127.0.0.1', launch.model?.credential ?? '')).toBe(200);
+    await gatewayed.release(sandbox);
+    expect(await callFrom('127.0.0.1', launch.model?.credential ?? '')).toBe(401);
+    await launch.close();
+  });
+
+  it('a company key handed to the SDK as its key (a launch without model access) is withheld from the Pod; the launch has no door', async () => {
+    const sandbox = await allocate();
+    try {
+      const launch = await gatewayed.launchHarness(sandbox, {
+        harness: 'codex',
+        executablePath: '/bin/sh',
+        env: { PATH, LEAKED: `x${COMPANY_ANTHROPIC_KEY}x` },
+        cwd: sandbox.cwd,
+      });
+      expect(launch.modelBaseUrl).toBeUndefined();
+      expect(launch.model).toBeUndefined();
+      const result = await runShim(launch, ['-c', 'printf "[%s][%s][%s]" "$CODEX_API_KEY" "$LEAKED" "$KEPT"'], {
+        env: { CODEX_API_KEY: COMPANY_OPENAI_KEY, KEPT: 'an ordinary value' },
+      });
+      await launch.close();
+      expect(result).toMatchObject({ code: 0, stdout: '[][][an ordinary value]' });
+    } finally {
+      await gatewayed.release(sandbox);
+    }
+  });
+
+  it('model access is refused without a gateway, or before it listens; a Pod without an IP gets no door', async () => {
+    const sandbox = await allocate();
+    const settings = kubernetesSettings({ K8S_IMAGE: 'img', K8S_API_SERVER: standIn.url, K8S_TOKEN: standIn.token, MODEL_GATEWAY_POD_IP: '127.0.0.1' });
+    const unlistened = new KubernetesProvider(settings, {
+      modelGateway: new ModelGateway({
+        upstreams: { responses: 'http://127.0.0.1:9/v1', messages: 'http://127.0.0.1:9' },
+        providerKeys: {},
+        runTokenBudget: null,
+      }),
+    });
+    try {
+      const request = { harness: 'codex' as const, executablePath: '/bin/sh', env: { PATH }, cwd: sandbox.cwd, modelAccess: true };
+      await expect(provider.launchHarness(sandbox, request)).rejects.toThrow(/needs the model gateway/);
+      await expect(unlistened.launchHarness(sandbox, request)).rejects.toThrow(/does not listen for Pods yet/);
+      const pod = gatewayed.attach(sandbox);
+      const read = pod.read.bind(pod);
+      // A Pod whose status has no IP (hostNetwork aside, not yet assigned): refused rather than a door open to every address.
+      pod.read = async () => {
+        const seen = await read();
+        return { ...seen, status: { ...seen.status, podIP: undefined } };
+      };
+      await expect(gatewayed.launchHarness(sandbox, request)).rejects.toThrow(/has no IP address/);
+    } finally {
+      await unlistened.close();
+      await gatewayed.release(sandbox);
     }
   });
 });

@@ -1,6 +1,8 @@
 // The Kubernetes provider behind the service's provider seam: one Pod per sandbox (an init container
 // clones), every command and the harness CLI exec'ed into it. Paths in its sandboxes are in-Pod paths
 // (`dir` is null); a record's `sandbox_id` (the Pod's name) is enough to release it after a restart.
+// A CLI in a Pod reaches its model only through this service's model gateway: a door on the
+// gateway's shared listener, bound to the Pod's IP, whose credential is all the Pod holds.
 import { randomBytes, randomInt } from 'node:crypto';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,11 +21,11 @@ import {
   type SandboxProvider,
   type SandboxRef,
 } from '../provider.js';
-import { HarnessRelay } from './harnessRelay.js';
+import { HarnessRelay, type RelayTicket } from './harnessRelay.js';
 import { KubernetesError, KubernetesPods, type SandboxPod } from './kubernetesPods.js';
 import { restorePod, RestoreError, snapshotPod } from './podArchive.js';
 import { readPodHome, writePodHome } from './podHome.js';
-import type { ModelUpstreams } from '../../modelAccess/modelGateway.js';
+import type { ModelDoor, ModelGateway } from '../../modelAccess/modelGateway.js';
 import { commitAndPushFromPod } from './podGit.js';
 import { buildSandboxManifests, HOME_DIR, ManifestError, REPO_DIR, secretName, type SandboxManifests } from './podManifest.js';
 import type { KubernetesSettings } from './settings.js';
@@ -36,18 +38,12 @@ export interface KubernetesProviderOptions {
   /** TERM → KILL grace for aborted commands in the Pod (default 5000 ms). */
   killGraceMs?: number;
   /**
-   * The model APIs (OPENAI_BASE_URL, ANTHROPIC_BASE_URL): a Pod has no model proxy, so a CLI in it
-   * calls its harness's API there directly (as the NetworkPolicy allows). Absent: the CLIs' defaults.
+   * The model gateway (modelAccess/modelGateway.ts), which this provider then owns (closed with it).
+   * `listen()` starts its shared listener for Pods; a launch with `modelAccess` opens a door there
+   * bound to the Pod's IP, and no variable holding a company key is sent to a Pod. Absent: a launch
+   * with `modelAccess` is refused (a CLI in a Pod has no other way to a model).
    */
-  modelUpstreams?: ModelUpstreams;
-}
-
-/**
- * Where a CLI in a Pod calls its model: its harness's API base (the adapters take it as a root and
- * drop a final `/v1`, which codex adds back: OPENAI_BASE_URL is expected to end in `/v1`, as OpenAI's does).
- */
-export function podModelBaseUrl(upstreams: ModelUpstreams, harness: HarnessLaunchRequest['harness']): string {
-  return harness === 'codex' ? upstreams.responses : upstreams.messages;
+  modelGateway?: ModelGateway;
 }
 
 /** The ids this provider makes; anything else a record holds (a `local-…` id) is not its to delete. */
@@ -104,7 +100,11 @@ export class KubernetesProvider implements SandboxProvider {
   private readonly relay = new HarnessRelay();
   private readonly shimPath: string;
   private readonly killGraceMs: number | undefined;
-  private readonly modelUpstreams: ModelUpstreams | undefined;
+  private readonly modelGateway: ModelGateway | undefined;
+  /** Where a Pod calls its door (the CLI's model base URL), once `listen()` has bound the gateway's port. */
+  private modelBaseUrl: string | null = null;
+  /** The open doors of each sandbox: closed with their launch, and at the latest with the sandbox. */
+  private readonly doors = new Map<string, Set<ModelDoor>>();
 
   constructor(
     private readonly settings: KubernetesSettings,
@@ -118,7 +118,21 @@ export class KubernetesProvider implements SandboxProvider {
     });
     this.shimPath = options.shimPath ?? DEFAULT_SHIM;
     this.killGraceMs = options.killGraceMs;
-    this.modelUpstreams = options.modelUpstreams;
+    this.modelGateway = options.modelGateway;
+  }
+
+  /**
+   * Starts the model gateway's listener for Pods on MODEL_GATEWAY_PORT: on this instance's Pod IP
+   * when that is how Pods reach it (MODEL_GATEWAY_POD_IP), else on every address (MODEL_GATEWAY_URL
+   * says how they reach it). Called once at start-up; answers the URL Pods are given.
+   */
+  async listen(): Promise<{ url: string }> {
+    if (!this.modelGateway) throw new Error('the kubernetes provider has no model gateway to listen with');
+    const { port, reachedAt } = this.settings.modelGateway;
+    const host = 'podIp' in reachedAt ? reachedAt.podIp : undefined;
+    const bound = await this.modelGateway.listenShared({ port, ...(host !== undefined ? { host } : {}) });
+    this.modelBaseUrl = 'url' in reachedAt ? reachedAt.url : `http://${host?.includes(':') ? `[${host}]` : host}:${bound.port}`;
+    return { url: this.modelBaseUrl };
   }
 
   /** Makes the Pod, waits until the repository is ready in it (restores a snapshot when asked); on any failure the Pod is deleted again. */
@@ -179,28 +193,48 @@ export class KubernetesProvider implements SandboxProvider {
     return { port, url: `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}` };
   }
 
-  /** The SDK spawns the local shim; a one-time relay ticket makes it run the CLI in the Pod (see harnessRelay.ts). */
+  /**
+   * The SDK spawns the local shim; a one-time relay ticket makes it run the CLI in the Pod (see
+   * harnessRelay.ts). With `modelAccess`, the run's door on the model gateway: the CLI is told the
+   * gateway's URL, and holds the door's credential (the SDK's `apiKey`) instead of a provider key.
+   */
   async launchHarness(sandbox: AllocatedSandbox, request: HarnessLaunchRequest): Promise<HarnessLaunch> {
     // Only for the shim on this machine: `node` for its shebang (and for the Claude SDK, which runs `.mjs` under node).
     const local = { PATH: [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':') };
-    const issued = await this.relay.issue({
-      pod: this.attach(sandbox),
-      sandboxId: sandbox.sandboxId,
-      command: inPodCommand(request),
-      cwd: request.cwd,
-      env: request.env,
-      localKeys: Object.keys(local),
-      ...(this.killGraceMs !== undefined ? { killGraceMs: this.killGraceMs } : {}),
-    });
-    const upstreams = request.modelAccess ? this.modelUpstreams : undefined;
+    const pod = this.attach(sandbox);
+    const model = request.modelAccess ? await this.openModelDoor(sandbox, pod) : null;
+    const gateway = this.modelGateway;
+    let issued: RelayTicket;
+    try {
+      issued = await this.relay.issue({
+        pod,
+        sandboxId: sandbox.sandboxId,
+        command: inPodCommand(request),
+        cwd: request.cwd,
+        env: request.env,
+        localKeys: Object.keys(local),
+        // Whatever the caller hands the SDK as its key, a company key stays here: only a door's credential enters a Pod.
+        ...(gateway ? { withhold: (value: string) => gateway.holdsProviderKey(value) } : {}),
+        ...(this.killGraceMs !== undefined ? { killGraceMs: this.killGraceMs } : {}),
+      });
+    } catch (error) {
+      if (model) await this.closeDoor(sandbox.sandboxId, model.door);
+      throw error;
+    }
     return {
       executablePath: this.shimPath,
       env: { ...local, ARS_POD_EXEC_SOCKET: issued.socket, ARS_POD_EXEC_TICKET: issued.ticket },
       cwd: issued.localCwd,
-      // The Pod is the boundary. Its CLI reaches the configured model API as the NetworkPolicy allows (no model proxy yet).
-      ...(upstreams ? { modelBaseUrl: podModelBaseUrl(upstreams, request.harness) } : {}),
+      // The Pod is the boundary; its CLI's one way to a model is its door on this service's gateway.
+      ...(model ? { modelBaseUrl: model.baseUrl, model: model.door } : {}),
       contained: true,
-      close: () => this.relay.revoke(issued.ticket),
+      close: async () => {
+        try {
+          await this.relay.revoke(issued.ticket);
+        } finally {
+          if (model) await this.closeDoor(sandbox.sandboxId, model.door);
+        }
+      },
     };
   }
 
@@ -223,13 +257,41 @@ export class KubernetesProvider implements SandboxProvider {
     const id = sandbox.sandboxId;
     if (id === null || !SANDBOX_ID.test(id)) return;
     await this.relay.revokeSandbox(id);
+    // A door left open by a launch never closed dies with its Pod: the Pod's IP may be another Pod's next.
+    await Promise.all([...(this.doors.get(id) ?? [])].map((door) => this.closeDoor(id, door)));
     this.pods.delete(id);
     await this.client.attach(id, secretName(id), REPO_DIR).delete();
   }
 
-  /** Stops the harness relay (the service's shutdown); Pods stay until their sandboxes are released. */
-  close(): Promise<void> {
-    return this.relay.close();
+  /** Stops the harness relay and the model gateway (the service's shutdown); Pods stay until their sandboxes are released. */
+  async close(): Promise<void> {
+    await this.relay.close();
+    this.doors.clear();
+    await this.modelGateway?.close();
+  }
+
+  /**
+   * The run's door on the gateway's shared listener, answering the Pod's own IP only: a credential
+   * copied out of the Pod opens nothing from anywhere else. Refused without a gateway that listens,
+   * or without the Pod's IP (the door is never left open to every address).
+   */
+  private async openModelDoor(sandbox: AllocatedSandbox, pod: SandboxPod): Promise<{ door: ModelDoor; baseUrl: string }> {
+    if (!this.modelGateway) throw new Error('a harness with model access needs the model gateway (the kubernetes provider was made without one)');
+    if (this.modelBaseUrl === null) throw new Error("the model gateway does not listen for Pods yet (the kubernetes provider's listen() runs at start-up)");
+    const ip = (await pod.read()).status?.podIP;
+    if (!ip) throw new Error(`the pod "${sandbox.sandboxId}" has no IP address: its model door cannot be bound to it`);
+    const door = await this.modelGateway.open({ shared: { peerAddress: ip } });
+    const open = this.doors.get(sandbox.sandboxId) ?? new Set<ModelDoor>();
+    open.add(door);
+    this.doors.set(sandbox.sandboxId, open);
+    return { door, baseUrl: this.modelBaseUrl };
+  }
+
+  private async closeDoor(sandboxId: string, door: ModelDoor): Promise<void> {
+    const open = this.doors.get(sandboxId);
+    open?.delete(door);
+    if (open?.size === 0) this.doors.delete(sandboxId);
+    await door.close();
   }
 
   private manifests(sandboxId: string, request: AllocateRequest): SandboxManifests {

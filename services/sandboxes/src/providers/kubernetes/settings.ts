@@ -1,5 +1,6 @@
 // The Kubernetes provider's settings from the environment (pure: the caller passes the variables).
 // A bad or missing value is a SettingsError naming the variable, like @ars/config's messages.
+import { isIP } from 'node:net';
 import type { KubeConfigSource } from './kubernetesPods.js';
 import { isDnsLabel, isDnsSubdomain, isLabelKey, isLabelValue, isQuantity, quantityValue, type SandboxResources } from './podManifest.js';
 
@@ -12,7 +13,22 @@ export interface KubernetesSettings {
   nodeSelector?: Record<string, string>;
   readyTimeoutMs: number;
   config: KubeConfigSource;
+  modelGateway: ModelGatewayPlace;
 }
+
+/**
+ * Where this service's model gateway listens for its Pods, and how a Pod reaches it. A door lives in
+ * the instance that opened it, so a Pod must reach that instance itself: its own Pod IP (the
+ * downward API's `status.podIP`), or a URL that leads to it alone (one replica behind a Service).
+ */
+export interface ModelGatewayPlace {
+  /** `MODEL_GATEWAY_PORT` (0: any free port, tests). */
+  port: number;
+  /** `MODEL_GATEWAY_URL` as given (no trailing slash), or this instance's Pod IP (`MODEL_GATEWAY_POD_IP`), on the port bound. */
+  reachedAt: { url: string } | { podIp: string };
+}
+
+export const DEFAULT_MODEL_GATEWAY_PORT = 8090;
 
 export class SettingsError extends Error {
   constructor(
@@ -105,6 +121,8 @@ export function kubernetesSettings(env: Env): KubernetesSettings {
     config = { kind: 'in-cluster' };
   }
 
+  const modelGateway = modelGatewayPlace(env);
+
   return {
     namespace,
     image,
@@ -112,7 +130,43 @@ export function kubernetesSettings(env: Env): KubernetesSettings {
     resources,
     readyTimeoutMs,
     config,
+    modelGateway,
     ...(serviceAccount !== undefined ? { serviceAccount } : {}),
     ...(nodeSelector !== undefined ? { nodeSelector } : {}),
   };
+}
+
+/** `MODEL_GATEWAY_PORT`, and `MODEL_GATEWAY_URL` or else `MODEL_GATEWAY_POD_IP`: one of the two is required. */
+function modelGatewayPlace(env: Env): ModelGatewayPlace {
+  const portText = text(env, 'MODEL_GATEWAY_PORT') ?? String(DEFAULT_MODEL_GATEWAY_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65_535) throw new SettingsError('MODEL_GATEWAY_PORT', `must be a port number (0–65535), got "${portText}"`);
+  const url = text(env, 'MODEL_GATEWAY_URL');
+  if (url !== undefined) {
+    const problem = gatewayUrlProblem(url);
+    if (problem) throw new SettingsError('MODEL_GATEWAY_URL', `${problem}, got "${url}"`);
+    return { port, reachedAt: { url: url.replace(/\/+$/, '') } };
+  }
+  const podIp = text(env, 'MODEL_GATEWAY_POD_IP');
+  if (podIp !== undefined) {
+    if (isIP(podIp) === 0) throw new SettingsError('MODEL_GATEWAY_POD_IP', `must be an IP address (the downward API's status.podIP), got "${podIp}"`);
+    return { port, reachedAt: { podIp } };
+  }
+  throw new SettingsError(
+    'MODEL_GATEWAY_URL',
+    "or MODEL_GATEWAY_POD_IP is required: how a sandbox Pod reaches this instance's model gateway (its only way to a model)",
+  );
+}
+
+/** Why a MODEL_GATEWAY_URL cannot be a CLI's model base URL, or null. */
+function gatewayUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
+  if (url.username || url.password || url.search || url.hash) return 'must have no credentials, query or fragment';
+  return null;
 }

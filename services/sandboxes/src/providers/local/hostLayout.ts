@@ -1,7 +1,7 @@
 // The host as a sandbox sees it: which system directories exist and how, which /etc files are
 // copied, and the few /etc files written for sandboxes (a private directory of this service).
 import { execFile } from 'node:child_process';
-import { lstat, mkdtemp, readlink, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readlink, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,8 +43,16 @@ export interface HostLayoutHandle {
   remove(): Promise<void>;
 }
 
-/** Finds the host's layout and writes the sandbox's /etc files into a new private directory. */
-export async function prepareHostLayout(): Promise<HostLayoutHandle> {
+/** The unprivileged host user a sandbox's processes run as (SANDBOX_UID). */
+export interface SandboxUser {
+  uid: number;
+  gid: number;
+  /** util-linux's setpriv, which becomes the user before bwrap starts. */
+  setpriv: string;
+}
+
+/** Finds the host's layout and writes the sandbox's /etc files into a new private directory (`user`: the sandbox's own uid and gid, else the service's). */
+export async function prepareHostLayout(user: Pick<SandboxUser, 'uid' | 'gid'> | null = null): Promise<HostLayoutHandle> {
   const system: SystemEntry[] = [];
   for (const path of SYSTEM) {
     const info = await lstat(path).catch(() => null);
@@ -52,8 +60,10 @@ export async function prepareHostLayout(): Promise<HostLayoutHandle> {
     else if (info?.isDirectory()) system.push({ path, directory: true });
   }
   const dir = await mkdtemp(join(tmpdir(), 'ars-sandbox-etc-'));
-  const uid = process.getuid?.() ?? 0;
-  const gid = process.getgid?.() ?? 0;
+  // Passable, not readable, by the sandbox user: bwrap, running as it, binds the /etc files and the doors' sockets from here.
+  await chmod(dir, 0o711);
+  const uid = user?.uid ?? process.getuid?.() ?? 0;
+  const gid = user?.gid ?? process.getgid?.() ?? 0;
   const files: Record<string, string> = {
     hosts: '127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n',
     // No DNS of its own: the egress proxy resolves the names a sandbox asks for (and checks them).

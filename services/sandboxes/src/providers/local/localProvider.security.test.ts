@@ -1,7 +1,7 @@
 // The local provider under SANDBOX_ISOLATION=bwrap, against the real bubblewrap:
 // what a sandbox's commands and harness can see and reach.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { commitToBare, noModelGateway } from '../../testing/sandboxesKit.js';
 import { localIsolation } from '../createProvider.js';
 import { processesWorkingIn } from '../processesInDirectory.js';
 import type { AllocatedSandbox, ExecRequest } from '../provider.js';
-import { IsolationUnavailable, prepareIsolation } from './localIsolation.js';
+import { DEFAULT_SANDBOX_UID, IsolationUnavailable, prepareIsolation } from './localIsolation.js';
 import { LocalProvider } from './localProvider.js';
 
 const HOST_SECRET = 'host-secret-value-4f1c9a';
@@ -29,6 +29,8 @@ beforeAll(async () => {
   // What the service's own environment holds (MONGO_URL, INTERNAL_TOKEN...): nothing of it may reach a sandbox.
   process.env.ARS_TEST_HOST_SECRET = HOST_SECRET;
   work = realpathSync(mkdtempSync(join(tmpdir(), 'ars-isolation-')));
+  // The sandbox user (SANDBOX_UID) passes through to the sandboxes under it, as through any SANDBOX_ROOT's parents.
+  chmodSync(work, 0o711);
   bare = join(work, 'origin.git');
   execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
   commitToBare(bare, 'main', { 'README.md': '# fixture\n' });
@@ -149,6 +151,30 @@ describe('a sandbox command sees only its own directory (writable), the system (
       expect(output).toContain('CapEff:\t0000000000000000');
       expect(output).toContain('refused');
     } finally {
+      await provider.release(sandbox);
+    }
+  });
+});
+
+describe('a sandbox’s processes run as the unprivileged sandbox user on the host, never as root', () => {
+  test('its uid is SANDBOX_UID on the host (every process of it, as the host sees them); its tree is that user’s', async () => {
+    const sandbox = await allocate();
+    const controller = new AbortController();
+    try {
+      const running = run(sandbox, 'id -u; stat -c %u .; sleep 30 & wait', { signal: controller.signal });
+      let pids: number[] = [];
+      for (let attempt = 0; attempt < 100 && pids.length < 2; attempt++) {
+        pids = await processesWorkingIn(sandbox.dir ?? '');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const hostUids = pids.map((pid) => /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+      controller.abort();
+      const { output } = await running;
+      expect(pids.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(hostUids)).toEqual(new Set([String(DEFAULT_SANDBOX_UID)]));
+      expect(output.trim().split('\n').slice(0, 2)).toEqual([String(DEFAULT_SANDBOX_UID), String(DEFAULT_SANDBOX_UID)]);
+    } finally {
+      controller.abort();
       await provider.release(sandbox);
     }
   });

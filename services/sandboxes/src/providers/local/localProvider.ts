@@ -3,9 +3,9 @@
 // sandbox's directory and nothing else of the host's files, no host network) in their own process
 // groups, the push made from a clean repository outside the sandbox. Without isolation
 // (SANDBOX_ISOLATION=none, development only) they run as plain local processes.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { constants } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
@@ -49,7 +49,7 @@ const SANDBOX_SHIM = fileURLToPath(new URL('../../../bin/sandbox-shim.mjs', impo
 
 /** The forwarder run in front of a CLI that calls a model, and the files it needs inside (it imports only node's modules). */
 const FORWARDER = fileURLToPath(new URL('../../../bin/loopback-forwarder.mjs', import.meta.url));
-const FORWARDER_FILES = [
+export const FORWARDER_FILES = [
   FORWARDER,
   // The built file, from the sources (tests) and the build alike.
   fileURLToPath(new URL('../../../dist/modelAccess/loopbackForwarder.js', import.meta.url)),
@@ -95,7 +95,7 @@ export class LocalProvider implements SandboxProvider {
     this.modelGateway = options.modelGateway;
     this.limits = options.limits ?? null;
     this.doors = options.isolation
-      ? new SandboxDoors(options.isolation.runtimeDir, options.egress ?? { install: EMPTY_EGRESS_ALLOW, agent: EMPTY_EGRESS_ALLOW })
+      ? new SandboxDoors(options.isolation.runtimeDir, options.egress ?? { install: EMPTY_EGRESS_ALLOW, agent: EMPTY_EGRESS_ALLOW }, options.isolation.user)
       : null;
   }
 
@@ -115,6 +115,8 @@ export class LocalProvider implements SandboxProvider {
   async allocate(request: AllocateRequest): Promise<AllocatedSandbox> {
     const sandboxId = `local-${randomBytes(10).toString('hex')}`;
     await mkdir(this.root, { recursive: true });
+    // The sandbox user passes through to its own sandbox (bwrap binds it as that user); listing the root is not theirs.
+    if (this.isolation?.user) await chmod(this.root, 0o711);
     const dir = join(await realpath(this.root), sandboxId);
     const repoDir = join(dir, 'repo');
     const home = join(dir, 'home');
@@ -129,6 +131,8 @@ export class LocalProvider implements SandboxProvider {
       await mkdir(home, { recursive: true });
       await writeFile(join(home, '.gitconfig'), GITCONFIG);
       const cwd = await this.rootDirectory(repoDir, request);
+      // Everything in it is the sandbox user's: the clone and the restore were the service's doing.
+      await this.handOverTree(dir);
       return { sandboxId, dir, repoDir, cwd, home };
     } catch (error) {
       await this.release({ sandboxId, dir });
@@ -228,6 +232,18 @@ export class LocalProvider implements SandboxProvider {
     });
   }
 
+  /** Gives a tree of the sandbox to the sandbox user (what the service wrote there: a clone, a restore, thread files, a commit). */
+  private async handOverTree(path: string): Promise<void> {
+    const user = this.isolation?.user;
+    if (!user) return;
+    await chownTree(path, user);
+  }
+
+  /** Before the agent's turn: what the service wrote into HOME (a conversation's thread, tool files) becomes the sandbox user's. */
+  async handOver(sandbox: AllocatedSandbox): Promise<void> {
+    await this.handOverTree(sandbox.home);
+  }
+
   /** Where a sandboxed command's processes are accounted (its cgroups) and what holds its temporary files (its disk). */
   private confinementOf(sandbox: AllocatedSandbox): { procsFiles?: string[]; tmpDir: string } {
     const dir = this.sandboxDir(sandbox);
@@ -319,8 +335,13 @@ export class LocalProvider implements SandboxProvider {
       return { door, baseUrl: door.address };
     }
     const dir = join(this.isolation.runtimeDir, 'model');
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const door = await this.modelGateway.open({ socketPath: join(dir, `${sandbox.sandboxId}-${randomBytes(4).toString('hex')}.sock`) });
+    // Passable by the sandbox user (bwrap binds the socket as it); the socket is the sandbox user's alone.
+    await mkdir(dir, { recursive: true, mode: 0o711 });
+    const user = this.isolation.user;
+    const door = await this.modelGateway.open({
+      socketPath: join(dir, `${sandbox.sandboxId}-${randomBytes(4).toString('hex')}.sock`),
+      ...(user ? { owner: { uid: user.uid, gid: user.gid } } : {}),
+    });
     return { door, baseUrl: `http://127.0.0.1:${MODEL_PORT_INSIDE}` };
   }
 
@@ -331,6 +352,8 @@ export class LocalProvider implements SandboxProvider {
     const committed = status.trim().length > 0;
     if (committed) await git([...SAFE, 'commit', '--quiet', '--no-verify', '-m', request.commitMessage], { cwd: repoDir });
     const commit = (await git(['rev-parse', 'HEAD'], { cwd: repoDir })).trim();
+    // The index and objects git just wrote are the service's: the tree stays the sandbox user's (a workspace session goes on in it).
+    await this.handOverTree(join(repoDir, '.git'));
     await pushFromCleanRepository(repoDir, request.workingBranch, request.pushUrl, this.root);
     return { committed, commit };
   }
@@ -414,6 +437,16 @@ export class LocalProvider implements SandboxProvider {
     if (!info?.isDirectory()) throw missing;
     return real;
   }
+}
+
+/** `chown -R` (the CLI: one process for a whole tree, without following symbolic links). */
+function chownTree(path: string, user: { uid: number; gid: number }): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    execFile('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', path], (error, _stdout, stderr) => {
+      if (error) reject(new Error(`the sandbox could not be handed to its user: ${stderr.trim() || error.message}`));
+      else resolvePromise();
+    });
+  });
 }
 
 /** A port nothing listens on right now (the OS picks it). */

@@ -7,7 +7,7 @@
 // - preview: a dev server's port, reached from the host's 127.0.0.1 through a socket the sandbox's
 //   forwarder listens on, so forwarding a port grants the sandbox no route out.
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { chown, mkdir, rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { EgressAllowList } from '../../domain/egressPolicy.js';
@@ -57,6 +57,8 @@ export class SandboxDoors {
   constructor(
     private readonly runtimeDir: string,
     private readonly settings: SandboxEgressSettings,
+    /** The sandbox user, who must connect to the proxies' sockets and make the previews'; null: the service's own. */
+    private readonly user: { uid: number; gid: number } | null = null,
   ) {}
 
   /** Records whose a sandbox (by its directory) is. */
@@ -80,13 +82,15 @@ export class SandboxDoors {
 
   private async openProxy(sandboxId: string, dir: string, phase: EgressPhase, allow: EgressAllowList): Promise<EgressProxy> {
     const folder = join(this.runtimeDir, 'egress');
-    await mkdir(folder, { recursive: true, mode: 0o700 });
+    // Passable by the sandbox user (bwrap binds the socket as it); the socket itself is its own.
+    await mkdir(folder, { recursive: true, mode: 0o711 });
     const owner = this.owners.get(dir) ?? { sandboxRecordId: sandboxId, runId: null };
     const onDecision = this.settings.onDecision;
     return startEgressProxy({
       socketPath: join(folder, `${sandboxId}-${phase}-${randomBytes(4).toString('hex')}.sock`),
       allow,
       onDecision: (event) => onDecision?.(owner, phase, event),
+      ...(this.user ? { socketOwner: this.user } : {}),
       ...(this.settings.lookup ? { lookup: this.settings.lookup } : {}),
     });
   }
@@ -97,7 +101,10 @@ export class SandboxDoors {
    */
   async preview(sandboxId: string, hostPort: number): Promise<{ folder: string; socketInside: string; close(): Promise<void> }> {
     const folder = join(this.runtimeDir, 'preview', `${sandboxId}-${randomBytes(4).toString('hex')}`);
-    await mkdir(folder, { recursive: true, mode: 0o700 });
+    await mkdir(join(this.runtimeDir, 'preview'), { recursive: true, mode: 0o711 });
+    await mkdir(folder, { mode: 0o700 });
+    // The sandbox's forwarder (the sandbox user) makes the socket here.
+    if (this.user) await chown(folder, this.user.uid, this.user.gid);
     const socketHost = join(folder, 'preview.sock');
     const open = new Set<Socket>();
     const server: Server = createServer((client: Socket) => {

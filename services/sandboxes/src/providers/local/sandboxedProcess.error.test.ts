@@ -2,7 +2,7 @@
 // RTM_NEWADDR`) is started again, for commands and for the harness shim alike; the command itself
 // runs once, and a command that fails on its own is never run again.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ let sandbox: AllocatedSandbox;
 if (realBwrap) {
   beforeAll(async () => {
     work = realpathSync(mkdtempSync(join(tmpdir(), 'ars-setup-retry-')));
+    // The sandbox user (SANDBOX_UID) passes through to the sandboxes under it, as through any SANDBOX_ROOT's parents.
+    chmodSync(work, 0o711);
     const bare = join(work, 'origin.git');
     execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
     commitToBare(bare, 'main', { 'README.md': '# fixture\n' });

@@ -25,6 +25,8 @@ export interface SandboxedCommand {
   procsFiles?: string[];
   /** The sandbox's directory for `/tmp` and `/var/tmp` (on its disk). */
   tmpDir?: string;
+  /** The unprivileged host user bwrap (and so every process of the sandbox) runs as; absent: the service's own. */
+  user?: { uid: number; gid: number; setpriv: string };
   command: string[];
 }
 
@@ -185,9 +187,13 @@ function startSandboxed(command: SandboxedCommand, options: SpawnOptions): Sandb
   // fd 4 unused (kept so the marker stays on fd 5).
   const stdio = [...options.stdio, 'pipe', 'ignore', 'pipe'] as StdioOptions;
   // In the sandbox's cgroups before bwrap runs (the shell joins them, then becomes bwrap: same pid), so nothing escapes them by forking early.
-  const [file, ...argv] =
-    command.procsFiles && command.procsFiles.length > 0 ? enterCgroupsCommand(command.procsFiles, [command.bwrap, ...args]) : [command.bwrap, ...args];
-  const child = spawn(file ?? command.bwrap, argv, { cwd: command.cwd, env: options.env, detached: options.detached, stdio });
+  // Then the sandbox user, with no supplementary groups and no way to gain privileges back.
+  const asUser = command.user
+    ? [command.user.setpriv, `--reuid=${command.user.uid}`, `--regid=${command.user.gid}`, '--clear-groups', '--no-new-privs', command.bwrap, ...args]
+    : [command.bwrap, ...args];
+  const [file, ...argv] = command.procsFiles && command.procsFiles.length > 0 ? enterCgroupsCommand(command.procsFiles, asUser) : asUser;
+  // bwrap's --chdir gives the command its cwd; bwrap itself starts at / (the sandbox user may not pass the service's cwd).
+  const child = spawn(file ?? command.bwrap, argv, { cwd: '/', env: options.env, detached: options.detached, stdio });
   let ran = false;
   const running = new Promise<void>((resolve) => {
     const marker = (child.stdio as unknown as Readable[])[RAN_FD] as Readable;

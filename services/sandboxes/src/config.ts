@@ -56,8 +56,8 @@ export const sandboxesConfigSchema = {
   /** How long a session keeps retrying to publish one message before it ends failed. */
   PUBLISH_DEADLINE_MS: env.integer({ min: 100, max: 3_600_000, default: 60_000 }),
   /**
-   * How the local provider locks commands and harnesses in: `bwrap` (bubblewrap namespaces, slirp4netns
-   * for network; the service refuses to start where they are unavailable) or `none` (plain local
+   * How the local provider locks commands and harnesses in: `bwrap` (bubblewrap namespaces, no network
+   * but each sandbox's doors; the service refuses to start where it is unavailable) or `none` (plain local
    * processes that see and reach everything the service does: development only, refused in production).
    */
   SANDBOX_ISOLATION: env.oneOf(['bwrap', 'none'] as const, { default: 'bwrap' }),

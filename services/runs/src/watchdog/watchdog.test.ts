@@ -3,11 +3,13 @@ import type { Run } from '../domain/runView.js';
 
 // Each test has a run of its own and waits on the watchdog's real deadlines: the tests of one rule
 // wait side by side (test.concurrent), not one after another.
-// Short deadlines so the watchdog acts within seconds: start 5 s, harness limit 5 s, grace 1 s (an
-// allocation published at once lands well before startBy even on a busy machine).
+// Short deadlines so the watchdog acts within seconds: start 10 s, harness limit 10 s, grace 1 s. The
+// lost-run rules need an allocation and an event published at once to be read before the deadlines:
+// on a CI machine whose two cores every suite shares, that once took over 5 s (the run ended before
+// it was seen streaming), so the deadlines are twice what they were.
 let h: RunsHarness;
 beforeAll(async () => {
-  h = await startRunsHarness({ RUN_START_TIMEOUT_MS: '5000', RUN_TIMEOUT_MS: '5000', RUN_LOST_GRACE_MS: '1000', WATCHDOG_INTERVAL_MS: '200' });
+  h = await startRunsHarness({ RUN_START_TIMEOUT_MS: '10000', RUN_TIMEOUT_MS: '10000', RUN_LOST_GRACE_MS: '1000', WATCHDOG_INTERVAL_MS: '200' });
   await h.watchFinished();
 });
 afterAll(async () => {
@@ -35,10 +37,10 @@ describe('a pending run with no sandbox allocated by startBy becomes failed: "no
   test.concurrent('failed with that error; runs.finished (failed, sandbox_allocation) published; sandboxes told not to start it', async () => {
     const { userId, runId } = await newRun();
     const run = await untilStatus(userId, runId, 'failed');
-    expect(run.error).toBe('no sandbox was allocated within 5 s');
+    expect(run.error).toBe('no sandbox was allocated within 10 s');
     const finished = await h.watchFinished();
     const messages = await h.waitFor('runs.finished', async () => finished.get(runId));
-    expect(messages[0]?.data).toEqual({ runId, status: 'failed', error: 'no sandbox was allocated within 5 s', failure: 'sandbox_allocation', eventCount: 0 });
+    expect(messages[0]?.data).toEqual({ runId, status: 'failed', error: 'no sandbox was allocated within 10 s', failure: 'sandbox_allocation', eventCount: 0 });
     await h.waitFor('the cancel sent to sandboxes', async () => h.sandboxes.cancels.some((c) => c.runId === runId && c.userId === userId));
   });
 
@@ -60,8 +62,8 @@ describe('a live run with no run.finished by createdAt + timeoutMs + RUN_LOST_GR
     await h.event(runId, 0);
     await untilStatus(userId, runId, 'streaming');
     const run = await untilStatus(userId, runId, 'failed');
-    expect(run.error).toMatch(/^the sandbox was lost: no result within 6 s of the start/);
-    expect(Date.now()).toBeGreaterThan(Date.parse(run.createdAt) + 6_000);
+    expect(run.error).toMatch(/^the sandbox was lost: no result within 11 s of the start/);
+    expect(Date.now()).toBeGreaterThan(Date.parse(run.createdAt) + 11_000);
     expect((await h.events(userId, runId)).events).toHaveLength(1);
     const finished = await h.watchFinished();
     const messages = await h.waitFor('runs.finished', async () => finished.get(runId));

@@ -37,10 +37,11 @@ afterAll(async () => {
 const curl = (url: string, options = ''): string => `@shell curl -s -o /dev/null -w '%{http_code}\\n' --max-time 5 ${options} ${url} 2>&1 || echo failed`;
 
 describe('a sandbox reaches outside only through its egress proxy, and only what SANDBOX_EGRESS_ALLOW names', () => {
-  test('the allowlisted host answers; a name off the list, loopback, metadata and the host’s own address are refused; no route or DNS around the proxy; each attempt is a lifecycle event', async () => {
+  test('the allowlisted host answers (twice: one event); a name off the list, loopback, metadata and the host’s own address are refused; no route or DNS around the proxy; each attempt is a lifecycle event', async () => {
     const repo = await kit.newRepo();
     const prompt = [
       `@shell curl -s --max-time 5 http://api.testhost.example:${PORT}/ || echo failed`,
+      `@shell curl -s --max-time 5 http://api.testhost.example:${PORT}/again || echo failed`,
       curl(`http://elsewhere.example:${PORT}/`),
       curl(`http://loop.testhost.example:${PORT}/`),
       curl(`http://metadata.testhost.example:${PORT}/`),
@@ -55,7 +56,16 @@ describe('a sandbox reaches outside only through its egress proxy, and only what
       .messages(request.runId)
       .events.filter((event) => event.eventType === 'tool_call')
       .map((event) => String(event.payload.output).trim());
-    expect(outputs).toEqual([TEST_HOST_GREETING, '403', '403', '403', '403', expect.stringMatching(/^000/), expect.stringMatching(/^000/)]);
+    expect(outputs).toEqual([
+      TEST_HOST_GREETING,
+      expect.stringContaining('/again'),
+      '403',
+      '403',
+      '403',
+      '403',
+      expect.stringMatching(/^000/),
+      expect.stringMatching(/^000/),
+    ]);
 
     const session = await kit.service!.deps.sessions.get(request.runId);
     const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(session!.sandboxRecordId!);

@@ -66,7 +66,7 @@ const UNSTARTED = 125;
 export interface LocalProviderOptions {
   /** How long an aborted command has between TERM and KILL. */
   killGraceMs?: number;
-  /** bubblewrap and slirp4netns, prepared (prepareIsolation()); null: plain local processes (SANDBOX_ISOLATION=none). */
+  /** bubblewrap and the sandbox user, prepared (prepareIsolation()); null: plain local processes (SANDBOX_ISOLATION=none). */
   isolation: LocalIsolation | null;
   /** Where harnesses' model calls go: each run's own door and credential. */
   modelGateway: ModelGateway;

@@ -86,10 +86,18 @@ export class SandboxDoors {
     await mkdir(folder, { recursive: true, mode: 0o711 });
     const owner = this.owners.get(dir) ?? { sandboxRecordId: sandboxId, runId: null };
     const onDecision = this.settings.onDecision;
+    const reported = new Set<string>();
     return startEgressProxy({
       socketPath: join(folder, `${sandboxId}-${phase}-${randomBytes(4).toString('hex')}.sock`),
       allow,
-      onDecision: (event) => onDecision?.(owner, phase, event),
+      onDecision: (event) => {
+        // Once per destination and outcome: an install's hundred downloads from one registry are one
+        // event, and the sandbox's few kept lifecycle events are not pushed out by repeats.
+        const key = `${event.kind} ${event.host}:${event.port} ${event.kind === 'egress_refused' ? event.reason : ''}`;
+        if (reported.has(key)) return;
+        reported.add(key);
+        onDecision?.(owner, phase, event);
+      },
       ...(this.user ? { socketOwner: this.user } : {}),
       ...(this.settings.lookup ? { lookup: this.settings.lookup } : {}),
     });

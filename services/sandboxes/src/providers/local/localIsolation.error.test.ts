@@ -5,12 +5,14 @@ import { installFlakyBwrap } from '../../testing/flakyBwrap.js';
 import { programPath } from './hostLayout.js';
 import { IsolationUnavailable, prepareIsolation } from './localIsolation.js';
 
-const realBwrap = await programPath('bwrap');
-const withBwrap = realBwrap ? describe : describe.skip;
+// Required, never skipped: setup.sh installs bubblewrap, and the service refuses to start without it.
+const foundBwrap = await programPath('bwrap');
+if (!foundBwrap) throw new Error('bwrap is not installed (Debian package bubblewrap; deploy/local/setup.sh installs it as root)');
+const realBwrap: string = foundBwrap;
 
-withBwrap('the isolation probe: only a failure that repeats means the machine cannot isolate', () => {
+describe('the isolation probe: only a failure that repeats means the machine cannot isolate', () => {
   test('a namespace set-up that fails once is tried again and the isolation is prepared', async () => {
-    const flaky = installFlakyBwrap(realBwrap as string, 1);
+    const flaky = installFlakyBwrap(realBwrap, 1);
     try {
       const isolation = await prepareIsolation();
       expect(isolation.bwrap).toBe(join(flaky.dir, 'bwrap'));
@@ -21,7 +23,7 @@ withBwrap('the isolation probe: only a failure that repeats means the machine ca
   });
 
   test('a namespace set-up that fails every time refuses, with bwrap’s own words', async () => {
-    const flaky = installFlakyBwrap(realBwrap as string, 1_000);
+    const flaky = installFlakyBwrap(realBwrap, 1_000);
     try {
       const refusal = prepareIsolation();
       await expect(refusal).rejects.toBeInstanceOf(IsolationUnavailable);

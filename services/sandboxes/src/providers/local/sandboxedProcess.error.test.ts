@@ -15,8 +15,10 @@ import { isolatedCommand, prepareIsolation, type LocalIsolation } from './localI
 import { LocalProvider } from './localProvider.js';
 import { SETUP_ATTEMPTS } from './sandboxedProcess.js';
 
-const realBwrap = await programPath('bwrap');
-const withBwrap = realBwrap ? describe : describe.skip;
+// Required, never skipped: setup.sh installs bubblewrap, and the service refuses to start without it.
+const foundBwrap = await programPath('bwrap');
+if (!foundBwrap) throw new Error('bwrap is not installed (Debian package bubblewrap; deploy/local/setup.sh installs it as root)');
+const realBwrap: string = foundBwrap;
 const SHIM = fileURLToPath(new URL('../../../bin/sandbox-shim.mjs', import.meta.url));
 
 let work: string;
@@ -25,34 +27,32 @@ let isolation: LocalIsolation;
 let provider: LocalProvider;
 let sandbox: AllocatedSandbox;
 
-if (realBwrap) {
-  beforeAll(async () => {
-    work = realpathSync(mkdtempSync(join(tmpdir(), 'ars-setup-retry-')));
-    // The sandbox user (SANDBOX_UID) passes through to the sandboxes under it, as through any SANDBOX_ROOT's parents.
-    chmodSync(work, 0o711);
-    const bare = join(work, 'origin.git');
-    execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
-    commitToBare(bare, 'main', { 'README.md': '# fixture\n' });
-    flaky = installFlakyBwrap(realBwrap);
-    isolation = await prepareIsolation();
-    provider = new LocalProvider(join(work, 'sandboxes'), { isolation, killGraceMs: 1_000, modelGateway: noModelGateway() });
-    sandbox = await provider.allocate({
-      sandboxRecordId: 'record',
-      runId: null,
-      cloneUrl: bare,
-      baseBranch: 'main',
-      workingBranch: 'main',
-      rootDirectory: null,
-    });
+beforeAll(async () => {
+  work = realpathSync(mkdtempSync(join(tmpdir(), 'ars-setup-retry-')));
+  // The sandbox user (SANDBOX_UID) passes through to the sandboxes under it, as through any SANDBOX_ROOT's parents.
+  chmodSync(work, 0o711);
+  const bare = join(work, 'origin.git');
+  execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
+  commitToBare(bare, 'main', { 'README.md': '# fixture\n' });
+  flaky = installFlakyBwrap(realBwrap);
+  isolation = await prepareIsolation();
+  provider = new LocalProvider(join(work, 'sandboxes'), { isolation, killGraceMs: 1_000, modelGateway: noModelGateway() });
+  sandbox = await provider.allocate({
+    sandboxRecordId: 'record',
+    runId: null,
+    cloneUrl: bare,
+    baseBranch: 'main',
+    workingBranch: 'main',
+    rootDirectory: null,
   });
+});
 
-  afterAll(async () => {
-    if (sandbox) await provider.release(sandbox);
-    await provider?.close();
-    flaky?.restore();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
-}
+afterAll(async () => {
+  if (sandbox) await provider.release(sandbox);
+  await provider?.close();
+  flaky?.restore();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
 
 async function run(command: string, extra: Partial<ExecRequest> = {}): Promise<{ exitCode: number | null; aborted: boolean; output: string }> {
   const chunks: Buffer[] = [];
@@ -72,7 +72,7 @@ function timesRun(name: string): number {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
-withBwrap('a sandbox whose set-up fails before the command runs is started again', () => {
+describe('a sandbox whose set-up fails before the command runs is started again', () => {
   test('a command whose sandbox failed to set up once runs once, with its own output and exit code only', async () => {
     flaky.failNext(1);
     const before = flaky.starts();

@@ -74,8 +74,8 @@ function open(door: Door): Promise<Server> {
   });
 }
 
-/** One connection, both ways, until either side ends. */
-function pipeBoth(client: Socket, upstream: Socket): void {
+/** One connection, both ways, until either side ends (the host side's preview door uses it too). */
+export function pipeBoth(client: Socket, upstream: Socket): void {
   const end = (): void => {
     client.destroy();
     upstream.destroy();

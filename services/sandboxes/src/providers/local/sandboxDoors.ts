@@ -12,6 +12,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { EgressAllowList } from '../../domain/egressPolicy.js';
 import { startEgressProxy, type EgressDecisionEvent, type EgressProxy } from '../../egress/egressProxy.js';
+import { pipeBoth } from '../../modelAccess/loopbackForwarder.js';
 
 export type EgressPhase = 'install' | 'agent';
 
@@ -116,17 +117,9 @@ export class SandboxDoors {
     const socketHost = join(folder, 'preview.sock');
     const open = new Set<Socket>();
     const server: Server = createServer((client: Socket) => {
-      const upstream = connect(socketHost);
       open.add(client);
       client.once('close', () => open.delete(client));
-      const end = (): void => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', end);
-      upstream.on('error', end);
-      client.pipe(upstream);
-      upstream.pipe(client);
+      pipeBoth(client, connect(socketHost));
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

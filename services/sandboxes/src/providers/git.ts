@@ -1,6 +1,6 @@
 // The git CLI, run with an environment of its own (never the service's) and errors without credentials.
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,8 +32,9 @@ let globalConfig: string | undefined;
  */
 function trustingGlobalConfig(): string {
   if (globalConfig === undefined) {
-    const file = join(tmpdir(), `ars-sandboxes-git-${process.pid}.gitconfig`);
-    writeFileSync(file, '[safe]\n\tdirectory = *\n', { mode: 0o644 });
+    // In a folder of its own with an unguessable name: a predictable path in the shared /tmp could be planted first.
+    const file = join(mkdtempSync(join(tmpdir(), 'ars-sandboxes-git-')), 'gitconfig');
+    writeFileSync(file, '[safe]\n\tdirectory = *\n', { mode: 0o644, flag: 'wx' });
     globalConfig = file;
   }
   return globalConfig;

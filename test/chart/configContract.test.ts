@@ -160,8 +160,8 @@ describe('the Deployments set only variables the service reads, and its secrets 
     const inTheClear: string[] = [];
     for (const variable of envOf(deploymentOf(service))) {
       const declared = schema[variable.name];
-      // The kubernetes provider's K8S_* and MODEL_GATEWAY_* variables are read by kubernetesSettings, outside the schema.
-      if (!declared && !(service === 'sandboxes' && /^(K8S|MODEL_GATEWAY)_/.test(variable.name))) unknown.push(variable.name);
+      // The kubernetes provider's K8S_*, MODEL_GATEWAY_* and EGRESS_PROXY_* variables are read by kubernetesSettings, outside the schema.
+      if (!declared && !(service === 'sandboxes' && /^(K8S|MODEL_GATEWAY|EGRESS_PROXY)_/.test(variable.name))) unknown.push(variable.name);
       if (declared?.secret && variable.value !== undefined) inTheClear.push(variable.name);
     }
     expect({ unknown, inTheClear }).toEqual({ unknown: [], inTheClear: [] });

@@ -46,6 +46,7 @@ type NetworkPolicy = Manifest & {
 };
 /** The chart's default MODEL_GATEWAY_PORT (values.yaml sandboxes.kubernetes.modelGateway.port). */
 const MODEL_GATEWAY_PORT = 8090;
+const EGRESS_PROXY_PORT = 8091;
 const component = (np: NetworkPolicy): string | undefined => np.spec.podSelector.matchLabels['app.kubernetes.io/component'];
 
 describe("the topic Job creates exactly the bus's topicProvisioning() list", () => {
@@ -94,7 +95,10 @@ describe("the sandboxes' agent Pods reach none of the services, only the sandbox
   /** The one rule that may admit sandbox Pods: the sandboxes service's, from the sandbox namespace's agent Pods, on the model gateway port. */
   const gatewayRule = {
     from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ars-sandboxes' } }, podSelector: { matchLabels: SANDBOX_POD_LABELS } }],
-    ports: [{ protocol: 'TCP', port: MODEL_GATEWAY_PORT }],
+    ports: [
+      { protocol: 'TCP', port: MODEL_GATEWAY_PORT },
+      { protocol: 'TCP', port: EGRESS_PROXY_PORT },
+    ],
   };
 
   it.each(PROFILES)('%s: every service NetworkPolicy admits only peers a sandbox Pod does not match, but the model gateway rule', (profile) => {
@@ -109,15 +113,18 @@ describe("the sandboxes' agent Pods reach none of the services, only the sandbox
     }
   });
 
-  it.each(PROFILES)('%s: the model gateway port is named by that rule alone: no caller, scraper or ingress controller reaches it', (profile) => {
-    const policies = ofKind<NetworkPolicy>(renderProfile(profile), 'NetworkPolicy').filter((p) => SERVICES.includes(component(p) ?? ''));
-    const naming = policies.flatMap((policy) =>
-      (policy.spec.ingress ?? [])
-        .filter((rule) => (rule.ports ?? []).some((port) => port.port === MODEL_GATEWAY_PORT))
-        .map((rule) => ({ policy: component(policy), rule })),
-    );
-    expect(naming).toEqual([{ policy: 'sandboxes', rule: gatewayRule }]);
-  });
+  it.each(PROFILES)(
+    '%s: the model gateway and egress proxy ports are named by that rule alone: no caller, scraper or ingress controller reaches them',
+    (profile) => {
+      const policies = ofKind<NetworkPolicy>(renderProfile(profile), 'NetworkPolicy').filter((p) => SERVICES.includes(component(p) ?? ''));
+      const naming = policies.flatMap((policy) =>
+        (policy.spec.ingress ?? [])
+          .filter((rule) => (rule.ports ?? []).some((port) => port.port === MODEL_GATEWAY_PORT || port.port === EGRESS_PROXY_PORT))
+          .map((rule) => ({ policy: component(policy), rule })),
+      );
+      expect(naming).toEqual([{ policy: 'sandboxes', rule: gatewayRule }]);
+    },
+  );
 
   it("the sandboxes Deployment listens for its Pods on its own Pod IP: MODEL_GATEWAY_POD_IP from status.podIP, a `model` port; no Service spreads a run's calls over replicas", () => {
     const documents = renderProfile('production');
@@ -133,8 +140,11 @@ describe("the sandboxes' agent Pods reach none of the services, only the sandbox
       ]),
     );
     expect(container?.ports).toContainEqual({ name: 'model', containerPort: MODEL_GATEWAY_PORT, protocol: 'TCP' });
+    expect(container?.ports).toContainEqual({ name: 'egress', containerPort: EGRESS_PROXY_PORT, protocol: 'TCP' });
+    expect(container?.env).toContainEqual({ name: 'EGRESS_PROXY_PORT', value: String(EGRESS_PROXY_PORT) });
     const services = ofKind<Manifest & { spec: { ports: { port: number }[] } }>(documents, 'Service');
     expect(services.flatMap((service) => service.spec.ports.map((port) => port.port))).not.toContain(MODEL_GATEWAY_PORT);
+    expect(services.flatMap((service) => service.spec.ports.map((port) => port.port))).not.toContain(EGRESS_PROXY_PORT);
   });
 
   it("the sandbox namespace's NetworkPolicy is the kubernetes provider's sandboxNetworkPolicy(), naming the release's sandboxes Pods as its model gateway", () => {
@@ -143,6 +153,7 @@ describe("the sandboxes' agent Pods reach none of the services, only the sandbox
       namespace: 'ars',
       podLabels: { 'app.kubernetes.io/name': 'agent-run-service', 'app.kubernetes.io/instance': 'ars', 'app.kubernetes.io/component': 'sandboxes' },
       port: MODEL_GATEWAY_PORT,
+      egressProxyPort: EGRESS_PROXY_PORT,
     };
     expect(rendered).toEqual(JSON.parse(JSON.stringify(sandboxNetworkPolicy({ namespace: 'ars-sandboxes', modelGateway }))));
   });

@@ -237,6 +237,10 @@ mcp-registry: []
   value: {{ $k.ephemeralStorageLimit | quote }}
 - name: K8S_READY_TIMEOUT_MS
   value: {{ $k.readyTimeoutMs | quote }}
+{{- if $k.podPidsLimit }}
+- name: K8S_POD_PIDS_LIMIT
+  value: {{ $k.podPidsLimit | quote }}
+{{- end }}
 {{- /* A run's door to its model lives in the replica that opened it: its Pod is told this replica's own IP, never a Service spreading calls over replicas. */}}
 - name: MODEL_GATEWAY_PORT
   value: {{ $k.modelGateway.port | quote }}
@@ -244,6 +248,13 @@ mcp-registry: []
   valueFrom:
     fieldRef:
       fieldPath: status.podIP
+{{- /* The egress proxy, the Pods' one way out: its grants live in this replica too, reached on the same Pod IP. */}}
+- name: EGRESS_PROXY_PORT
+  value: {{ $k.egressProxy.port | quote }}
+{{- if $k.noProxy }}
+- name: K8S_NO_PROXY
+  value: {{ join "," $k.noProxy | quote }}
+{{- end }}
 {{- if $k.nodeSelector }}
 - name: K8S_NODE_SELECTOR
   value: {{ $k.nodeSelector | quote }}

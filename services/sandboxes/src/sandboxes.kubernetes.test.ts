@@ -10,7 +10,7 @@ import { assertStandInsBuilt } from './harness/testing.js';
 import { secretName } from './providers/kubernetes/podManifest.js';
 import { NAMESPACE } from './providers/kubernetes/testing.js';
 import type { LifecycleEvent, Sandbox, SandboxLogs } from './domain/sandboxView.js';
-import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
+import { KubernetesStandIn, kubeletEvictionMessage } from '@ars/kubernetes-stand-in';
 import { NO_EARLIER_PROMPTS } from '@ars/harness-stand-ins';
 import { commitToBare, gitIn, startSandboxesKit, type SandboxesKit, type TestRepo } from './testing/sandboxesKit.js';
 
@@ -31,11 +31,18 @@ beforeAll(async () => {
     SANDBOX_PROVIDER: 'kubernetes',
     MODEL_GATEWAY_POD_IP: '127.0.0.1',
     MODEL_GATEWAY_PORT: '0',
+    EGRESS_PROXY_PORT: '0',
     K8S_API_SERVER: standIn.url,
     K8S_TOKEN: standIn.token,
     K8S_IMAGE: 'ars-sandbox:test',
     K8S_NAMESPACE: NAMESPACE,
     K8S_READY_TIMEOUT_MS: '120000',
+    // The limits each Pod is held to (the stand-in enforces none: its kubelet reports are played by the tests).
+    K8S_MEMORY_REQUEST: '512Mi',
+    K8S_MEMORY_LIMIT: '3Gi',
+    K8S_CPU_LIMIT: '1500m',
+    K8S_EPHEMERAL_STORAGE_LIMIT: '6Gi',
+    K8S_POD_PIDS_LIMIT: '1024',
     SESSION_HEARTBEAT_MS: '500',
     SANDBOX_IDLE_TIMEOUT_MS: '4000',
     SANDBOX_LOG_FLUSH_MS: '200',
@@ -184,7 +191,7 @@ describe('a run on the Kubernetes provider: the harness runs through exec in a P
       const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
       expect(record).toMatchObject({ status: 'stopped', provider: 'kubernetes', sandbox_id: pod, working_branch: working, error: null });
       const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
-      expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'ready', 'stopped']);
+      expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'limits', 'ready', 'stopped']);
     },
   );
 });
@@ -243,7 +250,7 @@ describe('a public sandbox on the Kubernetes provider: provisioned in a Pod with
     expect(ready.sandbox.install_log).toMatch(/^install says hello from the pod$/m);
     expect(ready.sandbox.install_log).not.toMatch(/^the restored tree has \.ars-installed$/m);
     const events = ready.lifecycle_events;
-    expect(types(events).slice(0, 6)).toEqual(['requested', 'provisioning', 'provisioned', 'install_started', 'install_finished', 'ready']);
+    expect(types(events).slice(0, 7)).toEqual(['requested', 'provisioning', 'provisioned', 'limits', 'install_started', 'install_finished', 'ready']);
     expect(events.find((e) => e.event_type === 'requested')?.decision_code).toBe('new_sandbox');
     expect(events.find((e) => e.event_type === 'provisioning')?.payload).toMatchObject({ provider: 'kubernetes' });
     expect(events.find((e) => e.event_type === 'provisioned')).toMatchObject({ decision_code: 'cloned', payload: { sandbox_id: pod } });
@@ -319,6 +326,79 @@ describe('a clone failure on the Kubernetes provider ends the public sandbox fai
     expect(standIn.callsOf('pods', 'create').find((c) => (c.body as { metadata: { name: string } }).metadata.name === pod)?.body).toMatchObject({
       metadata: { labels: { 'agent-run-service.dev/record-id': created.id } },
     });
+    await waitGone(pod);
+  });
+});
+
+/** The sandbox lifecycle of a run (event type, decision code, payload). */
+async function lifecycleOfRun(runId: string): Promise<{ event_type: string; decision_code: string | null; payload: Record<string, unknown> }[]> {
+  const session = await kit.service!.deps.sessions.get(runId);
+  const events = await kit.service!.deps.sandboxes.lifecycleOf(session!.sandboxRecordId!);
+  return events.map((event) => ({ event_type: event.event_type, decision_code: event.decision_code, payload: event.payload }));
+}
+
+/** The limits every Pod of this suite is held to, as its `limits` lifecycle event carries them (K8S_* above). */
+const LIMITS_IN_FORCE = { memory_mb: 3072, pids: 1024, cpus: 1.5, disk_mb: 6144, not_enforced: [] };
+
+/** Starts a run whose turn says "started" then sleeps 30 s, and answers its Pod once the turn is running there. */
+async function runningTurn(repo: TestRepo): Promise<{ runId: string; pod: string }> {
+  const request = await kit.requestRun(repo, '@say started\n@sleep 30000\n@say too late', { harness: 'codex' });
+  const said = (): boolean => kit.messages(request.runId).events.some((e) => e.eventType === 'assistant_message' && e.message === 'started');
+  await kit.waitFor(`the turn of ${request.runId} to be running`, said, WAIT);
+  const pod = String(kit.messages(request.runId).allocated[0]?.sandboxId);
+  expect(pod).toMatch(/^k8s-[0-9a-f]{20}$/);
+  // The CLI is running in the Pod (its exec is open), in its @sleep.
+  expect(execsOf(pod).some((command) => command.some((part) => /bin\/codex-standin\.mjs$/.test(part)))).toBe(true);
+  return { runId: request.runId, pod };
+}
+
+describe("a sandbox's limits lifecycle event carries the configured Kubernetes limits (K8S_MEMORY_LIMIT, K8S_CPU_LIMIT, K8S_EPHEMERAL_STORAGE_LIMIT, K8S_POD_PIDS_LIMIT)", () => {
+  it('3Gi, 1500m, 6Gi and 1024 → limits enforced: memory_mb 3072, cpus 1.5, disk_mb 6144, pids 1024, the run time limit', async () => {
+    const repo = await kit.newRepo();
+    const request = await kit.requestRun(repo, '@say hi', { harness: 'codex' });
+    expect(await kit.waitFinished(request.runId, WAIT)).toMatchObject({ status: 'success' });
+    const limits = (await lifecycleOfRun(request.runId)).find((e) => e.event_type === 'limits');
+    expect(limits).toEqual({
+      event_type: 'limits',
+      decision_code: 'enforced',
+      payload: { ...LIMITS_IN_FORCE, time_limit_ms: expect.any(Number) },
+    });
+    await waitGone(String(kit.messages(request.runId).allocated[0]?.sandboxId));
+  });
+});
+
+describe('a run whose Pod is OOM-killed mid-turn ends failed naming the memory limit (K8S_MEMORY_LIMIT), with a limit_reached lifecycle event memory_limit', () => {
+  it('the kubelet reports the container OOMKilled during @sleep 30000: run.finished failed (agent) "memory limit: …", limit_reached memory_limit, the Pod deleted', async () => {
+    const repo = await kit.newRepo();
+    const { runId, pod } = await runningTurn(repo);
+    await standIn.oomKill(NAMESPACE, pod);
+
+    const finished = await kit.waitFinished(runId, WAIT);
+    const error = "memory limit: a process of the run was killed for using more than the sandbox's 3072 MB of memory (K8S_MEMORY_LIMIT)";
+    expect(finished).toMatchObject({ runId, status: 'failed', failure: 'agent', error });
+    expect(kit.messages(runId).events.some((e) => e.eventType === 'assistant_message' && e.message === 'too late')).toBe(false);
+    const lifecycle = await lifecycleOfRun(runId);
+    expect(lifecycle.filter((e) => e.event_type === 'limit_reached')).toEqual([
+      { event_type: 'limit_reached', decision_code: 'memory_limit', payload: { message: error } },
+    ]);
+    expect(lifecycle.find((e) => e.event_type === 'limits')?.payload).toMatchObject(LIMITS_IN_FORCE);
+    await waitGone(pod);
+  });
+});
+
+describe('a run whose Pod is evicted for its ephemeral storage ends failed naming the disk limit (K8S_EPHEMERAL_STORAGE_LIMIT), with a limit_reached lifecycle event disk_limit', () => {
+  it('"Pod ephemeral local storage usage exceeds the total limit of containers 6Gi." during @sleep 30000: run.finished failed (agent) "disk limit: …", limit_reached disk_limit', async () => {
+    const repo = await kit.newRepo();
+    const { runId, pod } = await runningTurn(repo);
+    await standIn.evict(NAMESPACE, pod, kubeletEvictionMessage.podEphemeralStorage('6Gi'));
+
+    const finished = await kit.waitFinished(runId, WAIT);
+    const error = "disk limit: the sandbox's 6144 MB of disk (K8S_EPHEMERAL_STORAGE_LIMIT) are full";
+    expect(finished).toMatchObject({ runId, status: 'failed', failure: 'agent', error });
+    const lifecycle = await lifecycleOfRun(runId);
+    expect(lifecycle.filter((e) => e.event_type === 'limit_reached')).toEqual([
+      { event_type: 'limit_reached', decision_code: 'disk_limit', payload: { message: error } },
+    ]);
     await waitGone(pod);
   });
 });

@@ -1,4 +1,4 @@
-export { KubernetesStandIn } from './standIn.js';
+export { KubernetesStandIn, kubeletEvictionMessage } from './standIn.js';
 export type { RecordedCall, StandInOptions, StandInRule } from './standIn.js';
 export {
   isConfigKey,

@@ -1,7 +1,7 @@
 // The stand-in over HTTP, as any client sees it: 422 Status with causes, tokens and namespaces,
 // and the NetworkPolicy resource. (The provider's client against it: services/sandboxes.)
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubernetesStandIn } from './standIn.js';
+import { KubernetesStandIn, kubeletEvictionMessage } from './standIn.js';
 
 const NAMESPACE = 'ars-sandboxes';
 const POD = `/api/v1/namespaces/${NAMESPACE}/pods`;
@@ -114,5 +114,88 @@ describe('the stand-in stores NetworkPolicies (networking.k8s.io/v1)', () => {
     expect((await standIn.request('GET', `${POLICY}/sandboxes`)).status).toBe(404);
     const creates = standIn.callsOf('networkpolicies', 'create').filter((c) => (c.body as { metadata?: { name?: string } }).metadata?.name === 'sandboxes');
     expect(creates.map((c) => c.status)).toEqual([201, 409]);
+  });
+});
+
+/** Creates a Pod (no init containers) and waits until the stand-in has it Running. */
+async function runningPod(name: string, restartPolicy: 'Never' | 'Always'): Promise<void> {
+  const created = await standIn.request('POST', POD, pod({ metadata: { name }, spec: { restartPolicy, containers: [{ name: 'main', image: 'busybox' }] } }));
+  expect(created.status).toBe(201);
+  for (;;) {
+    const { json } = await standIn.request('GET', `${POD}/${name}`);
+    if ((json.status as { phase?: string }).phase === 'Running') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function statusOf(name: string): Promise<Record<string, unknown>> {
+  const { status, json } = await standIn.request('GET', `${POD}/${name}`);
+  expect(status).toBe(200);
+  return json.status as Record<string, unknown>;
+}
+
+describe("test controls that play the kubelet: a container OOM-killed, a Pod evicted, reported as a real API server's Pod status", () => {
+  it('oomKill with restartPolicy Never: the container terminated OOMKilled (137), the Pod Failed, Ready False (PodFailed)', async () => {
+    await runningPod('oom-never', 'Never');
+    await standIn.oomKill(NAMESPACE, 'oom-never');
+    const status = await statusOf('oom-never');
+    expect(status.phase).toBe('Failed');
+    expect(status.reason).toBeUndefined();
+    expect(status.containerStatuses).toEqual([
+      expect.objectContaining({
+        name: 'main',
+        ready: false,
+        started: false,
+        restartCount: 0,
+        state: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: expect.any(String), finishedAt: expect.any(String) } },
+      }),
+    ]);
+    expect(status.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'Ready', status: 'False', reason: 'PodFailed' }),
+        expect.objectContaining({ type: 'ContainersReady', status: 'False', reason: 'PodFailed' }),
+      ]),
+    );
+    // A killed container takes no exec, and a second OOM kill has nothing to kill.
+    await expect(standIn.oomKill(NAMESPACE, 'oom-never')).rejects.toThrow(/is not running/);
+  });
+
+  it('oomKill with restartPolicy Always: the kubelet restarted the container, lastState holds OOMKilled, restartCount 1, still Running', async () => {
+    await runningPod('oom-always', 'Always');
+    await standIn.oomKill(NAMESPACE, 'oom-always', 'main');
+    const status = await statusOf('oom-always');
+    expect(status.phase).toBe('Running');
+    expect(status.containerStatuses).toEqual([
+      expect.objectContaining({
+        restartCount: 1,
+        state: { running: { startedAt: expect.any(String) } },
+        lastState: { terminated: expect.objectContaining({ exitCode: 137, reason: 'OOMKilled' }) },
+      }),
+    ]);
+  });
+
+  it("evict for the Pod's own storage: Failed, reason Evicted, the kubelet's message, containers terminated Error (137), no DisruptionTarget", async () => {
+    await runningPod('evicted-storage', 'Never');
+    const message = kubeletEvictionMessage.podEphemeralStorage('10Gi');
+    expect(message).toBe('Pod ephemeral local storage usage exceeds the total limit of containers 10Gi. ');
+    await standIn.evict(NAMESPACE, 'evicted-storage', message);
+    const status = await statusOf('evicted-storage');
+    expect(status).toMatchObject({ phase: 'Failed', reason: 'Evicted', message });
+    expect(status.containerStatuses).toEqual([
+      expect.objectContaining({ ready: false, state: { terminated: expect.objectContaining({ exitCode: 137, reason: 'Error' }) } }),
+    ]);
+    expect((status.conditions as { type: string }[]).map((c) => c.type)).not.toContain('DisruptionTarget');
+  });
+
+  it("evict for the node's shortage: the DisruptionTarget condition (TerminationByKubelet) the kubelet adds to a node-pressure eviction", async () => {
+    await runningPod('evicted-node', 'Never');
+    const message = kubeletEvictionMessage.nodeLow('memory');
+    expect(message).toBe('The node was low on resource: memory. ');
+    expect(kubeletEvictionMessage.emptyDir('workspace', '10Gi')).toBe('Usage of EmptyDir volume "workspace" exceeds the limit "10Gi". ');
+    expect(kubeletEvictionMessage.containerEphemeralStorage('sandbox', '10Gi')).toBe('Container sandbox exceeded its local ephemeral storage limit "10Gi". ');
+    await standIn.evict(NAMESPACE, 'evicted-node', message);
+    const status = await statusOf('evicted-node');
+    expect(status).toMatchObject({ phase: 'Failed', reason: 'Evicted', message });
+    expect(status.conditions).toContainEqual(expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message }));
   });
 });

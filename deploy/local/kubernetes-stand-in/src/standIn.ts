@@ -108,6 +108,26 @@ function fallbackMessage(text: string): string {
   return bytes.length > 2048 ? bytes.subarray(bytes.length - 2048).toString('utf8') : tail;
 }
 
+/**
+ * The kubelet's eviction messages, for `evict()`: its eviction manager's formats
+ * (kubernetes/kubernetes pkg/kubelet/eviction/helpers.go: podEphemeralStorageMessageFmt,
+ * emptyDirMessageFmt, containerEphemeralStorageMessageFmt, nodeLowMessageFmt; `%q` is a Go quoted
+ * string), each ending in ". " as the kubelet writes it. See also
+ * https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#local-ephemeral-storage
+ * and https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/.
+ */
+export const kubeletEvictionMessage = {
+  /** The Pod's storage (its containers' writable layers and logs, its emptyDir volumes) over the sum of its containers' ephemeral-storage limits. */
+  podEphemeralStorage: (limit: string): string => `Pod ephemeral local storage usage exceeds the total limit of containers ${limit}. `,
+  /** An emptyDir volume over its `sizeLimit`. */
+  emptyDir: (volume: string, limit: string): string => `Usage of EmptyDir volume ${JSON.stringify(volume)} exceeds the limit ${JSON.stringify(limit)}. `,
+  /** One container's writable layer and logs over its ephemeral-storage limit. */
+  containerEphemeralStorage: (container: string, limit: string): string =>
+    `Container ${container} exceeded its local ephemeral storage limit ${JSON.stringify(limit)}. `,
+  /** The node short of a resource (node-pressure eviction), with what the kubelet appends (thresholds, containers' usage). */
+  nodeLow: (resource: string, detail = ''): string => `The node was low on resource: ${resource}. ${detail}`,
+};
+
 export class KubernetesStandIn {
   readonly calls: RecordedCall[] = [];
   readonly token: string;
@@ -168,6 +188,84 @@ export class KubernetesStandIn {
   /** The local directory standing for the Pod's `/workspace` volume (removed when the Pod is deleted). */
   workspaceOf(namespace: string, name: string): string | undefined {
     return this.pods.get(`${namespace}/${name}`)?.dir;
+  }
+
+  // ---- the kubelet's reports (test controls) --------------------------------------------------
+
+  /**
+   * Plays the kubelet when a container went over its memory limit (the kernel's OOM killer ended it):
+   * every process of the Pod is killed (SIGKILL, so an exec ends 137), and the container's status
+   * becomes `terminated` with `reason: OOMKilled`, `exitCode: 137`. With `restartPolicy: Never` the
+   * Pod is `Failed` (its Ready conditions `False`, `PodFailed`) and no longer takes execs; with
+   * `Always`/`OnFailure` the kubelet restarts the container: `lastState` holds the termination,
+   * `restartCount` goes up, the Pod stays `Running`. Answers the Pod as a GET would.
+   */
+  async oomKill(namespace: string, name: string, container?: string): Promise<V1Pod> {
+    const state = this.pods.get(`${namespace}/${name}`);
+    if (!state) throw new Error(`no pod ${namespace}/${name}`);
+    const status = state.pod.status ?? {};
+    const target = status.containerStatuses?.find((c) => container === undefined || c.name === container);
+    if (!target?.state?.running) throw new Error(`the container ${container ?? '(first)'} of pod ${namespace}/${name} is not running`);
+    await this.killProcesses(state);
+    const terminated = { exitCode: 137, reason: 'OOMKilled', startedAt: target.state.running.startedAt ?? new Date(), finishedAt: new Date() };
+    if ((state.pod.spec?.restartPolicy ?? 'Always') === 'Never') {
+      target.state = { terminated };
+      target.ready = false;
+      target.started = false;
+      this.fail(state, null);
+    } else {
+      target.lastState = { terminated };
+      target.restartCount = (target.restartCount ?? 0) + 1;
+      target.state = { running: { startedAt: new Date() } };
+    }
+    this.touch(state);
+    return state.pod;
+  }
+
+  /**
+   * Plays the kubelet's eviction of a Pod (its eviction manager): every process is killed, each
+   * running container ends `terminated` (`Error`, exit 137), and the Pod is `Failed` with
+   * `reason: Evicted` and the kubelet's `message` (see `kubeletEvictionMessage` for its formats).
+   * An eviction for the node's shortage ("The node was low on resource: …", "The node had
+   * condition: …") also carries the `DisruptionTarget` condition (`TerminationByKubelet`) the
+   * kubelet adds to those; one for the Pod's own storage limits does not. Answers the Pod as a GET would.
+   */
+  async evict(namespace: string, name: string, message: string): Promise<V1Pod> {
+    const state = this.pods.get(`${namespace}/${name}`);
+    if (!state) throw new Error(`no pod ${namespace}/${name}`);
+    await this.killProcesses(state);
+    const status = state.pod.status ?? {};
+    for (const container of status.containerStatuses ?? []) {
+      const running = container.state?.running;
+      if (!running) continue;
+      container.state = { terminated: { exitCode: 137, reason: 'Error', startedAt: running.startedAt ?? new Date(), finishedAt: new Date() } };
+      container.ready = false;
+      container.started = false;
+    }
+    const nodePressure = /^The node (was low on resource|had condition): /.test(message);
+    this.fail(state, { reason: 'Evicted', message, disruption: nodePressure });
+    this.touch(state);
+    return state.pod;
+  }
+
+  /** The Pod's phase `Failed` as the kubelet reports it: Ready and ContainersReady `False` (`PodFailed`), with its reason and message. */
+  private fail(state: PodState, cause: { reason: string; message: string; disruption: boolean } | null): void {
+    const status = (state.pod.status ??= {});
+    status.phase = 'Failed';
+    if (cause) {
+      status.reason = cause.reason;
+      status.message = cause.message;
+    }
+    const now = new Date();
+    const conditions = (status.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady' && c.type !== 'DisruptionTarget');
+    if (cause?.disruption) {
+      conditions.push({ type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: cause.message, lastTransitionTime: now });
+    }
+    conditions.push(
+      { type: 'ContainersReady', status: 'False', reason: 'PodFailed', lastTransitionTime: now },
+      { type: 'Ready', status: 'False', reason: 'PodFailed', lastTransitionTime: now },
+    );
+    status.conditions = conditions;
   }
 
   /** Calls matching a filter, e.g. `callsOf('pods/exec')`. */
@@ -581,6 +679,12 @@ export class KubernetesStandIn {
 
   private async destroy(state: PodState): Promise<void> {
     state.deleted = true;
+    await this.killProcesses(state);
+    await rm(state.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  }
+
+  /** Kills every process of the Pod (each leads its own group, so its children go too) and waits until they are gone. */
+  private async killProcesses(state: PodState): Promise<void> {
     const exits = [...state.processes].map(
       (child) =>
         new Promise<void>((resolve) => {
@@ -601,7 +705,6 @@ export class KubernetesStandIn {
         }),
     );
     await Promise.all(exits);
-    await rm(state.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 
   // ---- exec ---------------------------------------------------------------------------------

@@ -29,24 +29,28 @@ export function succeeded(eventCount: number): SessionResult {
   return { status: 'success', error: null, failure: null, eventCount };
 }
 
-/** The run's error for a sandbox limit its processes reached, naming the limit and the setting behind it. */
+/** The setting behind each sandbox limit of the local provider (a provider's hit may name its own). */
+const LOCAL_LIMIT_SETTINGS = { process_limit: 'SANDBOX_PIDS', memory_limit: 'SANDBOX_MEMORY_MB', disk_limit: 'SANDBOX_DISK_MB' } as const;
+
+/** The run's error for a sandbox limit its processes reached, naming the limit and the setting behind it (default: the local provider's). */
 export function sandboxLimitReached(
   code: 'process_limit' | 'memory_limit' | 'disk_limit',
   limits: { memory_mb: number | null; pids: number | null; disk_mb: number | null },
+  setting: string = LOCAL_LIMIT_SETTINGS[code],
 ): LimitReached {
   switch (code) {
     case 'process_limit':
       return {
         code,
-        message: `process limit: a process of the run could not be started: the sandbox's ${limits.pids ?? '?'} processes and threads (SANDBOX_PIDS) were in use`,
+        message: `process limit: a process of the run could not be started: the sandbox's ${limits.pids ?? '?'} processes and threads (${setting}) were in use`,
       };
     case 'memory_limit':
       return {
         code,
-        message: `memory limit: a process of the run was killed for using more than the sandbox's ${limits.memory_mb ?? '?'} MB of memory (SANDBOX_MEMORY_MB)`,
+        message: `memory limit: a process of the run was killed for using more than the sandbox's ${limits.memory_mb ?? '?'} MB of memory (${setting})`,
       };
     case 'disk_limit':
-      return { code, message: `disk limit: the sandbox's ${limits.disk_mb ?? '?'} MB of disk (SANDBOX_DISK_MB) are full` };
+      return { code, message: `disk limit: the sandbox's ${limits.disk_mb ?? '?'} MB of disk (${setting}) are full` };
   }
 }
 

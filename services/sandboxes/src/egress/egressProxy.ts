@@ -1,5 +1,7 @@
-// A sandbox's one way out to the internet: an HTTP proxy on a Unix socket bound into the sandbox
-// (a forwarder inside exposes it as HTTPS_PROXY / HTTP_PROXY). It tunnels `CONNECT host:port` and
+// A sandbox's one way out to the internet: an HTTP proxy. Locally, one per sandbox and phase on a
+// Unix socket bound into the sandbox (a forwarder inside exposes it as HTTPS_PROXY / HTTP_PROXY);
+// for Kubernetes Pods, which cannot be handed a socket, one shared TCP listener where each request
+// names its grant by a credential (Proxy-Authorization) and must come from that grant's Pod IP. It tunnels `CONNECT host:port` and
 // forwards plain-HTTP absolute-form GET/HEAD, each only to a host the allowlist names
 // (src/domain/egressPolicy.ts). The proxy resolves the name itself, refuses it when any address it
 // resolves to is forbidden (loopback, private, metadata, this machine's own…), and connects to the
@@ -7,8 +9,9 @@
 //
 // Nothing of a request is reported beyond its host and port (never its headers: Proxy-Authorization
 // and the like stay with the request); each policy decision goes to onDecision.
-import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import { connect, Socket } from 'node:net';
+import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { connect, isIP, Socket, type AddressInfo } from 'node:net';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
@@ -21,11 +24,8 @@ export type EgressDecisionEvent =
   | { kind: 'egress_allowed'; host: string; port: number; address: string }
   | { kind: 'egress_refused'; host: string; port: number; address?: string; reason: string };
 
-export interface EgressProxyOptions {
-  socketPath: string;
-  allow: EgressAllowList;
-  /** Called once per policy decision; it must not throw (what it throws is dropped, so the proxy stays up). */
-  onDecision: (event: EgressDecisionEvent) => void;
+/** How the proxy resolves, bounds and counts, whoever's requests it serves. */
+export interface EgressProxyTuning {
   /** A name's addresses; default: the system resolver (`dns.lookup`, all addresses, IPv4 first). */
   lookup?: (host: string) => Promise<string[]>;
   /** This machine's own addresses, read per request; default: every address of os.networkInterfaces(). */
@@ -36,11 +36,52 @@ export interface EgressProxyOptions {
   headTimeoutMs?: number;
   /** A tunnel or forwarded exchange silent this long either way is ended; default 10 min. */
   idleTimeoutMs?: number;
-  /** Connections open at once on the socket; default 256. */
+  /** Connections open at once on the listener; default 256. */
   maxConnections?: number;
+}
+
+export interface EgressProxyOptions extends EgressProxyTuning {
+  socketPath: string;
+  allow: EgressAllowList;
+  /** Called once per policy decision; it must not throw (what it throws is dropped, so the proxy stays up). */
+  onDecision: (event: EgressDecisionEvent) => void;
   /** Who the socket file is given to (the sandbox's unprivileged uid); it is mode 0600 either way. */
   socketOwner?: { uid: number; gid: number };
 }
+
+export interface SharedEgressProxyOptions extends EgressProxyTuning {
+  /** The TCP port (0: any free one) and address (default every address) Pods connect to. */
+  port: number;
+  host?: string;
+}
+
+/** What one grant of the shared proxy lets a Pod reach, and where its decisions go. */
+export interface EgressGrantRequest {
+  /** The only remote address the grant's credential is accepted from (the Pod's IP); null: any (a Pod not yet given one: its clone). */
+  peerAddress: string | null;
+  allow: EgressAllowList;
+  onDecision: (event: EgressDecisionEvent) => void;
+}
+
+export interface EgressGrant {
+  /** A secret of 256 random bits: the password of the proxy URL's user part (`Proxy-Authorization: Basic`). */
+  readonly credential: string;
+  /** `http://ars:<credential>@<host>:<port>` for a listener `reachedAt` (`http://host:port`). */
+  proxyUrl(reachedAt: string): string;
+  /** Revokes the credential and ends the grant's open tunnels. */
+  close(): void;
+}
+
+export interface SharedEgressProxy {
+  /** `http://<address>:<port>` as bound. */
+  address: string;
+  port: number;
+  grant(request: EgressGrantRequest): EgressGrant;
+  close(): Promise<void>;
+}
+
+/** The user part of a grant's proxy URL: only the password (the credential) is checked. */
+export const EGRESS_PROXY_USER = 'ars';
 
 export interface EgressProxy {
   socketPath: string;
@@ -80,37 +121,64 @@ interface Exchange {
 
 type Admission = { ok: true; name: string; address: string; exchange: Exchange } | { ok: false; status: number; text: string };
 
-export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  const lookup = options.lookup ?? systemLookup;
-  const hostAddresses = options.hostAddresses ?? interfaceAddresses;
-  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const headTimeoutMs = options.headTimeoutMs ?? DEFAULT_HEAD_TIMEOUT_MS;
-  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  let allow = options.allow;
-  let closed = false;
-  const exchanges = new Set<Exchange>();
+/** Where a request stands: the grant it may use, or why it may use none (the shared listener's 407). */
+type Identified = { grant: GrantState } | { refused: { status: number; text: string; headers?: Record<string, string> } };
 
-  const report = (event: EgressDecisionEvent): void => {
+/** One allowlist in use: its decisions, and the exchanges it admitted (ended when it changes or closes). */
+class GrantState {
+  readonly exchanges = new Set<Exchange>();
+  closed = false;
+
+  constructor(
+    public allow: EgressAllowList,
+    private readonly onDecision: (event: EgressDecisionEvent) => void,
+  ) {}
+
+  report(event: EgressDecisionEvent): void {
     try {
-      options.onDecision(event);
+      this.onDecision(event);
     } catch {
       // A failing listener must not take down the proxy (and with it the service hosting it).
     }
-  };
+  }
+
+  setAllow(next: EgressAllowList): void {
+    this.allow = next;
+    for (const exchange of [...this.exchanges]) {
+      if (egressDecision(next, exchange.name, exchange.port).allowed) continue;
+      this.exchanges.delete(exchange);
+      exchange.end();
+    }
+  }
+
+  end(): void {
+    this.closed = true;
+    for (const exchange of [...this.exchanges]) exchange.end();
+    this.exchanges.clear();
+  }
+}
+
+/** The HTTP server both kinds of proxy run: the policy applied to each request of the grant it identifies. */
+function egressServer(tuning: EgressProxyTuning, identify: (req: IncomingMessage) => Identified): Server {
+  const lookup = tuning.lookup ?? systemLookup;
+  const hostAddresses = tuning.hostAddresses ?? interfaceAddresses;
+  const connectTimeoutMs = tuning.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const headTimeoutMs = tuning.headTimeoutMs ?? DEFAULT_HEAD_TIMEOUT_MS;
+  const idleTimeoutMs = tuning.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
 
   /** The policy, then the name's addresses, for one request: the decision reported either way. */
-  const admit = async (host: string, port: number, end: () => void): Promise<Admission> => {
-    const decision = egressDecision(allow, host, port);
+  const admit = async (grant: GrantState, host: string, port: number, end: () => void): Promise<Admission> => {
+    const decision = egressDecision(grant.allow, host, port);
     if (!decision.allowed) {
       const address = decision.address === undefined ? {} : { address: decision.address };
-      report({ kind: 'egress_refused', host: decision.name ?? printable(host), port, ...address, reason: decision.reason });
+      grant.report({ kind: 'egress_refused', host: decision.name ?? printable(host), port, ...address, reason: decision.reason });
       return { ok: false, status: 403, text: `egress refused: ${decision.reason}` };
     }
     const name = decision.name;
     const exchange: Exchange = { name, port, end };
-    exchanges.add(exchange);
+    grant.exchanges.add(exchange);
     const fail = (status: number, text: string): Admission => {
-      exchanges.delete(exchange);
+      grant.exchanges.delete(exchange);
       return { ok: false, status, text };
     };
     let addresses: string[];
@@ -120,7 +188,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return fail(502, `egress failed: ${name} could not be resolved (${errorCode(error)})`);
     }
     // Ended while resolving: by a new allowlist that refuses it, or by close.
-    if (closed || !exchanges.has(exchange)) return fail(403, 'egress refused: the allowlist changed or the proxy closed');
+    if (grant.closed || !grant.exchanges.has(exchange)) return fail(403, 'egress refused: the allowlist changed or the proxy closed');
     if (addresses.length === 0) return fail(502, `egress failed: ${name} has no address`);
     // Every address is checked, not only the one connected to: a name with any inward address is
     // refused whole (a resolver answer mixing outside and inside addresses is itself the attack).
@@ -130,11 +198,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       if (forbidden === null) continue;
       const shown = parseIpLiteral(address) ?? printable(address);
       const reason = `${name} resolves to ${shown}: ${forbidden}`;
-      report({ kind: 'egress_refused', host: name, port, address: shown, reason });
+      grant.report({ kind: 'egress_refused', host: name, port, address: shown, reason });
       return fail(403, `egress refused: ${reason}`);
     }
     const address = parseIpLiteral(addresses[0] ?? '') ?? '';
-    report({ kind: 'egress_allowed', host: name, port, address });
+    grant.report({ kind: 'egress_allowed', host: name, port, address });
     return { ok: true, name, address, exchange };
   };
 
@@ -146,7 +214,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(headTimeoutMs / 4))),
     keepAliveTimeout: 5_000,
   });
-  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  server.maxConnections = tuning.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   server.timeout = idleTimeoutMs;
 
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
@@ -155,10 +223,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   });
 
   const tunnel = async (req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> => {
+    const identified = identify(req);
+    if ('refused' in identified) return answerRaw(client, identified.refused.status, identified.refused.text, identified.refused.headers);
+    const { grant } = identified;
     const target = parseAuthority(req.url ?? '', null);
     if (!target) return answerRaw(client, 400, 'CONNECT needs host:port');
     let upstream: Socket | undefined;
-    const admission = await admit(target.host, target.port, () => {
+    const admission = await admit(grant, target.host, target.port, () => {
       client.destroy();
       upstream?.destroy();
     });
@@ -167,19 +238,19 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     try {
       upstream = await connectTo(admission.address, target.port, connectTimeoutMs);
     } catch (error) {
-      exchanges.delete(exchange);
+      grant.exchanges.delete(exchange);
       return answerRaw(client, 502, `egress failed: could not connect to ${admission.name}:${target.port} (${errorCode(error)})`);
     }
-    if (client.destroyed || !exchanges.has(exchange)) {
+    if (client.destroyed || !grant.exchanges.has(exchange)) {
       // Ended while connecting: by a new allowlist, close, or the client leaving.
-      exchanges.delete(exchange);
+      grant.exchanges.delete(exchange);
       upstream.destroy();
       client.destroy();
       return;
     }
     const peer = upstream;
     const finish = (): void => {
-      exchanges.delete(exchange);
+      grant.exchanges.delete(exchange);
       peer.destroy();
       client.destroy();
     };
@@ -187,7 +258,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     client.on('error', finish).on('close', finish);
     // The origin done: what it sent is still flushed to the client (destroying would drop it).
     peer.on('close', () => {
-      exchanges.delete(exchange);
+      grant.exchanges.delete(exchange);
       client.end();
     });
     peer.setTimeout(idleTimeoutMs, finish);
@@ -203,6 +274,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   });
 
   const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const identified = identify(req);
+    if ('refused' in identified) {
+      req.resume();
+      const { status, text, headers } = identified.refused;
+      return answer(res, status, text, headers);
+    }
+    const { grant } = identified;
     const url = req.url ?? '';
     if (!/^http:\/\//i.test(url)) {
       req.resume();
@@ -222,7 +300,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return answer(res, 400, 'the URL needs a host (and no user part)');
     }
     let upstream: Socket | undefined;
-    const admission = await admit(target.host, target.port, () => {
+    const admission = await admit(grant, target.host, target.port, () => {
       res.destroy();
       upstream?.destroy();
     });
@@ -234,19 +312,19 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     try {
       upstream = await connectTo(admission.address, target.port, connectTimeoutMs);
     } catch (error) {
-      exchanges.delete(exchange);
+      grant.exchanges.delete(exchange);
       req.resume();
       return answer(res, 502, `egress failed: could not connect to ${admission.name}:${target.port} (${errorCode(error)})`);
     }
-    if (res.destroyed || !exchanges.has(exchange)) {
-      exchanges.delete(exchange);
+    if (res.destroyed || !grant.exchanges.has(exchange)) {
+      grant.exchanges.delete(exchange);
       upstream.destroy();
       return;
     }
     const socket = upstream;
     socket.setTimeout(idleTimeoutMs, () => socket.destroy());
     res.on('close', () => {
-      exchanges.delete(exchange);
+      grant.exchanges.delete(exchange);
       socket.destroy();
     });
     const hostHeader = target.port === 80 ? admission.name : `${admission.name}:${target.port}`;
@@ -278,7 +356,20 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerRaw(socket, 408, `request head not received within ${headTimeoutMs} ms`);
     answerRaw(socket, 400, 'malformed request');
   });
+  return server;
+}
 
+/** Stops a proxy's server: no new connections, every open one ended. */
+async function stopServer(server: Server): Promise<void> {
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await stopped;
+}
+
+/** A sandbox's own proxy on a Unix socket: one allowlist (setAllow changes it), everything on the socket follows it. */
+export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  const grant = new GrantState(options.allow, options.onDecision);
+  const server = egressServer(options, () => ({ grant }));
   await rm(options.socketPath, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -299,25 +390,94 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   return {
     socketPath: options.socketPath,
-    setAllow: (next) => {
-      allow = next;
-      for (const exchange of [...exchanges]) {
-        if (egressDecision(next, exchange.name, exchange.port).allowed) continue;
-        exchanges.delete(exchange);
-        exchange.end();
-      }
-    },
+    setAllow: (next) => grant.setAllow(next),
     close: async () => {
-      if (closed) return;
-      closed = true;
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      for (const exchange of [...exchanges]) exchange.end();
-      exchanges.clear();
-      await stopped;
+      if (grant.closed) return;
+      grant.end();
+      await stopServer(server);
       await rm(options.socketPath, { force: true });
     },
   };
+}
+
+/** What a request without a valid grant is told: the scheme to authenticate with (RFC 9110 §11.7.1). */
+const PROXY_AUTH_REFUSAL = {
+  status: 407,
+  text: "egress refused: this proxy needs the sandbox's own credential (the user part of its HTTPS_PROXY)",
+  headers: { 'proxy-authenticate': 'Basic realm="ars-egress"' },
+};
+
+/**
+ * One TCP listener for every Pod's grants (Kubernetes: a Pod cannot be handed a socket). A request
+ * is served under the grant whose credential its Proxy-Authorization carries (Basic, the password;
+ * looked up by SHA-256 digest, as the model gateway's doors), and only from that grant's peer
+ * address: a credential copied into another Pod is refused like an unknown one (407).
+ */
+export async function startSharedEgressProxy(options: SharedEgressProxyOptions): Promise<SharedEgressProxy> {
+  const grants = new Map<string, { state: GrantState; peerAddress: string | null }>();
+  const identify = (req: IncomingMessage): Identified => {
+    const credential = basicPassword(req.headers['proxy-authorization']);
+    const found = credential === null ? undefined : grants.get(digestOf(credential));
+    if (!found) return { refused: PROXY_AUTH_REFUSAL };
+    const remote = req.socket.remoteAddress;
+    if (found.peerAddress !== null && (remote === undefined || canonicalIp(remote) !== found.peerAddress)) return { refused: PROXY_AUTH_REFUSAL };
+    return { grant: found.state };
+  };
+  const server = egressServer(options, identify);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: options.port, ...(options.host !== undefined ? { host: options.host } : {}) }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  const address = `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+  return {
+    address,
+    port: bound.port,
+    grant: (request) => {
+      if (request.peerAddress !== null && isIP(request.peerAddress) === 0)
+        throw new Error(`an egress grant's peer address must be an IP address, got ${JSON.stringify(request.peerAddress)}`);
+      const credential = randomBytes(32).toString('base64url');
+      const key = digestOf(credential);
+      const state = new GrantState(request.allow, request.onDecision);
+      grants.set(key, { state, peerAddress: request.peerAddress === null ? null : canonicalIp(request.peerAddress) });
+      return {
+        credential,
+        proxyUrl: (reachedAt) => reachedAt.replace(/^http:\/\//, `http://${EGRESS_PROXY_USER}:${credential}@`),
+        close: () => {
+          grants.delete(key);
+          state.end();
+        },
+      };
+    },
+    close: async () => {
+      for (const { state } of grants.values()) state.end();
+      grants.clear();
+      await stopServer(server);
+    },
+  };
+}
+
+/** The password of a `Basic` Proxy-Authorization (RFC 7617), or null. */
+function basicPassword(header: string | undefined): string | null {
+  const match = /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? null : decoded.slice(colon + 1);
+}
+
+function digestOf(credential: string): string {
+  return createHash('sha256').update(credential).digest('hex');
+}
+
+/** An IP as one spelling: IPv4-mapped IPv6 (`::ffff:10.0.0.5`) as its IPv4, lower case. */
+function canonicalIp(address: string): string {
+  const lower = address.toLowerCase();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  return mapped?.[1] ?? lower;
 }
 
 /**
@@ -417,22 +577,26 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   403: 'Forbidden',
   405: 'Method Not Allowed',
+  407: 'Proxy Authentication Required',
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
   502: 'Bad Gateway',
 };
 
 /** A one-line text answer on a socket no longer owned by the HTTP server (CONNECT, upgrade, a bad head). */
-function answerRaw(socket: Duplex, status: number, text: string): void {
+function answerRaw(socket: Duplex, status: number, text: string, extraHeaders: Record<string, string> = {}): void {
   const body = `${text}\n`;
+  const extra = Object.entries(extraHeaders)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n${extra}content-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
-function answer(res: ServerResponse, status: number, text: string): void {
+function answer(res: ServerResponse, status: number, text: string, extraHeaders: Record<string, string> = {}): void {
   if (res.headersSent) return void res.destroy();
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+  res.writeHead(status, { ...extraHeaders, 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
   res.end(`${text}\n`);
 }
 

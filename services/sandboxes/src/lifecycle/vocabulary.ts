@@ -89,12 +89,12 @@ export const LIFECYCLE_EVENTS = {
     means: 'the sandbox is `failed` with `error` set; the code says why',
   },
   egress_allowed: {
-    decisionCodes: ['install', 'agent'],
+    decisionCodes: ['install', 'agent', 'clone'],
     means:
-      "a command of the sandbox connected out through its egress proxy (the code: whose allowlist, an install step's or the agent's and dev server's); payload: `host`, `port`, `address` (the resolved address connected to)",
+      "a command of the sandbox connected out through its egress proxy (the code: whose allowlist, an install step's, the agent's and dev server's, or a Pod's clone: its repository's host alone); payload: `host`, `port`, `address` (the resolved address connected to)",
   },
   egress_refused: {
-    decisionCodes: ['install', 'agent'],
+    decisionCodes: ['install', 'agent', 'clone'],
     means:
       'the egress proxy refused a connection of the sandbox (the code: whose allowlist); payload: `host`, `port`, `reason` (not on the allowlist, an address instead of a name, or a name resolving to a loopback, private, link-local or host address), `address` when one was resolved',
   },

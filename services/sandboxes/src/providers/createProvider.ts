@@ -4,7 +4,7 @@ import { kubernetesSettings, SettingsError } from './kubernetes/settings.js';
 import { IsolationUnavailable, prepareIsolation, type LocalIsolation } from './local/localIsolation.js';
 import { FORWARDER_FILES, LocalProvider } from './local/localProvider.js';
 import { newInstanceName } from './local/limits/cgroups.js';
-import type { SandboxEgressSettings } from './local/sandboxDoors.js';
+import type { SandboxEgressSettings } from '../egress/sandboxEgress.js';
 import { EgressAllowError, EMPTY_EGRESS_ALLOW, parseEgressAllow, type EgressAllowList } from '../domain/egressPolicy.js';
 import { prepareSandboxLimits, type SandboxLimits } from './local/limits/limits.js';
 import type { SandboxProvider } from './provider.js';
@@ -131,7 +131,8 @@ export function createProvider(config: ProviderConfig, env: EnvSource, local: Lo
       providerKeys: { responses: config.CODEX_API_KEY, messages: config.ANTHROPIC_API_KEY },
       runTokenBudget: config.RUN_TOKEN_BUDGET ?? null,
     });
-    return new KubernetesProvider(settings, { modelGateway });
+    // …and its one way to anything else: grants of the egress proxy, bound to its Pod's IP, one per phase.
+    return new KubernetesProvider(settings, { modelGateway, ...(local.egress ? { egress: local.egress } : {}) });
   } catch (error) {
     // One line naming the variable, like every other configuration error.
     if (error instanceof SettingsError) throw new Error(`Invalid configuration: ${error.message}`);

@@ -1,6 +1,6 @@
 // The git CLI, run with an environment of its own (never the service's) and errors without credentials.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,9 +33,12 @@ let globalConfig: string | undefined;
 function trustingGlobalConfig(): string {
   if (globalConfig === undefined) {
     // In a folder of its own with an unguessable name: a predictable path in the shared /tmp could be planted first.
-    const file = join(mkdtempSync(join(tmpdir(), 'ars-sandboxes-git-')), 'gitconfig');
+    const folder = mkdtempSync(join(tmpdir(), 'ars-sandboxes-git-'));
+    const file = join(folder, 'gitconfig');
     writeFileSync(file, '[safe]\n\tdirectory = *\n', { mode: 0o644, flag: 'wx' });
     globalConfig = file;
+    // Gone with the process: one folder per process would otherwise pile up in /tmp.
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
   }
   return globalConfig;
 }

@@ -165,8 +165,12 @@ export interface SandboxProvider {
   handOver?(sandbox: AllocatedSandbox): Promise<void>;
   /** The limits in force on a sandbox (its `limits` lifecycle event); absent or null: none this provider holds. */
   limitsOf?(sandbox: SandboxRef): SandboxLimitsInForce | null;
-  /** The limit a sandbox's processes reached (a refused fork, an out-of-memory kill, a full disk), or null. */
-  limitReached?(sandbox: SandboxRef): Promise<SandboxLimitHit | null>;
+  /**
+   * The limit a sandbox's processes reached (a refused fork, an out-of-memory kill, a full disk), or
+   * null. Polled while a harness runs; a provider that asks a remote API may answer those polls from
+   * a recent read, but never a `fresh` check (the one after the harness ended).
+   */
+  limitReached?(sandbox: SandboxRef, check?: LimitCheck): Promise<SandboxLimitHit | null>;
   /**
    * HOME's files, for a provider whose HOME is not a local directory (`dir` null: a Pod), so that a
    * conversation's thread is kept and resumed there too. A local HOME is read and written directly.
@@ -186,6 +190,14 @@ export interface SandboxLimitsInForce {
 export interface SandboxLimitHit {
   code: 'process_limit' | 'memory_limit' | 'disk_limit';
   limits: Omit<SandboxLimitsInForce, 'not_enforced'>;
+  /** The setting behind the limit, as the run's error names it; absent: the local provider's (SANDBOX_PIDS, SANDBOX_MEMORY_MB, SANDBOX_DISK_MB). */
+  setting?: string;
+}
+
+/** How a limit check is asked for. */
+export interface LimitCheck {
+  /** The harness ended: look now (a provider must not answer from an earlier read). */
+  fresh?: boolean;
 }
 
 /** A text file under HOME (`path` relative, `/`-separated). */

@@ -212,21 +212,22 @@ function watchLimits(deps: SessionDeps, sandbox: AllocatedSandbox, live: LiveSes
   const provider = deps.provider;
   if (!provider.limitReached) return { stop: () => Promise.resolve() };
   const ref = { sandboxId: sandbox.sandboxId, dir: sandbox.dir };
-  const check = async (): Promise<void> => {
-    const hit = await provider.limitReached?.(ref).catch(() => null);
+  const check = async (fresh: boolean): Promise<void> => {
+    const hit = await provider.limitReached?.(ref, { fresh }).catch(() => null);
     if (!hit || live.reason !== null) return;
-    live.limit ??= sandboxLimitReached(hit.code, hit.limits);
+    live.limit ??= sandboxLimitReached(hit.code, hit.limits, hit.setting);
     deps.live.abort(live.runId, 'limit');
   };
   let checking = Promise.resolve();
   const timer = setInterval(() => {
-    checking = checking.then(check);
+    checking = checking.then(() => check(false));
   }, LIMIT_POLL_MS);
   return {
+    // The last look reads afresh: a provider that answers polls from a recent read (a Pod's status) must not miss what ended the turn.
     stop: async () => {
       clearInterval(timer);
       await checking;
-      await check();
+      await check(true);
     },
   };
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { ApiException, CoreV1Api, Exec, KubeConfig, type V1Pod, type V1Secret, type V1Status } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, Exec, KubeConfig, type V1Pod, type V1PodStatus, type V1Secret, type V1Status } from '@kubernetes/client-node';
 import { HOME_DIR, INIT_CONTAINER, MAIN_CONTAINER, WORKSPACE, type SandboxManifests } from './podManifest.js';
 
 export type KubeConfigSource =
@@ -378,6 +378,19 @@ export class SandboxPod {
   }
 
   /**
+   * The Pod's status as the kubelet last reported it (one GET of the Pod); null when the Pod is gone
+   * (404). Any other failure is a KubernetesError, mapped as every call's.
+   */
+  async readStatus(): Promise<V1PodStatus | null> {
+    try {
+      return (await this.read()).status ?? {};
+    } catch (error) {
+      if (error instanceof KubernetesError && error.reason === 'not_found') return null;
+      throw error;
+    }
+  }
+
+  /**
    * Resolves when every init container completed and the Pod is Running. Rejects with `init_failed`
    * (with the init container's message or log tail) when the clone failed, `pod_failed` when the Pod
    * failed or a container cannot start, `timeout` after `timeoutMs`, `aborted` on the signal.
@@ -537,4 +550,4 @@ function describe(pod: V1Pod): string {
   return parts.join(', ');
 }
 
-export type { V1Pod, V1Secret };
+export type { V1Pod, V1PodStatus, V1Secret };

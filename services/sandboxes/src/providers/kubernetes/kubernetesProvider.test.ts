@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { runHarness, standInExecutable, type HarnessEvent, type HarnessName } from '../../harness/index.js';
 import { waitFor } from '@ars/testenv';
 import { assertStandInsBuilt, isAlive } from '../../harness/testing.js';
-import { KubernetesStandIn } from '@ars/kubernetes-stand-in';
+import { KubernetesStandIn, kubeletEvictionMessage } from '@ars/kubernetes-stand-in';
 import { AllocationError, HomeFilesTooLarge, type AllocateRequest, type AllocatedSandbox, type HarnessLaunch } from '../provider.js';
 import { ModelGateway } from '../../modelAccess/modelGateway.js';
 import { KubernetesProvider } from './kubernetesProvider.js';
@@ -721,5 +721,164 @@ describe('a failed allocation is an AllocationError with its decision code, and 
     expect(error.decisionCode).toBe('snapshot_restore_failed');
     expect(error.message).toMatch(/^the snapshot could not be restored: /);
     expect(standIn.pod(NAMESPACE, lastCreatedPod())).toBeUndefined();
+  });
+});
+
+/** The settings of a provider on the stand-in, with more variables. */
+function settingsWith(env: Record<string, string>) {
+  return kubernetesSettings({
+    K8S_IMAGE: 'ghcr.io/acme/sandbox:1',
+    K8S_API_SERVER: standIn.url,
+    K8S_TOKEN: standIn.token,
+    MODEL_GATEWAY_POD_IP: '127.0.0.1',
+    ...env,
+  });
+}
+
+/** The GETs of one Pod the stand-in answered (the status reads). */
+function podReads(name: string): number {
+  return standIn.calls.filter((c) => c.resource === 'pods' && c.verb === 'get' && c.name === name).length;
+}
+
+/** Starts `sleep 30` in the Pod and resolves once it runs; `done` is the exec's result. */
+async function sleeping(sandbox: AllocatedSandbox): Promise<{ done: Promise<{ exitCode: number | null; output: string }> }> {
+  let said = '';
+  const done = run(sandbox, 'echo started; exec sleep 30', { onOutput: (text) => (said += text) });
+  await waitFor(
+    () => `the command to start in ${sandbox.sandboxId}; said: ${JSON.stringify(said)}`,
+    () => said.includes('started'),
+    { timeoutMs: 30_000, intervalMs: 20 },
+  );
+  return { done };
+}
+
+describe("limitsOf: the limits in force are the settings' Kubernetes quantities (memory and disk in MB, CPUs), pids the kubelet's podPidsLimit as configured, for this provider's sandboxes only", () => {
+  it('defaults: 4Gi, 2, 10Gi → 4096 MB, 2 CPUs, 10240 MB; without K8S_POD_PIDS_LIMIT pids is null and named in not_enforced; no API call', () => {
+    const before = standIn.calls.length;
+    expect(provider.limitsOf({ sandboxId: 'k8s-0123456789abcdef0123', dir: null })).toEqual({
+      memory_mb: 4096,
+      pids: null,
+      cpus: 2,
+      disk_mb: 10240,
+      not_enforced: ['pids'],
+    });
+    expect(standIn.calls).toHaveLength(before);
+  });
+
+  it('configured: 512Mi, 500m, 10G and K8S_POD_PIDS_LIMIT 2048; a null or local-… id has none', async () => {
+    const configured = new KubernetesProvider(
+      settingsWith({
+        K8S_MEMORY_REQUEST: '256Mi',
+        K8S_MEMORY_LIMIT: '512Mi',
+        K8S_CPU_LIMIT: '500m',
+        K8S_EPHEMERAL_STORAGE_LIMIT: '10G',
+        K8S_POD_PIDS_LIMIT: '2048',
+      }),
+    );
+    try {
+      expect(configured.limitsOf({ sandboxId: 'k8s-0123456789abcdef0123', dir: null })).toEqual({
+        memory_mb: 512,
+        pids: 2048,
+        cpus: 0.5,
+        disk_mb: 9536.74,
+        not_enforced: [],
+      });
+      expect(configured.limitsOf({ sandboxId: null, dir: null })).toBeNull();
+      expect(configured.limitsOf({ sandboxId: 'local-0123456789abcdef0123', dir: join(scratch, 'nothing') })).toBeNull();
+      expect(await configured.limitReached({ sandboxId: 'local-0123456789abcdef0123', dir: join(scratch, 'nothing') })).toBeNull();
+    } finally {
+      await configured.close();
+    }
+  });
+});
+
+describe("limitReached: the Pod's container terminated OOMKilled (the kubelet's report) is the memory limit, named K8S_MEMORY_LIMIT", () => {
+  it('a command running in the Pod is killed (137), and the fresh check reads the OOMKilled container', async () => {
+    const sandbox = await allocate();
+    try {
+      const { done } = await sleeping(sandbox);
+      expect(await provider.limitReached(sandbox, { fresh: true })).toBeNull();
+      await standIn.oomKill(NAMESPACE, sandbox.sandboxId);
+      expect((await done).exitCode).toBe(137);
+      expect(await provider.limitReached(sandbox, { fresh: true })).toEqual({
+        code: 'memory_limit',
+        limits: { memory_mb: 4096, pids: null, cpus: 2, disk_mb: 10240 },
+        setting: 'K8S_MEMORY_LIMIT',
+      });
+    } finally {
+      await provider.release(sandbox);
+    }
+  });
+});
+
+describe("limitReached: the Pod evicted for its ephemeral storage is the disk limit (K8S_EPHEMERAL_STORAGE_LIMIT); evicted for the node's shortage it is not the sandbox's limit", () => {
+  it('"Pod ephemeral local storage usage exceeds the total limit of containers 10Gi." → disk_limit; "The node was low on resource: memory." → null', async () => {
+    const [storage, node] = await Promise.all([allocate(), allocate()]);
+    try {
+      const [inStorage, inNode] = await Promise.all([sleeping(storage), sleeping(node)]);
+      await standIn.evict(NAMESPACE, storage.sandboxId, kubeletEvictionMessage.podEphemeralStorage('10Gi'));
+      await standIn.evict(NAMESPACE, node.sandboxId, kubeletEvictionMessage.nodeLow('memory'));
+      expect((await inStorage.done).exitCode).toBe(137);
+      expect((await inNode.done).exitCode).toBe(137);
+      expect(await provider.limitReached(storage, { fresh: true })).toEqual({
+        code: 'disk_limit',
+        limits: { memory_mb: 4096, pids: null, cpus: 2, disk_mb: 10240 },
+        setting: 'K8S_EPHEMERAL_STORAGE_LIMIT',
+      });
+      expect(await provider.limitReached(node, { fresh: true })).toBeNull();
+    } finally {
+      await Promise.all([provider.release(storage), provider.release(node)]);
+    }
+  });
+});
+
+describe('limitReached reads a Pod at most once per limitReadIntervalMs for the polls; a fresh check reads; a Pod that is gone is null', () => {
+  it('polls inside the interval answer the last read without a GET; fresh reads; a limit once read stays; after release a fresh check is null', async () => {
+    const throttled = new KubernetesProvider(settingsWith({}), { pollIntervalMs: 25, limitReadIntervalMs: 600_000 });
+    const sandbox = await throttled.allocate({
+      sandboxRecordId: 'sbx_throttle',
+      runId: 'run-throttle',
+      cloneUrl: repo.url,
+      baseBranch: 'main',
+      workingBranch: 'ars/throttle',
+      rootDirectory: null,
+    });
+    const ref = { sandboxId: sandbox.sandboxId, dir: null };
+    try {
+      const start = podReads(sandbox.sandboxId);
+      expect(await throttled.limitReached(ref)).toBeNull();
+      expect(podReads(sandbox.sandboxId)).toBe(start + 1);
+
+      await standIn.oomKill(NAMESPACE, sandbox.sandboxId);
+      // The polls inside the interval: the last read's answer, no GET.
+      for (let poll = 0; poll < 5; poll += 1) expect(await throttled.limitReached(ref)).toBeNull();
+      expect(podReads(sandbox.sandboxId)).toBe(start + 1);
+
+      // The check after the harness ended reads.
+      expect(await throttled.limitReached(ref, { fresh: true })).toMatchObject({ code: 'memory_limit' });
+      expect(podReads(sandbox.sandboxId)).toBe(start + 2);
+      expect(await throttled.limitReached(ref)).toMatchObject({ code: 'memory_limit' });
+      expect(await throttled.limitReached(ref, { fresh: true })).toMatchObject({ code: 'memory_limit' });
+      expect(podReads(sandbox.sandboxId)).toBe(start + 2);
+    } finally {
+      await throttled.release(ref);
+      await throttled.close();
+    }
+    // Gone: a 404 is null, not a throw.
+    expect(standIn.pod(NAMESPACE, sandbox.sandboxId)).toBeUndefined();
+    expect(await provider.limitReached(ref, { fresh: true })).toBeNull();
+    expect(standIn.calls.at(-1)).toMatchObject({ resource: 'pods', verb: 'get', name: sandbox.sandboxId, status: 404 });
+  });
+
+  it('an API failure rejects with the mapped KubernetesError (the session counts it as nothing reached)', async () => {
+    const refused = new KubernetesProvider(settingsWith({ K8S_TOKEN: 'not-the-token' }));
+    try {
+      await expect(refused.limitReached({ sandboxId: 'k8s-0123456789abcdef0123', dir: null }, { fresh: true })).rejects.toMatchObject({
+        name: 'KubernetesError',
+        reason: 'unauthorized',
+      });
+    } finally {
+      await refused.close();
+    }
   });
 });

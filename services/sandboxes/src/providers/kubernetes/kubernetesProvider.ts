@@ -15,9 +15,12 @@ import {
   type HarnessLaunch,
   type HarnessLaunchRequest,
   type HomeFiles,
+  type LimitCheck,
   type PreviewEndpoint,
   type PushRequest,
   type PushResult,
+  type SandboxLimitHit,
+  type SandboxLimitsInForce,
   type SandboxProvider,
   type SandboxRef,
 } from '../provider.js';
@@ -26,7 +29,11 @@ import { KubernetesError, KubernetesPods, type SandboxPod } from './kubernetesPo
 import { restorePod, RestoreError, snapshotPod } from './podArchive.js';
 import { readPodHome, writePodHome } from './podHome.js';
 import type { ModelDoor, ModelGateway } from '../../modelAccess/modelGateway.js';
+import { EgressAllowError, parseEgressAllow, type EgressAllowList } from '../../domain/egressPolicy.js';
+import { startSharedEgressProxy, type EgressGrant, type SharedEgressProxy } from '../../egress/egressProxy.js';
+import { oncePerDestination, proxyEnvironment, type EgressDecisionPhase, type SandboxEgressSettings, type SandboxOwner } from '../../egress/sandboxEgress.js';
 import { commitAndPushFromPod } from './podGit.js';
+import { podLimitHit, podLimitReached, podLimitsInForce, type PodLimitCode } from './podLimits.js';
 import { buildSandboxManifests, HOME_DIR, ManifestError, REPO_DIR, secretName, type SandboxManifests } from './podManifest.js';
 import type { KubernetesSettings } from './settings.js';
 
@@ -44,7 +51,23 @@ export interface KubernetesProviderOptions {
    * with `modelAccess` is refused (a CLI in a Pod has no other way to a model).
    */
   modelGateway?: ModelGateway;
+  /**
+   * The egress allowlists and where decisions go. `listen()` then starts the shared egress proxy for
+   * Pods (EGRESS_PROXY_PORT); a Pod's clone, install steps, dev servers and agent turns each get a
+   * grant of their phase's allowlist, bound to the Pod. Absent: Pods are given no proxy (their
+   * NetworkPolicy leaves them no other way out).
+   */
+  egress?: SandboxEgressSettings;
+  /**
+   * How long one read of a Pod's status answers the limit polls of its run (default 5000 ms): a run
+   * polls every 500 ms, the API server is asked at most once per this per sandbox. The check after
+   * the harness ended (`fresh`) always reads.
+   */
+  limitReadIntervalMs?: number;
 }
+
+/** See `limitReadIntervalMs`. */
+export const DEFAULT_LIMIT_READ_INTERVAL_MS = 5000;
 
 /** The ids this provider makes; anything else a record holds (a `local-…` id) is not its to delete. */
 const SANDBOX_ID = /^k8s-[0-9a-f]{20}$/;
@@ -66,6 +89,19 @@ function sandboxLabels(request: AllocateRequest): Record<string, string> {
   const run = request.runId === null ? '' : labelValue(request.runId);
   if (run) labels['agent-run-service.dev/run-id'] = run;
   return labels;
+}
+
+/** What a Pod reaches without the proxy: K8S_NO_PROXY, and this instance's model gateway (a CLI calls it directly). */
+export function directHosts(noProxy: readonly string[], modelBaseUrl: string | null): string[] {
+  const gateway = modelBaseUrl === null ? [] : [new URL(modelBaseUrl).hostname.replace(/^\[|\]$/g, '')];
+  return [...noProxy, ...gateway];
+}
+
+/** Whether a host is one a NO_PROXY entry names, as curl reads it: the name itself or any name under it (`.suffix` too). */
+function hostMatches(host: string, entry: string): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+  const domain = entry.startsWith('.') ? entry.slice(1) : entry;
+  return name === domain || name.endsWith(`.${domain}`);
 }
 
 /** The decision code of a Pod that did not come up (the init container's `ars-init` line says why). */
@@ -105,6 +141,16 @@ export class KubernetesProvider implements SandboxProvider {
   private modelBaseUrl: string | null = null;
   /** The open doors of each sandbox: closed with their launch, and at the latest with the sandbox. */
   private readonly doors = new Map<string, Set<ModelDoor>>();
+  private readonly egress: SandboxEgressSettings | undefined;
+  /** The shared egress proxy and the URL Pods reach it at, once `listen()` started it. */
+  private egressProxy: { proxy: SharedEgressProxy; reachedAt: string } | null = null;
+  /** The open egress grants of each sandbox: closed with their command or launch, and at the latest with the sandbox. */
+  private readonly grants = new Map<string, Set<EgressGrant>>();
+  /** Whose each sandbox is, for its egress events (a sandbox attached after a restart is its own record's id). */
+  private readonly owners = new Map<string, SandboxOwner>();
+  /** The last read of each sandbox's Pod status for its limits: when, and what it said (a limit once reached stays reached). */
+  private readonly limitReads = new Map<string, { at: number; answer: Promise<PodLimitCode | null>; hit: PodLimitCode | null }>();
+  private readonly limitReadIntervalMs: number;
 
   constructor(
     private readonly settings: KubernetesSettings,
@@ -119,6 +165,8 @@ export class KubernetesProvider implements SandboxProvider {
     this.shimPath = options.shimPath ?? DEFAULT_SHIM;
     this.killGraceMs = options.killGraceMs;
     this.modelGateway = options.modelGateway;
+    this.egress = options.egress;
+    this.limitReadIntervalMs = options.limitReadIntervalMs ?? DEFAULT_LIMIT_READ_INTERVAL_MS;
   }
 
   /**
@@ -132,25 +180,108 @@ export class KubernetesProvider implements SandboxProvider {
     const host = 'podIp' in reachedAt ? reachedAt.podIp : undefined;
     const bound = await this.modelGateway.listenShared({ port, ...(host !== undefined ? { host } : {}) });
     this.modelBaseUrl = 'url' in reachedAt ? reachedAt.url : `http://${host?.includes(':') ? `[${host}]` : host}:${bound.port}`;
+    if (this.egress) await this.listenForEgress(this.egress);
     return { url: this.modelBaseUrl };
+  }
+
+  /** The shared egress proxy on EGRESS_PROXY_PORT, on this instance's Pod IP when that is how Pods reach it. */
+  private async listenForEgress(egress: SandboxEgressSettings): Promise<void> {
+    const { port, reachedAt } = this.settings.egressProxy;
+    const host = 'podIp' in reachedAt ? reachedAt.podIp : undefined;
+    const proxy = await startSharedEgressProxy({ port, ...(host !== undefined ? { host } : {}), ...(egress.lookup ? { lookup: egress.lookup } : {}) });
+    const name = 'podIp' in reachedAt ? reachedAt.podIp : 'host' in reachedAt ? reachedAt.host : null;
+    const url = name === null && 'url' in reachedAt ? reachedAt.url : `http://${name?.includes(':') ? `[${name}]` : name}:${proxy.port}`;
+    this.egressProxy = { proxy, reachedAt: url };
   }
 
   /** Makes the Pod, waits until the repository is ready in it (restores a snapshot when asked); on any failure the Pod is deleted again. */
   async allocate(request: AllocateRequest): Promise<AllocatedSandbox> {
     const sandboxId = `k8s-${randomBytes(10).toString('hex')}`;
-    const manifests = this.manifests(sandboxId, request);
-    const pod = await this.client.create(manifests).catch((error: unknown) => {
-      throw allocationFailure(error);
-    });
+    this.owners.set(sandboxId, { sandboxRecordId: request.sandboxRecordId, runId: request.runId });
+    // The clone's grant: the clone URL's host alone, until the Pod runs (it has no IP to bind to before).
+    const clone = this.cloneGrant(sandboxId, request.cloneUrl);
     try {
-      await pod.waitUntilRunning(request.signal ? { signal: request.signal } : {});
-      if (request.restoreFrom !== undefined) await restorePod(pod, request.restoreFrom, manifests.workingDir, request.rootDirectory);
+      const manifests = this.manifests(sandboxId, request, clone?.env);
+      const pod = await this.client.create(manifests).catch((error: unknown) => {
+        throw allocationFailure(error);
+      });
+      try {
+        await pod.waitUntilRunning(request.signal ? { signal: request.signal } : {});
+        if (request.restoreFrom !== undefined) await restorePod(pod, request.restoreFrom, manifests.workingDir, request.rootDirectory);
+      } catch (error) {
+        await pod.delete().catch(() => undefined);
+        throw allocationFailure(error);
+      }
+      this.pods.set(sandboxId, pod);
+      return { sandboxId, dir: null, repoDir: REPO_DIR, cwd: manifests.workingDir, home: HOME_DIR };
     } catch (error) {
-      await pod.delete().catch(() => undefined);
-      throw allocationFailure(error);
+      this.owners.delete(sandboxId);
+      throw error;
+    } finally {
+      clone?.grant.close();
     }
-    this.pods.set(sandboxId, pod);
-    return { sandboxId, dir: null, repoDir: REPO_DIR, cwd: manifests.workingDir, home: HOME_DIR };
+  }
+
+  /**
+   * A grant of the egress proxy for a Pod's clone: only the clone URL's host and port, from any
+   * address (the Pod has none before it is scheduled), closed once the Pod runs. None for a URL the
+   * proxy does not carry (not http(s), an IP address, a K8S_NO_PROXY host): that clone goes direct,
+   * where the sandbox namespace's NetworkPolicy allows it.
+   */
+  private cloneGrant(sandboxId: string, cloneUrl: string): { grant: EgressGrant; env: { url: string; noProxy: string } } | null {
+    if (!this.egressProxy) return null;
+    // A path (a local repository) or an scp-like `host:path` is no URL the proxy carries.
+    if (!URL.canParse(cloneUrl)) return null;
+    const url = new URL(cloneUrl);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+    if (this.settings.noProxy.some((entry) => hostMatches(url.hostname, entry))) return null;
+    let allow: EgressAllowList;
+    try {
+      allow = parseEgressAllow(`${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`);
+    } catch (error) {
+      // An address instead of a name: the proxy would refuse it whatever the list says.
+      if (error instanceof EgressAllowError) return null;
+      throw error;
+    }
+    const grant = this.openGrant(sandboxId, 'clone', allow, null);
+    return { grant, env: { url: grant.proxyUrl(this.egressProxy.reachedAt), noProxy: this.directHosts().join(',') } };
+  }
+
+  /** The proxy variables of a command or launch of `phase`, and its grant; null when that phase may reach nothing (or there is no proxy). */
+  private async phaseGrant(
+    sandbox: AllocatedSandbox,
+    phase: 'install' | 'agent',
+    pod: SandboxPod,
+  ): Promise<{ grant: EgressGrant; env: Record<string, string> } | null> {
+    const allow = this.egress?.[phase];
+    if (!this.egressProxy || !allow || allow.rules.length === 0) return null;
+    const ip = (await pod.read()).status?.podIP;
+    if (!ip) throw new Error(`the pod "${sandbox.sandboxId}" has no IP address: its egress grant cannot be bound to it`);
+    const grant = this.openGrant(sandbox.sandboxId, phase, allow, ip);
+    return { grant, env: proxyEnvironment(grant.proxyUrl(this.egressProxy.reachedAt), this.directHosts()) };
+  }
+
+  private openGrant(sandboxId: string, phase: EgressDecisionPhase, allow: EgressAllowList, peerAddress: string | null): EgressGrant {
+    if (!this.egressProxy) throw new Error('the egress proxy does not listen');
+    const owner = this.owners.get(sandboxId) ?? { sandboxRecordId: sandboxId, runId: null };
+    const onDecision = this.egress?.onDecision;
+    const opened = this.egressProxy.proxy.grant({ peerAddress, allow, onDecision: oncePerDestination((event) => onDecision?.(owner, phase, event)) });
+    const open = this.grants.get(sandboxId) ?? new Set<EgressGrant>();
+    open.add(opened);
+    this.grants.set(sandboxId, open);
+    return {
+      credential: opened.credential,
+      proxyUrl: (reachedAt) => opened.proxyUrl(reachedAt),
+      close: () => {
+        open.delete(opened);
+        if (open.size === 0) this.grants.delete(sandboxId);
+        opened.close();
+      },
+    };
+  }
+
+  private directHosts(): string[] {
+    return directHosts(this.settings.noProxy, this.modelBaseUrl);
   }
 
   /** A handle on the sandbox's Pod; for a sandbox made before a restart, attached by its id. */
@@ -166,10 +297,14 @@ export class KubernetesProvider implements SandboxProvider {
   /** `/bin/sh -c <command>` in the Pod; a failure of the API (the Pod is gone) is reported in the output with `exitCode: null`. */
   async exec(sandbox: AllocatedSandbox, request: ExecRequest): Promise<ExecResult> {
     if (request.signal?.aborted) return { exitCode: null, aborted: true };
+    const pod = this.attach(sandbox);
+    let egress: { grant: EgressGrant; env: Record<string, string> } | null = null;
     try {
-      return await this.attach(sandbox).exec(['/bin/sh', '-c', request.command], {
+      // Its way out: a grant of its phase's allowlist for as long as it runs (a dev server: until it is stopped).
+      if (request.egress) egress = await this.phaseGrant(sandbox, request.egress, pod);
+      return await pod.exec(['/bin/sh', '-c', request.command], {
         cwd: request.cwd,
-        env: request.env,
+        env: egress ? { ...request.env, ...egress.env } : request.env,
         onStdout: request.onOutput,
         onStderr: request.onOutput,
         ...(request.signal ? { signal: request.signal } : {}),
@@ -179,6 +314,8 @@ export class KubernetesProvider implements SandboxProvider {
       if (!(error instanceof KubernetesError)) throw error;
       request.onOutput(Buffer.from(`ars: ${error.message}\n`));
       return { exitCode: null, aborted: request.signal?.aborted ?? false };
+    } finally {
+      egress?.grant.close();
     }
   }
 
@@ -205,22 +342,27 @@ export class KubernetesProvider implements SandboxProvider {
     const model = request.modelAccess ? await this.openModelDoor(sandbox, pod) : null;
     const gateway = this.modelGateway;
     let issued: RelayTicket;
+    let egress: { grant: EgressGrant; env: Record<string, string> } | null = null;
     try {
+      // The agent's turn reaches its model directly, and the outside only through SANDBOX_EGRESS_ALLOW's grant.
+      egress = await this.phaseGrant(sandbox, 'agent', pod);
       issued = await this.relay.issue({
         pod,
         sandboxId: sandbox.sandboxId,
         command: inPodCommand(request),
         cwd: request.cwd,
-        env: request.env,
+        env: egress ? { ...request.env, ...egress.env } : request.env,
         localKeys: Object.keys(local),
         // Whatever the caller hands the SDK as its key, a company key stays here: only a door's credential enters a Pod.
         ...(gateway ? { withhold: (value: string) => gateway.holdsProviderKey(value) } : {}),
         ...(this.killGraceMs !== undefined ? { killGraceMs: this.killGraceMs } : {}),
       });
     } catch (error) {
+      egress?.grant.close();
       if (model) await this.closeDoor(sandbox.sandboxId, model.door);
       throw error;
     }
+    const grant = egress?.grant;
     return {
       executablePath: this.shimPath,
       env: { ...local, ARS_POD_EXEC_SOCKET: issued.socket, ARS_POD_EXEC_TICKET: issued.ticket },
@@ -232,6 +374,7 @@ export class KubernetesProvider implements SandboxProvider {
         try {
           await this.relay.revoke(issued.ticket);
         } finally {
+          grant?.close();
           if (model) await this.closeDoor(sandbox.sandboxId, model.door);
         }
       },
@@ -252,13 +395,53 @@ export class KubernetesProvider implements SandboxProvider {
     return snapshotPod(this.attach(sandbox), file);
   }
 
+  /**
+   * The limits every sandbox Pod is held to, from the settings (`K8S_MEMORY_LIMIT`, `K8S_CPU_LIMIT`,
+   * `K8S_EPHEMERAL_STORAGE_LIMIT`, and `K8S_POD_PIDS_LIMIT` as the operator says the kubelets hold;
+   * without it `pids` is null and named in `not_enforced`). Null for a sandbox this provider did not make.
+   */
+  limitsOf(sandbox: SandboxRef): SandboxLimitsInForce | null {
+    if (sandbox.sandboxId === null || !SANDBOX_ID.test(sandbox.sandboxId)) return null;
+    return podLimitsInForce(this.settings.resources.limits, this.settings.podPidsLimit ?? null);
+  }
+
+  /**
+   * The limit the sandbox's Pod reached, by the status the kubelet reported (podLimits.ts): a
+   * container `OOMKilled` → `memory_limit`, the Pod evicted for its ephemeral storage → `disk_limit`.
+   * Polls reuse a read younger than `limitReadIntervalMs`; a `fresh` check reads. A Pod that is gone
+   * is null; an API failure rejects (the session counts it as nothing reached).
+   */
+  async limitReached(sandbox: SandboxRef, check: LimitCheck = {}): Promise<SandboxLimitHit | null> {
+    const limits = this.limitsOf(sandbox);
+    if (limits === null || sandbox.sandboxId === null) return null;
+    const code = await this.podLimit(sandbox.sandboxId, check.fresh === true);
+    return code === null ? null : podLimitHit(code, limits);
+  }
+
+  private podLimit(id: string, fresh: boolean): Promise<PodLimitCode | null> {
+    const last = this.limitReads.get(id);
+    if (last?.hit) return Promise.resolve(last.hit);
+    const now = Date.now();
+    if (last && !fresh && now - last.at < this.limitReadIntervalMs) return last.answer;
+    const pod = this.pods.get(id) ?? this.client.attach(id, secretName(id), REPO_DIR);
+    const read = { at: now, answer: pod.readStatus().then(podLimitReached), hit: null as PodLimitCode | null };
+    this.limitReads.set(id, read);
+    return read.answer.then((code) => {
+      read.hit = code;
+      return code;
+    });
+  }
+
   /** Deletes the Pod and its Secret by id (safe twice; a null or foreign id is left alone). */
   async release(sandbox: SandboxRef): Promise<void> {
     const id = sandbox.sandboxId;
     if (id === null || !SANDBOX_ID.test(id)) return;
+    this.limitReads.delete(id);
     await this.relay.revokeSandbox(id);
     // A door left open by a launch never closed dies with its Pod: the Pod's IP may be another Pod's next.
     await Promise.all([...(this.doors.get(id) ?? [])].map((door) => this.closeDoor(id, door)));
+    for (const grant of [...(this.grants.get(id) ?? [])]) grant.close();
+    this.owners.delete(id);
     this.pods.delete(id);
     await this.client.attach(id, secretName(id), REPO_DIR).delete();
   }
@@ -267,6 +450,9 @@ export class KubernetesProvider implements SandboxProvider {
   async close(): Promise<void> {
     await this.relay.close();
     this.doors.clear();
+    this.grants.clear();
+    await this.egressProxy?.proxy.close();
+    this.egressProxy = null;
     await this.modelGateway?.close();
   }
 
@@ -294,7 +480,7 @@ export class KubernetesProvider implements SandboxProvider {
     await door.close();
   }
 
-  private manifests(sandboxId: string, request: AllocateRequest): SandboxManifests {
+  private manifests(sandboxId: string, request: AllocateRequest, cloneProxy: { url: string; noProxy: string } | undefined): SandboxManifests {
     try {
       return buildSandboxManifests({
         sandboxId,
@@ -309,6 +495,7 @@ export class KubernetesProvider implements SandboxProvider {
         createBranch: true,
         rootDirectory: request.rootDirectory,
         labels: sandboxLabels(request),
+        ...(cloneProxy ? { cloneProxy } : {}),
         ...(this.settings.serviceAccount !== undefined ? { serviceAccount: this.settings.serviceAccount } : {}),
         ...(this.settings.nodeSelector !== undefined ? { nodeSelector: this.settings.nodeSelector } : {}),
       });

@@ -2,7 +2,7 @@
 // API documentation and shares no code with podManifest.ts / networkPolicy.ts (an independent oracle).
 import { describe, expect, it } from '@jest/globals';
 import { validateNetworkPolicy, validatePod, validateSecret } from '@ars/kubernetes-stand-in';
-import { CLUSTER_INTERNAL_RANGES, sandboxNetworkPolicy } from './networkPolicy.js';
+import { sandboxNetworkPolicy } from './networkPolicy.js';
 import { manifests } from './testing.js';
 
 /** The manifests as the API server receives them: JSON. */
@@ -31,13 +31,13 @@ describe("the provider's Pod and Secret are valid by the API server's rules", ()
 });
 
 describe("the provider's NetworkPolicy is valid by the API server's rules", () => {
-  it('with the defaults, a preview source and extra egress', () => {
+  it('with the defaults, and with a preview source, a destination reached directly and DNS', () => {
     expect(validateNetworkPolicy(wire(sandboxNetworkPolicy({ namespace: 'ars-sandboxes' }))).causes).toEqual([]);
     const narrowed = sandboxNetworkPolicy({
       namespace: 'ars-sandboxes',
       previewFrom: [{ podSelector: { matchLabels: { app: 'sandboxes' } } }],
       allowEgressTo: [{ ipBlock: { cidr: '10.20.0.0/16' } }],
-      internalRanges: { ipv4: [...CLUSTER_INTERNAL_RANGES.ipv4], ipv6: [...CLUSTER_INTERNAL_RANGES.ipv6] },
+      dns: true,
     });
     expect(validateNetworkPolicy(wire(narrowed)).causes).toEqual([]);
   });

@@ -1,13 +1,14 @@
 import { validateNetworkPolicy } from '@ars/kubernetes-stand-in';
 import { PREVIEW_PORTS } from './kubernetesProvider.js';
-import { CLUSTER_INTERNAL_RANGES, DEFAULT_MODEL_GATEWAY_PEER, MODEL_PROVIDER_RANGES, sandboxNetworkPolicy, type ModelGatewayPeer } from './networkPolicy.js';
+import { DEFAULT_MODEL_GATEWAY_PEER, sandboxNetworkPolicy, type ModelGatewayPeer } from './networkPolicy.js';
 import { buildSandboxManifests } from './podManifest.js';
 
-/** The chart's: the release's sandboxes Pods, in the release's namespace, on MODEL_GATEWAY_PORT. */
+/** The chart's: the release's sandboxes Pods, in the release's namespace, on MODEL_GATEWAY_PORT and EGRESS_PROXY_PORT. */
 const RELEASE_GATEWAY: ModelGatewayPeer = {
   namespace: 'ars',
   podLabels: { 'app.kubernetes.io/name': 'agent-run-service', 'app.kubernetes.io/instance': 'ars', 'app.kubernetes.io/component': 'sandboxes' },
   port: 8090,
+  egressProxyPort: 8091,
 };
 const policy = sandboxNetworkPolicy({ namespace: 'ars-sandboxes', modelGateway: RELEASE_GATEWAY });
 const spec = policy.spec!;
@@ -50,57 +51,51 @@ describe('no ingress but the preview ports', () => {
   });
 });
 
-describe('egress to DNS, to the model gateway port of the sandboxes service, and to the internet but never cluster-internal or model provider addresses', () => {
-  test('DNS only to kube-dns, on port 53', () => {
-    const dns = spec.egress?.[0];
+describe('egress only to the sandboxes service: its model gateway and egress proxy ports; no internet, no DNS, no cluster address', () => {
+  test("one rule: the sandboxes service's Pods of the release's namespace, on MODEL_GATEWAY_PORT and EGRESS_PROXY_PORT only", () => {
+    expect(spec.egress).toEqual([
+      {
+        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ars' } }, podSelector: { matchLabels: RELEASE_GATEWAY.podLabels } }],
+        ports: [
+          { protocol: 'TCP', port: 8090 },
+          { protocol: 'TCP', port: 8091 },
+        ],
+      },
+    ]);
+  });
+
+  test("without a release to name, the sandboxes service's Pods by their labels in any namespace, on ports 8090 and 8091", () => {
+    expect(sandboxNetworkPolicy({ namespace: 'n' }).spec?.egress).toEqual([
+      {
+        to: [
+          {
+            namespaceSelector: {},
+            podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'agent-run-service', 'app.kubernetes.io/component': 'sandboxes' } },
+          },
+        ],
+        ports: [
+          { protocol: 'TCP', port: DEFAULT_MODEL_GATEWAY_PEER.port },
+          { protocol: 'TCP', port: DEFAULT_MODEL_GATEWAY_PEER.egressProxyPort },
+        ],
+      },
+    ]);
+    expect([DEFAULT_MODEL_GATEWAY_PEER.port, DEFAULT_MODEL_GATEWAY_PEER.egressProxyPort]).toEqual([8090, 8091]);
+  });
+
+  test('no rule names an address block: the internet, the cluster and the model providers are reached only through the proxy', () => {
+    const peers = (spec.egress ?? []).flatMap((rule) => rule.to ?? []);
+    expect(peers.filter((peer) => peer.ipBlock !== undefined)).toEqual([]);
+  });
+
+  test('DNS, only when hosts are reached directly (K8S_NO_PROXY): kube-dns on port 53', () => {
+    const dns = sandboxNetworkPolicy({ namespace: 'n', dns: true }).spec?.egress?.[1];
     expect(dns?.to?.[0]?.podSelector?.matchLabels).toEqual({ 'k8s-app': 'kube-dns' });
     expect(dns?.ports?.map((port) => `${port.protocol}/${String(port.port)}`)).toEqual(['UDP/53', 'TCP/53']);
+    expect(sandboxNetworkPolicy({ namespace: 'n' }).spec?.egress).toHaveLength(1);
   });
 
-  test("the model gateway: the sandboxes service's Pods of the release's namespace, on MODEL_GATEWAY_PORT only", () => {
-    expect(spec.egress?.[1]).toEqual({
-      to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ars' } }, podSelector: { matchLabels: RELEASE_GATEWAY.podLabels } }],
-      ports: [{ protocol: 'TCP', port: 8090 }],
-    });
-  });
-
-  test("without a release to name, the gateway is the sandboxes service's Pods by their labels in any namespace, on port 8090", () => {
-    expect(sandboxNetworkPolicy({ namespace: 'n' }).spec?.egress?.[1]).toEqual({
-      to: [
-        {
-          namespaceSelector: {},
-          podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'agent-run-service', 'app.kubernetes.io/component': 'sandboxes' } },
-        },
-      ],
-      ports: [{ protocol: 'TCP', port: DEFAULT_MODEL_GATEWAY_PEER.port }],
-    });
-    expect(DEFAULT_MODEL_GATEWAY_PEER.port).toBe(8090);
-  });
-
-  test('every address but the private, link-local (metadata), shared and loopback ranges, and the model providers’ published ones', () => {
-    const internet = spec.egress?.[2];
-    expect(internet?.ports).toBeUndefined();
-    expect(internet?.to).toEqual([
-      { ipBlock: { cidr: '0.0.0.0/0', except: [...CLUSTER_INTERNAL_RANGES.ipv4, ...MODEL_PROVIDER_RANGES.ipv4] } },
-      { ipBlock: { cidr: '::/0', except: [...CLUSTER_INTERNAL_RANGES.ipv6, ...MODEL_PROVIDER_RANGES.ipv6] } },
-    ]);
-    expect(CLUSTER_INTERNAL_RANGES.ipv4).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
-    // api.anthropic.com's published addresses.
-    expect(MODEL_PROVIDER_RANGES).toEqual({ ipv4: ['160.79.104.0/23'], ipv6: ['2607:6bc0::/48'] });
-    expect(spec.egress).toHaveLength(3);
-  });
-
-  test('the provider ranges can be replaced (a provider endpoint of fixed addresses), the internal ones widened', () => {
-    const custom = sandboxNetworkPolicy({
-      namespace: 'n',
-      modelProviderRanges: { ipv4: ['203.0.113.0/24'], ipv6: [] },
-      internalRanges: { ipv4: ['10.0.0.0/8'], ipv6: [] },
-    });
-    expect(custom.spec?.egress?.[2]?.to?.map((peer) => peer.ipBlock?.except)).toEqual([['10.0.0.0/8', '203.0.113.0/24'], []]);
-  });
-
-  test('an internal destination is reachable only when named (a source host inside the cluster)', () => {
+  test('a destination reached directly is reachable only when named (a source host inside the cluster)', () => {
     const peer = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'git' } } };
-    expect(sandboxNetworkPolicy({ namespace: 'n', allowEgressTo: [peer] }).spec?.egress?.[3]).toEqual({ to: [peer] });
+    expect(sandboxNetworkPolicy({ namespace: 'n', allowEgressTo: [peer] }).spec?.egress?.[1]).toEqual({ to: [peer] });
   });
 });

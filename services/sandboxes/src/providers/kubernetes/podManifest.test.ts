@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   buildSandboxManifests,
+  CLONE_PROXY_KEY,
   CLONE_URL_KEY,
   HOME_DIR,
   INIT_CONTAINER,
@@ -49,6 +50,31 @@ describe('the clone URL lives in the Secret only', () => {
     expect(init?.env?.find((e) => e.name === 'CLONE_URL')?.valueFrom?.secretKeyRef).toEqual({ name: secret.metadata?.name, key: CLONE_URL_KEY });
     const main = pod.spec?.containers[0];
     expect(JSON.stringify(main)).not.toContain('CLONE_URL');
+  });
+});
+
+describe("the clone's egress proxy URL (its grant's credential) lives in the Secret only, for the init container alone", () => {
+  const PROXY = 'http://ars:grant-credential-0123@10.244.0.7:8091';
+
+  it('the four proxy variables come from the Secret, NO_PROXY is plain; the main container has none of them', () => {
+    const { secret, pod } = buildSandboxManifests(input({ cloneProxy: { url: PROXY, noProxy: 'git.internal.example,10.244.0.7' } }));
+    expect(Buffer.from(secret.data?.[CLONE_PROXY_KEY] ?? '', 'base64').toString('utf8')).toBe(PROXY);
+    expect(JSON.stringify(pod)).not.toContain('grant-credential-0123');
+    const env = pod.spec?.initContainers?.[0]?.env ?? [];
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) {
+      expect(env.find((e) => e.name === name)?.valueFrom?.secretKeyRef).toEqual({ name: secret.metadata?.name, key: CLONE_PROXY_KEY });
+    }
+    expect(env.filter((e) => e.name === 'NO_PROXY' || e.name === 'no_proxy').map((e) => e.value)).toEqual([
+      'git.internal.example,10.244.0.7',
+      'git.internal.example,10.244.0.7',
+    ]);
+    expect(JSON.stringify(pod.spec?.containers[0])).not.toMatch(/proxy/i);
+  });
+
+  it('without a clone proxy, neither the Secret nor the Pod names one', () => {
+    const { secret, pod } = buildSandboxManifests(input());
+    expect(Object.keys(secret.data ?? {})).toEqual([CLONE_URL_KEY]);
+    expect(JSON.stringify(pod)).not.toMatch(/proxy/i);
   });
 });
 

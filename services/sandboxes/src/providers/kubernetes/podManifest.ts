@@ -15,6 +15,7 @@ export const HOME_DIR = `${WORKSPACE}/home`;
 export const INIT_CONTAINER = 'clone';
 export const MAIN_CONTAINER = 'sandbox';
 export const CLONE_URL_KEY = 'clone-url';
+export const CLONE_PROXY_KEY = 'clone-proxy';
 /** The uid/gid both containers run as (the image needs no user of that id; files are shared through fsGroup). */
 export const SANDBOX_UID = 1000;
 
@@ -53,6 +54,11 @@ export interface SandboxPodInput {
   /** Kubernetes stops the Pod after this many seconds (a backstop to the service's own idle stop). */
   activeDeadlineSeconds?: number;
   imagePullSecrets?: string[];
+  /**
+   * The clone's way out: the egress proxy URL of a grant for the clone URL's host alone (it holds the
+   * grant's credential: written to the Secret only), and the hosts reached directly (NO_PROXY).
+   */
+  cloneProxy?: { url: string; noProxy: string };
 }
 
 export interface SandboxManifests {
@@ -255,7 +261,10 @@ export function buildSandboxManifests(input: SandboxPodInput): SandboxManifests 
     metadata: { name: secretName(input.sandboxId), namespace: input.namespace, labels },
     type: 'Opaque',
     immutable: true,
-    data: { [CLONE_URL_KEY]: Buffer.from(input.cloneUrl, 'utf8').toString('base64') },
+    data: {
+      [CLONE_URL_KEY]: Buffer.from(input.cloneUrl, 'utf8').toString('base64'),
+      ...(input.cloneProxy ? { [CLONE_PROXY_KEY]: Buffer.from(input.cloneProxy.url, 'utf8').toString('base64') } : {}),
+    },
   };
   const workingDir = rootDirectory === null ? REPO_DIR : `${REPO_DIR}/${rootDirectory}`;
   const resources = { requests: { ...input.resources.requests }, limits: { ...input.resources.limits } };
@@ -276,6 +285,17 @@ export function buildSandboxManifests(input: SandboxPodInput): SandboxManifests 
       { name: 'HOME', value: '/tmp' },
       { name: 'GIT_TERMINAL_PROMPT', value: '0' },
       { name: 'GIT_CONFIG_NOSYSTEM', value: '1' },
+      // git (libcurl) reads the lower-case names, other tools the upper-case ones.
+      ...(input.cloneProxy
+        ? [
+            ...['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].map((name) => ({
+              name,
+              valueFrom: { secretKeyRef: { name: secretName(input.sandboxId), key: CLONE_PROXY_KEY } },
+            })),
+            { name: 'NO_PROXY', value: input.cloneProxy.noProxy },
+            { name: 'no_proxy', value: input.cloneProxy.noProxy },
+          ]
+        : []),
     ],
     resources,
     securityContext: containerSecurity(),

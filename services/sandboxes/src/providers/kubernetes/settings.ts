@@ -9,11 +9,19 @@ export interface KubernetesSettings {
   image: string;
   gitImage: string;
   resources: SandboxResources;
+  /**
+   * `K8S_POD_PIDS_LIMIT`: the kubelet's `podPidsLimit` on the sandbox nodes, as the operator configured
+   * it (the service cannot read a kubelet's configuration): reported as the sandboxes' process limit.
+   */
+  podPidsLimit?: number;
   serviceAccount?: string;
   nodeSelector?: Record<string, string>;
   readyTimeoutMs: number;
   config: KubeConfigSource;
   modelGateway: ModelGatewayPlace;
+  egressProxy: EgressProxyPlace;
+  /** `K8S_NO_PROXY`: hosts a Pod reaches directly, not through the egress proxy (its NetworkPolicy must allow them too). */
+  noProxy: string[];
 }
 
 /**
@@ -29,6 +37,19 @@ export interface ModelGatewayPlace {
 }
 
 export const DEFAULT_MODEL_GATEWAY_PORT = 8090;
+
+/**
+ * Where this service's egress proxy listens for its Pods, and how a Pod reaches it: like the model
+ * gateway, a grant lives in the instance that made it, so a Pod is sent to that instance itself.
+ */
+export interface EgressProxyPlace {
+  /** `EGRESS_PROXY_PORT` (0: any free port, tests). */
+  port: number;
+  /** `EGRESS_PROXY_URL` as given, or this instance's Pod IP (`MODEL_GATEWAY_POD_IP`), or the model gateway URL's host, on the port bound. */
+  reachedAt: { url: string } | { podIp: string } | { host: string };
+}
+
+export const DEFAULT_EGRESS_PROXY_PORT = 8091;
 
 export class SettingsError extends Error {
   constructor(
@@ -79,6 +100,12 @@ export function kubernetesSettings(env: Env): KubernetesSettings {
     if (r !== null && l !== null && r > l) throw new SettingsError(`K8S_${kind}_REQUEST`, `(${request}) must not exceed K8S_${kind}_LIMIT (${limit})`);
   }
 
+  const pidsText = text(env, 'K8S_POD_PIDS_LIMIT');
+  const podPidsLimit = pidsText === undefined ? undefined : Number(pidsText);
+  if (pidsText !== undefined && (!/^\d+$/.test(pidsText) || !Number.isSafeInteger(podPidsLimit) || Number(pidsText) < 1)) {
+    throw new SettingsError('K8S_POD_PIDS_LIMIT', `must be an integer ≥ 1 (the kubelet's podPidsLimit on the sandbox nodes), got "${pidsText}"`);
+  }
+
   const serviceAccount = text(env, 'K8S_SERVICE_ACCOUNT');
   if (serviceAccount !== undefined && !isDnsSubdomain(serviceAccount)) throw new SettingsError('K8S_SERVICE_ACCOUNT', 'must be a DNS subdomain');
 
@@ -122,6 +149,8 @@ export function kubernetesSettings(env: Env): KubernetesSettings {
   }
 
   const modelGateway = modelGatewayPlace(env);
+  const egressProxy = egressProxyPlace(env, modelGateway);
+  const noProxy = noProxyHosts(env);
 
   return {
     namespace,
@@ -131,6 +160,9 @@ export function kubernetesSettings(env: Env): KubernetesSettings {
     readyTimeoutMs,
     config,
     modelGateway,
+    egressProxy,
+    noProxy,
+    ...(podPidsLimit !== undefined ? { podPidsLimit } : {}),
     ...(serviceAccount !== undefined ? { serviceAccount } : {}),
     ...(nodeSelector !== undefined ? { nodeSelector } : {}),
   };
@@ -156,6 +188,39 @@ function modelGatewayPlace(env: Env): ModelGatewayPlace {
     'MODEL_GATEWAY_URL',
     "or MODEL_GATEWAY_POD_IP is required: how a sandbox Pod reaches this instance's model gateway (its only way to a model)",
   );
+}
+
+/** `EGRESS_PROXY_PORT`, and `EGRESS_PROXY_URL` or else where the model gateway is reached (same instance, its own port). */
+function egressProxyPlace(env: Env, modelGateway: ModelGatewayPlace): EgressProxyPlace {
+  const portText = text(env, 'EGRESS_PROXY_PORT') ?? String(DEFAULT_EGRESS_PROXY_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65_535) throw new SettingsError('EGRESS_PROXY_PORT', `must be a port number (0–65535), got "${portText}"`);
+  if (port !== 0 && port === modelGateway.port) throw new SettingsError('EGRESS_PROXY_PORT', `must differ from MODEL_GATEWAY_PORT (${port})`);
+  const url = text(env, 'EGRESS_PROXY_URL');
+  if (url !== undefined) {
+    const problem = gatewayUrlProblem(url) ?? (url.startsWith('http:') ? null : 'must be an http URL (the proxy speaks plain HTTP CONNECT)');
+    if (problem) throw new SettingsError('EGRESS_PROXY_URL', `${problem}, got "${url}"`);
+    if (new URL(url).pathname !== '/') throw new SettingsError('EGRESS_PROXY_URL', `must have no path, got "${url}"`);
+    return { port, reachedAt: { url: url.replace(/\/+$/, '') } };
+  }
+  if ('podIp' in modelGateway.reachedAt) return { port, reachedAt: { podIp: modelGateway.reachedAt.podIp } };
+  return { port, reachedAt: { host: new URL(modelGateway.reachedAt.url).hostname } };
+}
+
+/** `K8S_NO_PROXY`: comma-separated host names (`.suffix` for a domain) or IP addresses. */
+function noProxyHosts(env: Env): string[] {
+  const value = text(env, 'K8S_NO_PROXY');
+  if (value === undefined) return [];
+  const hosts = value
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== '');
+  for (const host of hosts) {
+    const name = host.startsWith('.') ? host.slice(1) : host;
+    if (isIP(name.replace(/^\[|\]$/g, '')) === 0 && !isDnsSubdomain(name))
+      throw new SettingsError('K8S_NO_PROXY', `must be host names (.suffix for a domain) or IP addresses separated by commas, got "${host}"`);
+  }
+  return hosts;
 }
 
 /** Why a MODEL_GATEWAY_URL cannot be a CLI's model base URL, or null. */

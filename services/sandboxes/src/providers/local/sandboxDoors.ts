@@ -11,27 +11,12 @@ import { chown, mkdir, rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { EgressAllowList } from '../../domain/egressPolicy.js';
-import { startEgressProxy, type EgressDecisionEvent, type EgressProxy } from '../../egress/egressProxy.js';
+import { startEgressProxy, type EgressProxy } from '../../egress/egressProxy.js';
+import { oncePerDestination, proxyEnvironment as proxyVariables, type SandboxEgressSettings, type SandboxOwner } from '../../egress/sandboxEgress.js';
 import { pipeBoth } from '../../modelAccess/loopbackForwarder.js';
 
 export type EgressPhase = 'install' | 'agent';
-
-/** Who a sandbox is, for its egress decisions' lifecycle events. */
-export interface SandboxOwner {
-  sandboxRecordId: string;
-  runId: string | null;
-}
-
-export interface SandboxEgressSettings {
-  /** SANDBOX_INSTALL_EGRESS_ALLOW: what install steps may reach. */
-  install: EgressAllowList;
-  /** SANDBOX_EGRESS_ALLOW: what the agent's turn and dev servers may reach. */
-  agent: EgressAllowList;
-  /** Each allowed or refused connection of a sandbox (its lifecycle). */
-  onDecision?: (owner: SandboxOwner, phase: EgressPhase, event: EgressDecisionEvent) => void;
-  /** How names are resolved (tests: a name for their test host); default the system resolver. */
-  lookup?: (host: string) => Promise<string[]>;
-}
+export type { SandboxEgressSettings, SandboxOwner };
 
 /** Where a sandbox sees the egress proxy and the preview folder, and the loopback port its forwarder gives the proxy. */
 export const EGRESS_SOCKET_INSIDE = '/run/ars/egress.sock';
@@ -40,15 +25,7 @@ export const PREVIEW_DIR_INSIDE = '/run/ars/preview';
 
 /** The variables every proxy-aware tool reads (npm, pip, git, curl, node's fetch with them set); the sandbox's own loopback stays direct. */
 export function proxyEnvironment(): Record<string, string> {
-  const proxy = `http://127.0.0.1:${EGRESS_PORT_INSIDE}`;
-  return {
-    HTTPS_PROXY: proxy,
-    HTTP_PROXY: proxy,
-    https_proxy: proxy,
-    http_proxy: proxy,
-    NO_PROXY: 'localhost,127.0.0.1,::1',
-    no_proxy: 'localhost,127.0.0.1,::1',
-  };
+  return proxyVariables(`http://127.0.0.1:${EGRESS_PORT_INSIDE}`);
 }
 
 export class SandboxDoors {
@@ -87,18 +64,10 @@ export class SandboxDoors {
     await mkdir(folder, { recursive: true, mode: 0o711 });
     const owner = this.owners.get(dir) ?? { sandboxRecordId: sandboxId, runId: null };
     const onDecision = this.settings.onDecision;
-    const reported = new Set<string>();
     return startEgressProxy({
       socketPath: join(folder, `${sandboxId}-${phase}-${randomBytes(4).toString('hex')}.sock`),
       allow,
-      onDecision: (event) => {
-        // Once per destination and outcome: an install's hundred downloads from one registry are one
-        // event, and the sandbox's few kept lifecycle events are not pushed out by repeats.
-        const key = `${event.kind} ${event.host}:${event.port} ${event.kind === 'egress_refused' ? event.reason : ''}`;
-        if (reported.has(key)) return;
-        reported.add(key);
-        onDecision?.(owner, phase, event);
-      },
+      onDecision: oncePerDestination((event) => onDecision?.(owner, phase, event)),
       ...(this.user ? { socketOwner: this.user } : {}),
       ...(this.settings.lookup ? { lookup: this.settings.lookup } : {}),
     });

@@ -42,11 +42,11 @@ export default {
   globalSetup: '<rootDir>/deploy/local/testenv/jest/globalSetup.js',
   globalTeardown: '<rootDir>/deploy/local/testenv/jest/globalTeardown.js',
   testTimeout: 60_000,
-  // Most of a whole-system or service suite's time is waiting (a consumer group's first join takes the
-  // broker's 3 s rebalance delay; deadlines, restarts), so a third worker on two cores. Measured in two
-  // fresh CI runs of one day: jest 1,249 s with three workers, 1,471 s with two (noisy machines: an
-  // earlier run with two took 1,166 s). Counted here, not as '150%': jest reads that as 150 workers.
-  maxWorkers: Math.max(2, Math.floor(availableParallelism() * 1.5)),
+  // Most of a whole-system or service suite's time is waiting (stacks starting, deadlines, restarts,
+  // drains), so two workers per core. Measured back to back on a quiet 2-core machine (2026-11-28,
+  // d83a1c7, the whole run): jest 650 s with four workers (1,101 CPU-s), 851 s with three (1,380
+  // CPU-s); earlier, 1,249 s with three against 1,471 s with two. Counted here, not as '200%'.
+  maxWorkers: Math.max(2, availableParallelism() * 2),
   reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
   // Longest first: suites with a system of their own, then the shared system's, then the rest.
   testSequencer: '<rootDir>/scripts/jestSequencer.cjs',

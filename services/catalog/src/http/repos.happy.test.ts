@@ -83,6 +83,23 @@ describe('q is a case-insensitive substring of owner/repo', () => {
   });
 });
 
+describe('q reaches the database as a literal: control characters (NUL included) match nothing, never an error', () => {
+  test.each([
+    ['NUL', '\u0000'],
+    ['a name then NUL', 'api\u0000'],
+    ['C0 controls', '\u0001\u001f'],
+    ['DEL', '\u007f'],
+    ['a C1 control', '\u0085'],
+    ['CR LF inside a name', 'api\r\nserver'],
+  ])('%s → 200 and no repository', async (_what, q) => {
+    const user = catalog.newUser();
+    await catalog.devInstallation(user, 3);
+    const answer = await catalog.call<{ repos: Repo[] }>('GET', `/internal/users/${user}/repos?q=${encodeURIComponent(q)}`);
+    expect(answer.status).toBe(200);
+    expect(answer.data.repos).toEqual([]);
+  });
+});
+
 describe('limit is 1 to 200, default 100; values outside the range are clamped', () => {
   test('limit=2 gives 2; limit=0 gives 1; limit=-3 gives 1; limit=1000 gives all (at most 200)', async () => {
     const user = catalog.newUser();

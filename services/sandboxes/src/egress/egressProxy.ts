@@ -10,13 +10,14 @@
 // Nothing of a request is reported beyond its host and port (never its headers: Proxy-Authorization
 // and the like stay with the request); each policy decision goes to onDecision.
 import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { connect, isIP, Socket, type AddressInfo } from 'node:net';
+import { connect, isIP, Socket } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { chmod, chown, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { listenTcp } from '../modelAccess/listenTcp.js';
 import { egressDecision, forbiddenAddress, parseIpLiteral, parsePort, type EgressAllowList } from '../domain/egressPolicy.js';
 
 /** One policy decision. `address` is the one connected to (allowed) or the one that made the refusal. */
@@ -424,18 +425,10 @@ export async function startSharedEgressProxy(options: SharedEgressProxyOptions):
     return { grant: found.state };
   };
   const server = egressServer(options, identify);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port: options.port, ...(options.host !== undefined ? { host: options.host } : {}) }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
-  const address = `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+  const { address, port } = await listenTcp(server, options);
   return {
     address,
-    port: bound.port,
+    port,
     grant: (request) => {
       if (request.peerAddress !== null && isIP(request.peerAddress) === 0)
         throw new Error(`an egress grant's peer address must be an IP address, got ${JSON.stringify(request.peerAddress)}`);

@@ -16,6 +16,7 @@ import { isIP, type AddressInfo } from 'node:net';
 import { Agent, request as undiciRequest } from 'undici';
 import type { RunUsage } from '@ars/contract';
 import { addGrowth, budgetTokens, NO_USAGE, ProviderUsageMeter, type ModelApi } from '../domain/providerUsage.js';
+import { listenTcp } from './listenTcp.js';
 
 /** Where each API's requests go: the providers' base URLs as their SDKs spell them. */
 export interface ModelUpstreams {
@@ -115,17 +116,9 @@ export class ModelGateway {
     const server = createServer((req, res) => {
       this.forwarder.serve(req, res, (offered) => this.sharedDoorOf(offered, req.socket.remoteAddress)).catch(() => res.destroy());
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port: listen.port, ...(listen.host !== undefined ? { host: listen.host } : {}) }, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const bound = server.address() as AddressInfo;
-    const address = `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+    const { address, port } = await listenTcp(server, listen);
     this.shared = { server, address };
-    return { address, port: bound.port };
+    return { address, port };
   }
 
   /** A door for one run, with a fresh credential. */

@@ -1,7 +1,7 @@
-// GET /metrics of every service on the whole stack, scraped before and after one run through the
-// gateway and one automation run: the counters moved by exactly what happened, under route
-// templates and bounded labels; no user data in any label; the Grafana dashboard only queries
-// metric families the services export.
+// GET /metrics of every service on the whole stack, scraped on each one's metrics listener before and
+// after one run through the gateway and one automation run: the counters moved by exactly what
+// happened, under route templates and bounded labels; no user data in any label; the Grafana
+// dashboard only queries metric families the services export; no API port serves /metrics.
 import { readFileSync } from 'node:fs';
 import { parseMetricsText, sumOf, type Scrape } from '@ars/metrics';
 import { waitFor, ownSystem } from '@ars/testenv';
@@ -14,10 +14,16 @@ const SERVICES = ['gateway', 'catalog', 'runs', 'sandboxes', 'automations-engine
 type Service = (typeof SERVICES)[number];
 
 const urlOf = (service: Service): string => (service === 'gateway' ? system().baseUrl : system().stack.services[service].url);
+/** The service's metrics listener, a port of its own on loopback (METRICS_PORT, reserved by the stack). */
+const metricsUrlOf = (service: Service): string => {
+  const url = system().stack.services[service].metricsUrl;
+  if (!url) throw new Error(`the stack gave ${service} no metrics port`);
+  return url;
+};
 
 /** `GET /metrics` as Prometheus scrapes it: no token, no header. */
 async function scrapeText(service: Service): Promise<string> {
-  const response = await fetch(`${urlOf(service)}/metrics`);
+  const response = await fetch(metricsUrlOf(service));
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('text/plain; version=0.0.4');
   return response.text();
@@ -55,7 +61,15 @@ function dashboardMetricNames(): Map<string, string> {
   return names;
 }
 
-describe('every service answers GET /metrics in the Prometheus text format, without authentication, naming itself', () => {
+describe("no service's API port serves GET /metrics: 404 NOT_FOUND in the envelope, the gateway's public port included", () => {
+  test.each(SERVICES)('%s', async (service) => {
+    const response = await fetch(`${urlOf(service)}/metrics`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'No route for GET /metrics' } });
+  });
+});
+
+describe('every service answers GET /metrics on its metrics listener in the Prometheus text format, without authentication, naming itself', () => {
   test.each(SERVICES)('%s: ars_service on its samples, Node process metrics, HTTP metrics', async (service) => {
     const scraped = await scrape(service);
     expect(sumOf(scraped, 'process_resident_memory_bytes', { ars_service: service })).toBeGreaterThan(0);

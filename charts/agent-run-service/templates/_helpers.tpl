@@ -104,6 +104,16 @@ mcp-registry: []
   value: {{ $v.logLevel | quote }}
 - name: SHUTDOWN_TIMEOUT_MS
   value: {{ include "ars.shutdownTimeoutMs" (dict "root" $root "service" $name) | quote }}
+- name: METRICS_HOST
+  value: 0.0.0.0
+- name: METRICS_PORT
+  value: {{ $v.metrics.port | quote }}
+- name: HTTP_HEADERS_TIMEOUT_MS
+  value: {{ $v.http.headersTimeoutMs | quote }}
+- name: HTTP_REQUEST_TIMEOUT_MS
+  value: {{ $v.http.requestTimeoutMs | quote }}
+- name: HTTP_KEEP_ALIVE_TIMEOUT_MS
+  value: {{ $v.http.keepAliveTimeoutMs | quote }}
 - name: KAFKA_BROKERS
   value: {{ join "," $v.kafka.brokers | quote }}
 {{ include "ars.secretEnv" (dict "name" "MONGO_URL" "secret" $v.mongo.existingSecret "key" (index $v.mongo.urlKeys $name)) }}

@@ -75,7 +75,7 @@ describe('a bad or missing value throws a ConfigError whose message is one line 
 });
 
 describe('the common service settings are a reusable fragment', () => {
-  test('defaults: HOST 127.0.0.1, MONGO_DB ars_<service>, LOG_LEVEL info, SHUTDOWN_TIMEOUT_MS 10 s', () => {
+  test('defaults: HOST 127.0.0.1, MONGO_DB ars_<service>, LOG_LEVEL info, SHUTDOWN_TIMEOUT_MS 10 s, metrics on loopback at a free port, the HTTP edge timeouts', () => {
     const config = loadConfig(serviceConfig({ service: 'runs', port: 8082 }), {});
     expect(config).toEqual({
       HOST: '127.0.0.1',
@@ -83,6 +83,11 @@ describe('the common service settings are a reusable fragment', () => {
       LOG_LEVEL: 'info',
       MONGO_DB: 'ars_runs',
       SHUTDOWN_TIMEOUT_MS: 10_000,
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: 0,
+      HTTP_HEADERS_TIMEOUT_MS: 10_000,
+      HTTP_REQUEST_TIMEOUT_MS: 30_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
       NODE_ENV: 'development',
     });
     expect(config.MONGO_URL).toBeUndefined();

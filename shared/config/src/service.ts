@@ -33,6 +33,16 @@ export function serviceConfig(options: ServiceConfigOptions) {
     OTEL_EXPORTER_OTLP_ENDPOINT: env.url({ optional: true, protocols: ['http', 'https'] }),
     INTERNAL_TOKEN: env.string({ optional: true, secret: true, minLength: 16, describe: 'a string of at least 16 characters' }),
     SHUTDOWN_TIMEOUT_MS: env.integer({ default: 10_000, min: 0, max: 600_000 }),
+    // The metrics listener is internal: loopback unless the deployment opens it (the chart: 0.0.0.0,
+    // admitted by its NetworkPolicy); port 0 picks a free one (in-process tests, a service run by hand).
+    METRICS_HOST: env.string({ default: '127.0.0.1' }),
+    METRICS_PORT: env.integer({ default: 0, min: 0, max: 65_535 }),
+    // The HTTP server's edge (shared/http-app README, "Timeouts"; the same defaults as startHttpServer's):
+    // how long a client may take to send its headers and its whole request, how long an idle
+    // keep-alive connection is kept.
+    HTTP_HEADERS_TIMEOUT_MS: env.integer({ default: 10_000, min: 1, max: 600_000 }),
+    HTTP_REQUEST_TIMEOUT_MS: env.integer({ default: 30_000, min: 1, max: 600_000 }),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: env.integer({ default: 65_000, min: 1, max: 600_000 }),
     NODE_ENV: env.oneOf(ENVIRONMENTS, { default: 'development' }),
     ARS_ENV: env.oneOf(ENVIRONMENTS, { optional: true }),
   };

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context, type Middleware } from 'koa';
 import type { Router } from '@koa/router';
@@ -9,6 +9,7 @@ import { errorEnvelope } from './errors.js';
 import { jsonBody, DEFAULT_BODY_LIMIT } from './body.js';
 import { healthRoutes, type ReadinessReport } from './health.js';
 import { httpMetrics } from './metrics.js';
+import { answerClientErrors, closeSilentConnections, dropRefusedConnections } from './clientErrors.js';
 
 export type HttpApp = Koa;
 
@@ -28,8 +29,8 @@ export interface HttpAppOptions {
    */
   skipBodyParsing?: (ctx: Context) => boolean;
   /**
-   * Serves `GET /metrics` (`@ars/metrics`' registry) and counts every other request by route
-   * template, method and status (`runService` turns it on).
+   * Counts every request by route template, method and status (`runService` turns it on). The
+   * registry is served by a listener of its own (`createMetricsApp`), never on this app's port.
    */
   metrics?: boolean;
 }
@@ -81,20 +82,81 @@ export interface RunningServer {
 
 /** How long the server keeps an idle keep-alive connection open (see startHttpServer). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** How long a client may take to send a request's line and headers, from its first byte (see startHttpServer). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** How long a client may take to send a whole request, headers and body, from its first byte (see startHttpServer). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** The request line and headers together, at most (Node's default, pinned: see startHttpServer). */
+export const MAX_HEADER_SIZE_BYTES = 16_384;
 
-/** Listens on `host:port` (port 0 picks a free one) and resolves once bound. */
-export function startHttpServer(app: HttpApp, options: { host?: string; port?: number; keepAliveTimeoutMs?: number } = {}): Promise<RunningServer> {
+/** How long clients may take, and how long an idle connection is kept (each in ms; defaults above). */
+export interface HttpServerTimeouts {
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  /** How often the headers and request timeouts are checked; default 1 s, or a quarter of the headers timeout when that is shorter. */
+  connectionsCheckingIntervalMs?: number;
+}
+
+export interface HttpServerOptions extends HttpServerTimeouts {
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Where each request refused at the edge is logged (one info line, like an access-log line); default none. */
+  logger?: Logger;
+}
+
+/**
+ * Listens on `host:port` (port 0 picks a free one) and resolves once bound. Slow and malformed
+ * clients are answered at the server's edge, before any middleware: a request whose headers take
+ * longer than `headersTimeoutMs`, or which takes longer than `requestTimeoutMs` in all, and one the
+ * parser refuses (malformed, or a request line and headers over MAX_HEADER_SIZE_BYTES) get 400
+ * BAD_REQUEST in the failure envelope and the connection is closed; a connection that sends nothing
+ * is closed after `headersTimeoutMs`.
+ */
+export function startHttpServer(app: HttpApp, options: HttpServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const httpServer = app.listen({ host, port: options.port ?? 0 });
-    // An idle keep-alive connection is closed by the server only long after any client stops reusing
-    // it. Clients (undici: fetch, @ars/http-client) reuse a socket until the advertised timeout minus
-    // a margin, checked with coarse timers; with Node's 5 s a CPU-starved client could write a request
-    // onto a socket the server had just closed ("other side closed"). 65 s is the usual setting behind
-    // load balancers; shutdown does not wait for it (closeServer drops idle connections at once), and
-    // the headers timeout stays above it so a reused connection is never cut mid-request.
-    httpServer.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
-    httpServer.headersTimeout = httpServer.keepAliveTimeout + 1_000;
+    if (headersTimeout > requestTimeout) {
+      reject(new RangeError(`the headers timeout (${headersTimeout} ms) must not exceed the request timeout (${requestTimeout} ms)`));
+      return;
+    }
+    // Built here, not with Koa's app.listen: the timeouts are only checked every
+    // connectionsCheckingInterval, which Node reads from createServer's options alone (30 s by default).
+    const httpServer = createServer(
+      {
+        // An idle keep-alive connection is closed by the server only long after any client stops reusing
+        // it. Clients (undici: fetch, @ars/http-client) reuse a socket until the advertised timeout minus
+        // a margin, checked with coarse timers; with Node's 5 s a CPU-starved client could write a request
+        // onto a socket the server had just closed ("other side closed"). 65 s is the usual setting behind
+        // load balancers; shutdown does not wait for it (closeServer drops idle connections at once).
+        keepAliveTimeout: options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS,
+        // The headers timeout no longer has to stay above the keep-alive one so that a reused connection is
+        // never cut mid-request: since Node 18 both timeouts run from the first byte of each request
+        // (llhttp's on_message_begin stamps it), and the periodic check looks only at connections with a
+        // request in progress, so the idle time before a reused connection's next request counts for
+        // neither (serverEdges.security.test.ts shows a reuse after an idle longer than the headers timeout).
+        headersTimeout,
+        // Covers receiving the request only: a request is done with once its body has arrived, so a long
+        // response (an SSE stream) is never cut by it.
+        requestTimeout,
+        connectionsCheckingInterval: options.connectionsCheckingIntervalMs ?? Math.min(1_000, Math.max(10, Math.floor(headersTimeout / 4))),
+        // Node's default, pinned so that NODE_OPTIONS=--max-http-header-size cannot move it unseen: the
+        // request line counts in it, so it bounds URLs too; an oversized one is answered 400 in the envelope.
+        maxHeaderSize: MAX_HEADER_SIZE_BYTES,
+      },
+      app.callback(),
+    );
+    answerClientErrors(httpServer, {
+      headersTimeoutMs: headersTimeout,
+      requestTimeoutMs: requestTimeout,
+      maxHeaderSizeBytes: MAX_HEADER_SIZE_BYTES,
+      logger: options.logger,
+    });
+    // Node starts the headers timeout at a request's first byte: a connection that never sends one would stay open.
+    closeSilentConnections(httpServer, headersTimeout);
     httpServer.once('error', reject);
     httpServer.once('listening', () => {
       httpServer.off('error', reject);
@@ -108,6 +170,7 @@ export function startHttpServer(app: HttpApp, options: { host?: string; port?: n
         close: () => closeServer(httpServer),
       });
     });
+    httpServer.listen({ host, port: options.port ?? 0 });
   });
 }
 
@@ -123,6 +186,8 @@ export function closeServer(server: Server): Promise<void> {
       return;
     }
     const sweep = setInterval(() => server.closeIdleConnections(), 25);
+    // Connections answered at the edge only linger to drain what their client still sends.
+    dropRefusedConnections(server);
     server.close((error) => {
       clearInterval(sweep);
       if (error) reject(error);

@@ -3,6 +3,12 @@ import type { Context, Middleware } from 'koa';
 import { AppError } from '@ars/errors';
 
 export const DEFAULT_BODY_LIMIT = '1mb';
+/**
+ * The deepest a JSON request body may nest (objects and arrays). No route's body comes near it (an
+ * automation graph is under 10); a body thousands deep would overflow the stack of whatever walks it
+ * next (a validator, `JSON.stringify` on the way to a peer) and turn the caller's mistake into a fault.
+ */
+export const MAX_JSON_DEPTH = 64;
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 interface BodyError extends Error {
@@ -38,8 +44,37 @@ export function jsonBody(limit: string = DEFAULT_BODY_LIMIT, skip?: (ctx: Contex
     if (BODY_METHODS.includes(ctx.method) && hasBody && !ctx.is('application/json', 'application/*+json')) {
       throw AppError.badRequest('Content-Type must be application/json');
     }
-    return parse(ctx, next);
+    return parse(ctx, async () => {
+      assertJsonDepth((ctx.request as { body?: unknown }).body);
+      await next();
+    });
   };
+}
+
+/**
+ * How deep a parsed JSON value nests (a scalar is 0, `[]` and `{}` are 1). Iterative: V8's
+ * `JSON.parse` takes any depth without recursion, and this walk must not be the thing that overflows.
+ * Stops counting once past `limit`.
+ */
+export function jsonDepth(value: unknown, limit: number = Number.POSITIVE_INFINITY): number {
+  let deepest = 0;
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: current, depth } = pending.pop() as { value: unknown; depth: number };
+    if (typeof current !== 'object' || current === null) continue;
+    const here = depth + 1;
+    if (here > deepest) deepest = here;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current)) if (typeof child === 'object' && child !== null) pending.push({ value: child, depth: here });
+  }
+  return deepest;
+}
+
+/** A parsed body nested deeper than MAX_JSON_DEPTH is the caller's 400, refused before any route sees it. */
+export function assertJsonDepth(body: unknown): void {
+  if (jsonDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw AppError.badRequest(`Request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
+  }
 }
 
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };

@@ -1,7 +1,16 @@
 import './state.js';
 
-export { createHttpApp, mountRouters, startHttpServer, closeServer } from './app.js';
-export type { HttpApp, HttpAppOptions, MountableRouter, RunningServer } from './app.js';
+export {
+  createHttpApp,
+  mountRouters,
+  startHttpServer,
+  closeServer,
+  HEADERS_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_HEADER_SIZE_BYTES,
+} from './app.js';
+export type { HttpApp, HttpAppOptions, HttpServerOptions, HttpServerTimeouts, MountableRouter, RunningServer } from './app.js';
 export { ok } from './respond.js';
 export { validateBody, parseQuery, clampLimit, describeValidationError } from './validate.js';
 export type { LimitRange } from './validate.js';
@@ -13,9 +22,9 @@ export type { RequestContext } from './requestContext.js';
 export { REQUEST_ID_HEADER, isSaneRequestId } from './requestId.js';
 export { methodNotAllowed, routeNotFound } from './errors.js';
 export { requireInternalCaller, INTERNAL_TOKEN_HEADER, CALLER_SERVICE_HEADER } from './internalCaller.js';
-export { DEFAULT_BODY_LIMIT, readRawBody, parseByteLimit } from './body.js';
+export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, assertJsonDepth, jsonDepth, readRawBody, parseByteLimit } from './body.js';
 export { Router } from '@koa/router';
 export type { RouterContext, RouterMiddleware } from '@koa/router';
 export type { Context, Middleware, Next } from 'koa';
 export { pathParam, requestBody } from './params.js';
-export { METRICS_PATH, routeLabel } from './metrics.js';
+export { METRICS_PATH, createMetricsApp, routeLabel } from './metrics.js';

@@ -1,12 +1,15 @@
 import { AppError } from '@ars/errors';
 import { createLogger } from '@ars/logger';
 import { parseMetricsText, registry, sumOf, type Scrape } from '@ars/metrics';
-import { createHttpApp, mountRouters, ok, Router, startHttpServer, type RunningServer } from '@ars/http-app';
+import { createHttpApp, createMetricsApp, mountRouters, ok, Router, startHttpServer, type RunningServer } from '@ars/http-app';
 
+const logger = createLogger({ service: 'test', destination: { write: () => undefined } });
 let server: RunningServer | undefined;
+/** The metrics listener, a server of its own beside the API's. */
+let metricsServer: RunningServer | undefined;
 
 async function start(options: { metrics?: boolean } = { metrics: true }): Promise<string> {
-  const app = createHttpApp({ service: 'test', logger: createLogger({ service: 'test', destination: { write: () => undefined } }), ...options });
+  const app = createHttpApp({ service: 'test', logger, ...options });
   const router = new Router({ prefix: '/internal/users/:userId' });
   router.get('/things/:thingId', (ctx) => ok(ctx, { id: ctx.params.thingId }));
   router.get('/refused', () => {
@@ -17,11 +20,13 @@ async function start(options: { metrics?: boolean } = { metrics: true }): Promis
   });
   mountRouters(app, router);
   server = await startHttpServer(app, { port: 0 });
+  metricsServer = await startHttpServer(createMetricsApp({ logger }), { port: 0 });
   return server.url;
 }
 
-async function scrape(url: string): Promise<Scrape> {
-  const response = await fetch(`${url}/metrics`);
+/** `GET /metrics` of the metrics listener, as Prometheus scrapes it. */
+async function scrape(): Promise<Scrape> {
+  const response = await fetch(`${metricsServer?.url ?? 'http://metrics-listener-not-started'}/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('text/plain; version=0.0.4');
   return parseMetricsText(await response.text());
@@ -32,17 +37,41 @@ const requests = (scraped: Scrape, labels: Record<string, string>) => sumOf(scra
 beforeEach(() => registry.resetMetrics());
 afterEach(async () => {
   await server?.close();
+  await metricsServer?.close();
   server = undefined;
+  metricsServer = undefined;
 });
 
-describe('GET /metrics answers the registry in the Prometheus text format, without authentication', () => {
-  test('served by the app itself, before any router; absent without the metrics option', async () => {
-    const url = await start();
-    const scraped = await scrape(url);
+describe('GET /metrics answers the registry in the Prometheus text format, without authentication, on the metrics listener only', () => {
+  test('the metrics listener serves it; HEAD too', async () => {
+    await start();
+    const scraped = await scrape();
     expect(scraped.types.get('ars_http_requests_total')).toBe('counter');
-    await server?.close();
-    const plain = await start({});
-    expect((await fetch(`${plain}/metrics`)).status).toBe(404);
+    const head = await fetch(`${metricsServer?.url}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toContain('text/plain; version=0.0.4');
+  });
+  test("the API's port never serves it, with or without the metrics option: 404 NOT_FOUND in the envelope", async () => {
+    for (const options of [{ metrics: true }, {}]) {
+      const url = await start(options);
+      const response = await fetch(`${url}/metrics`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'No route for GET /metrics' } });
+      await server?.close();
+      await metricsServer?.close();
+    }
+  });
+  test('anything else on the metrics listener is 404 NOT_FOUND in the envelope, a write method included', async () => {
+    await start();
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/healthz'],
+      ['POST', '/metrics'],
+    ] as const) {
+      const response = await fetch(`${metricsServer?.url}${path}`, { method });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: `No route for ${method} ${path}` } });
+    }
   });
 });
 
@@ -51,7 +80,7 @@ describe('requests are counted by the matched route template, never the raw path
     const url = await start();
     await fetch(`${url}/internal/users/u1/things/a`);
     await fetch(`${url}/internal/users/u2/things/b`);
-    const scraped = await scrape(url);
+    const scraped = await scrape();
     expect(requests(scraped, { method: 'GET', route: '/internal/users/:userId/things/:thingId', status: '200' })).toBe(2);
     const routes = scraped.samples.filter((s) => s.name === 'ars_http_requests_total').map((s) => s.labels.route);
     expect(routes.join(' ')).not.toMatch(/u1|u2|\/a\b|\/b\b/);
@@ -61,14 +90,14 @@ describe('requests are counted by the matched route template, never the raw path
     const url = await start();
     for (const path of ['/nope/1', '/nope/2', '/wp-admin.php']) expect((await fetch(`${url}${path}`)).status).toBe(404);
     await fetch(`${url}/healthz`);
-    const scraped = await scrape(url);
+    const scraped = await scrape();
     expect(requests(scraped, { route: 'unmatched', status: '404' })).toBe(3);
     expect(requests(scraped, { route: '/healthz', status: '200' })).toBe(1);
   });
   test('an unknown method is counted as other (a bounded label)', async () => {
     const url = await start();
     await fetch(`${url}/internal/users/u1/things/a`, { method: 'PROPFIND' });
-    expect(requests(await scrape(url), { method: 'other' })).toBe(1);
+    expect(requests(await scrape(), { method: 'other' })).toBe(1);
   });
 });
 
@@ -77,7 +106,7 @@ describe('the status counted is the one answered, after errors are mapped to the
     const url = await start();
     expect((await fetch(`${url}/internal/users/u1/refused`)).status).toBe(429);
     expect((await fetch(`${url}/internal/users/u1/crash`)).status).toBe(500);
-    const scraped = await scrape(url);
+    const scraped = await scrape();
     expect(requests(scraped, { route: '/internal/users/:userId/refused', status: '429' })).toBe(1);
     expect(requests(scraped, { route: '/internal/users/:userId/crash', status: '500' })).toBe(1);
   });
@@ -85,10 +114,10 @@ describe('the status counted is the one answered, after errors are mapped to the
 
 describe('scrapes are not counted in the HTTP metrics', () => {
   test('three scrapes: no series for /metrics', async () => {
-    const url = await start();
-    await scrape(url);
-    await scrape(url);
-    const scraped = await scrape(url);
+    await start();
+    await scrape();
+    await scrape();
+    const scraped = await scrape();
     expect(scraped.samples.filter((s) => s.name.startsWith('ars_http_') && s.labels.route !== undefined && s.labels.route.includes('metrics'))).toEqual([]);
     expect(requests(scraped, {})).toBe(0);
   });

@@ -1,7 +1,10 @@
-import type { Context, Middleware } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
+import type { Logger } from '@ars/logger';
 import { counter, histogram, metricsText } from '@ars/metrics';
+import { errorEnvelope } from './errors.js';
+import { requestIdAndAccessLog } from './requestId.js';
 
-/** Where Prometheus scrapes a service (same port as its API; see README, "Metrics"). */
+/** Where Prometheus scrapes a service: on its metrics listener (`createMetricsApp`), never its API's port (README, "Metrics"). */
 export const METRICS_PATH = '/metrics';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -20,10 +23,10 @@ export function routeLabel(ctx: Context): string {
 }
 
 /**
- * `GET /metrics` (the process's registry, unauthenticated: Prometheus scrapes it; it holds no user
- * data) and, for every other request, `ars_http_requests_total` and
+ * Every request of the API's app counted: `ars_http_requests_total` and
  * `ars_http_request_duration_seconds` by method and route (status on the counter). Placed outside
- * the error envelope, so the status counted is the one answered. Scrapes are not counted.
+ * the error envelope, so the status counted is the one answered. The registry itself is served on
+ * the metrics listener (`createMetricsApp`), whose scrapes are not counted.
  */
 export function httpMetrics(): Middleware {
   const requests = counter({
@@ -37,13 +40,6 @@ export function httpMetrics(): Middleware {
     labelNames: ['method', 'route'],
   });
   return async (ctx, next) => {
-    if (ctx.path === METRICS_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
-      const { contentType, body } = await metricsText();
-      ctx.set('Content-Type', contentType);
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = body;
-      return;
-    }
     const stop = durations.startTimer();
     try {
       await next();
@@ -53,4 +49,26 @@ export function httpMetrics(): Middleware {
       requests.inc({ ...labels, status: String(ctx.status) });
     }
   };
+}
+
+/**
+ * The app of a service's metrics listener: `GET /metrics` answers the process's registry in the
+ * Prometheus text format, unauthenticated (Prometheus scrapes it; it holds no user data); anything else
+ * is 404 NOT_FOUND in the envelope. It listens on a port of its own (`METRICS_HOST`/`METRICS_PORT`,
+ * loopback by default), so the API's port, the one clients reach, never serves it.
+ */
+export function createMetricsApp(options: { logger: Logger }): Koa {
+  const app = new Koa();
+  app.silent = true;
+  app.on('error', (error: unknown) => options.logger.error({ err: error }, 'koa error'));
+  app.use(requestIdAndAccessLog(options.logger));
+  app.use(errorEnvelope());
+  app.use(async (ctx, next) => {
+    if (ctx.path !== METRICS_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    const { contentType, body } = await metricsText();
+    ctx.set('Content-Type', contentType);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = body;
+  });
+  return app;
 }

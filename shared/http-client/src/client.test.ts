@@ -213,3 +213,23 @@ describe('keep-alive: calls reuse connections', () => {
     expect(sockets.size).toBeLessThan(10);
   });
 });
+
+describe("a body that cannot be serialised is the caller's 400, never the peer's 503", () => {
+  const deep = (levels: number): unknown => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
+
+  test('a body too deep for JSON.stringify is BAD_REQUEST, names no peer, and sends nothing', async () => {
+    const peer = await startPeer();
+    const failure = client(`${peer.url}/internal`, { peer: 'automations-engine' }).post('/things', deep(100_000));
+    await expect(failure).rejects.toMatchObject({ code: 'BAD_REQUEST', status: 400, message: 'The request body cannot be sent: it nests too deeply' });
+    await expect(failure).rejects.not.toMatchObject({ message: expect.stringContaining('automations-engine') });
+    expect(peer.seen).toHaveLength(0);
+  });
+
+  test('a body JSON cannot hold (a BigInt) is BAD_REQUEST', async () => {
+    const peer = await startPeer();
+    await expect(client(`${peer.url}/internal`).post('/things', { count: 1n })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'The request body cannot be sent: it holds a value JSON cannot represent',
+    });
+  });
+});

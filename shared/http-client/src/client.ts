@@ -76,6 +76,20 @@ function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
 }
 
+/**
+ * The JSON text of a request body. A value too deep for `JSON.stringify` (a RangeError from the stack)
+ * or one JSON cannot hold (a cycle, a BigInt) is a 400 that names neither the peer nor the cause's
+ * internals: the same request can never succeed, so it must not read as a retryable outage.
+ */
+function serialisedBody(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    const why = error instanceof RangeError ? 'it nests too deeply' : 'it holds a value JSON cannot represent';
+    throw new AppError('BAD_REQUEST', `The request body cannot be sent: ${why}`, { cause: error });
+  }
+}
+
 interface FailureBody {
   ok: false;
   error: { code: ErrorCode; message: string };
@@ -131,12 +145,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const timeout = AbortSignal.timeout(deadline);
     const signal = requestOptions.signal ? AbortSignal.any([timeout, requestOptions.signal]) : timeout;
     const fullPath = `${prefix}${path.startsWith('/') ? path : `/${path}`}${queryString(requestOptions.query)}`;
+    // Serialised before the call, outside the network failure mapping: a body that cannot be sent is
+    // the caller's mistake, never the peer being down.
+    const body = hasBody ? serialisedBody(requestOptions.body) : null;
     const attempt = async (): Promise<Dispatcher.ResponseData & { text: string }> => {
       const response = await pool.request({
         method,
         path: fullPath,
         headers: headersFor(requestOptions, hasBody),
-        body: hasBody ? JSON.stringify(requestOptions.body) : null,
+        body,
         signal,
         headersTimeout: deadline,
         bodyTimeout: deadline,

@@ -39,6 +39,14 @@ export const TOKEN_SHAPES: readonly SecretPattern[] = [
   // `sk-ant-…` and `sk-proj-…` are in this shape too.
   token('OpenAI or Anthropic key', `sk-[A-Za-z0-9_-]{16,${TOKEN_BODY}}`, 3 + TOKEN_BODY),
   token('Slack token', `xox[abprs]-[A-Za-z0-9-]{10,${TOKEN_BODY}}`, 5 + TOKEN_BODY),
+  // Before the lone id: an id followed by its secret access key (`aws configure` output, a
+  // credentials CSV, `id:secret`), where the secret has no name of its own to be found by.
+  {
+    name: 'AWS access key id and its secret',
+    regex: new RegExp(`${NOT_AFTER_ALNUM}(?:AKIA|ASIA)[0-9A-Z]{16}([\\s,:;|"']{1,8})[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`, 'g'),
+    maxLength: 20 + 8 + 40,
+    replacement: `${REDACTED}$1${REDACTED}`,
+  },
   token('AWS access key id', '(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])', 20),
   {
     name: 'JWT',
@@ -82,6 +90,22 @@ export const URL_CREDENTIALS: SecretPattern = {
   regex: /(?<=[A-Za-z0-9+.-]):\/\/[^/\s@]{1,1024}@/g,
   maxLength: 3 + 1024 + 1,
   replacement: '://***@',
+};
+
+/**
+ * A label of two to four words before a colon (`Secret access key: …`, `Client secret: …`), whose
+ * value is secret-shaped: 16 or more token characters. Prose has such labels too ("Fixed the auth
+ * middleware: now …"), so the value's shape is required; a one-word name is ASSIGNMENT_NAME's.
+ * Group 1 is the label and separator, group 2 the value; the label is judged by isSensitiveName.
+ */
+export const LABELLED_SECRET: SecretPattern = {
+  name: 'labelled secret',
+  regex: new RegExp(
+    `(?<![\\w.-])((?:[A-Za-z]{1,24} ){1,3}[A-Za-z]{1,24}[ \\t]{0,16}:[ \\t]{0,16})([A-Za-z0-9/+=_-]{16,${TOKEN_BODY}})(?![A-Za-z0-9/+=_-])`,
+    'g',
+  ),
+  maxLength: 4 * 25 + 33 + TOKEN_BODY,
+  replacement: `$1${REDACTED}`,
 };
 
 const SCHEME_VALUE = TOKEN_BODY * 8;
@@ -144,6 +168,7 @@ export const ALL_PATTERNS: readonly { name: string; regex: RegExp }[] = [
   URL_CREDENTIALS,
   BEARER,
   BASIC_OR_TOKEN,
+  LABELLED_SECRET,
   { name: 'assignment name', regex: ASSIGNMENT_NAME },
   { name: 'flag name', regex: FLAG_NAME },
   { name: 'assignment value', regex: ASSIGNMENT_VALUE },
@@ -156,6 +181,7 @@ export const LONGEST_MATCH = Math.max(
   URL_CREDENTIALS.maxLength,
   BEARER.maxLength,
   BASIC_OR_TOKEN.maxLength,
+  LABELLED_SECRET.maxLength,
   ASSIGNMENT_MAX_LENGTH,
   FLAG_MAX_LENGTH,
 );

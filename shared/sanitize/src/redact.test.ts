@@ -150,3 +150,36 @@ describe('a string is cut to its cap plus the longest secret a pattern can match
     expect(sanitizeText('short', { cap: 3 })).toBe('sho');
   });
 });
+
+describe('an AWS secret access key is redacted next to its access key id, wherever the two stand together', () => {
+  const id = 'AKIAIOSFODNN7EXAMPLE';
+  const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+  test.each([
+    ['separated by a blank', `creds ${id} ${secret} ok`, `creds ${REDACTED} ${REDACTED} ok`],
+    ['as id:secret', `${id}:${secret}`, `${REDACTED}:${REDACTED}`],
+    ['in a credentials CSV row', `default,${id},${secret}`, `default,${REDACTED},${REDACTED}`],
+    ['quoted, as in JSON', `["${id}", "${secret}"]`, `["${REDACTED}", "${REDACTED}"]`],
+    ['a temporary id and a tab', `ASIAIOSFODNN7EXAMPLE\t${secret}`, `${REDACTED}\t${REDACTED}`],
+  ])('%s', (_how, line, expected) => {
+    expect(redactSecrets(line)).toBe(expected);
+  });
+
+  test('a 40-character word next to no id stays (it is not known to be a secret)', () => {
+    expect(redactSecrets(`commit ${'a1b2c3d4e5'.repeat(4)} merged`)).toBe(`commit ${'a1b2c3d4e5'.repeat(4)} merged`);
+  });
+});
+
+describe('a secret-shaped value is redacted after a label of several words that names a secret', () => {
+  test.each([
+    ['Secret access key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', `Secret access key: ${REDACTED}`],
+    ['Client secret: 8f14e45fceea167a5a36dedd4bea2543', `Client secret: ${REDACTED}`],
+    ['API key:   abcdefghijklmnop1234', `API key:   ${REDACTED}`],
+  ])('%s', (line, expected) => {
+    expect(redactSecrets(line)).toBe(expected);
+  });
+
+  test('prose with a sensitive word before a colon keeps a short value, and a label naming no secret keeps a long one', () => {
+    expect(redactSecrets('Fixed the auth middleware: now it refreshes')).toBe('Fixed the auth middleware: now it refreshes');
+    expect(redactSecrets('Commit hash: 0123456789abcdef0123')).toBe('Commit hash: 0123456789abcdef0123');
+  });
+});

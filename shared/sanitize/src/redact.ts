@@ -1,6 +1,17 @@
 import { NO_KNOWN_SECRETS, type KnownSecrets } from './knownSecrets.js';
 import { isSensitiveName } from './sensitiveNames.js';
-import { ASSIGNMENT_NAME, ASSIGNMENT_VALUE, BASIC_OR_TOKEN, BEARER, FLAG_NAME, LONGEST_MATCH, REDACTED, TOKEN_SHAPES, URL_CREDENTIALS } from './patterns.js';
+import {
+  ASSIGNMENT_NAME,
+  ASSIGNMENT_VALUE,
+  BASIC_OR_TOKEN,
+  BEARER,
+  FLAG_NAME,
+  LABELLED_SECRET,
+  LONGEST_MATCH,
+  REDACTED,
+  TOKEN_SHAPES,
+  URL_CREDENTIALS,
+} from './patterns.js';
 
 /**
  * Text with every secret recognised replaced: known values first (before a shape rule takes part
@@ -15,6 +26,7 @@ export function redactSecrets(text: string, options: SanitizeTextOptions = {}): 
   if (out.includes('://')) out = out.replace(URL_CREDENTIALS.regex, URL_CREDENTIALS.replacement);
   out = out.replace(BEARER.regex, BEARER.replacement);
   out = out.replace(BASIC_OR_TOKEN.regex, BASIC_OR_TOKEN.replacement);
+  out = out.replace(LABELLED_SECRET.regex, (whole, label: string) => (isSensitiveName(label) ? `${label}${REDACTED}` : whole));
   return redactNamedValues(redactNamedValues(out, FLAG_NAME), ASSIGNMENT_NAME);
 }
 

@@ -10,7 +10,7 @@ const SENSITIVE_WORDS = new Set(['auth', 'pat']);
 /** Keys of whole maps of secrets (an environment, HTTP headers): only as object keys, whose value is the map. */
 const SENSITIVE_MAP_KEYS = new Set(['env', 'envs', 'environment', 'environmentvariables', 'headers', 'httpheaders']);
 
-const normalized = (name: string): string => name.toLowerCase().replace(/[_.-]/g, '');
+const normalized = (name: string): string => name.toLowerCase().replace(/[\s_.-]/g, '');
 
 export function isSensitiveName(name: string): boolean {
   const flat = normalized(name);
@@ -18,7 +18,7 @@ export function isSensitiveName(name: string): boolean {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
-    .split(/[\s_.-]+/);
+    .split(/[\s_.:-]+/);
   return words.some((word) => SENSITIVE_WORDS.has(word));
 }
 

@@ -13,6 +13,8 @@ import {
 } from '@ars/config';
 import {
   createHttpApp,
+  createMetricsApp,
+  METRICS_PATH,
   mountRouters,
   runReadinessChecks,
   startHttpServer,
@@ -111,6 +113,10 @@ export interface RunningService<S extends EnvSchema = EnvSchema, D = unknown> {
   server: RunningServer;
   /** `http://host:port` */
   url: string;
+  /** The metrics listener (`METRICS_HOST:METRICS_PORT`): `GET /metrics`, which the API's port does not serve. */
+  metricsServer: RunningServer;
+  /** `http://host:port/metrics` */
+  metricsUrl: string;
   /** Graceful shutdown (what SIGTERM does); resolves with the exit code it chose. */
   shutdown(reason?: string): Promise<number>;
 }
@@ -119,7 +125,8 @@ export interface RunningService<S extends EnvSchema = EnvSchema, D = unknown> {
  * The runner every service's `main.ts` calls. Loads config (one line and exit 1 when wrong), starts
  * telemetry, connects Mongo (when `MONGO_URL` is set) and ensures indexes, creates the bus (when
  * `KAFKA_BROKERS` is set), builds the Koa app, composes the dependencies, adds readiness = Mongo ping +
- * bus ready + extras, mounts the routes, runs `start`, listens on HOST:PORT and logs one `ready` line.
+ * bus ready + extras, mounts the routes, runs `start`, listens on METRICS_HOST:METRICS_PORT (metrics) and
+ * HOST:PORT (the API) and logs one `ready` line.
  * SIGTERM/SIGINT shut it down gracefully.
  */
 export async function runService<S extends EnvSchema = Record<never, never>, D = undefined>(
@@ -140,6 +147,7 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
     const problems: string[] = [];
     if (definition.requireMongo && !config.MONGO_URL) problems.push('MONGO_URL is required (a mongodb:// URL)');
     if (definition.requireBus && !config.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required (a comma-separated list of host:port)');
+    problems.push(...httpEdgeProblems(config));
     problems.push(...(definition.configProblems?.(config) ?? []));
     problems.push(...productionProblems(config, definition.developmentDefaults?.(config)));
     if (problems.length > 0) throw new ConfigError(problems);
@@ -150,7 +158,7 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
   }
 
   const logger = runtime.logger ?? createLogger({ service: definition.name, level: config.LOG_LEVEL });
-  // Every sample of the process names the service; Node's process metrics start (GET /metrics).
+  // Every sample of the process names the service; Node's process metrics start (GET /metrics of the metrics listener).
   startProcessMetrics(definition.name);
   const telemetry: Telemetry = startTelemetry({ serviceName: definition.name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 
@@ -158,6 +166,7 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
   let mongo: Mongo | undefined;
   let bus: Bus | undefined;
   let server: RunningServer | undefined;
+  let metricsServer: RunningServer | undefined;
   let shuttingDown: Promise<number> | undefined;
   let stopping = false;
 
@@ -190,6 +199,8 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
       for (const { name, hook } of [...hooks].reverse()) await step(name, hook);
       if (bus) await step('bus', () => bus?.disconnect());
       if (mongo) await step('mongo', () => mongo?.close());
+      // Last of the listeners: the drain above can still be scraped.
+      if (metricsServer) await step('metrics', () => metricsServer?.close());
       await step('telemetry', () => telemetry.shutdown());
       clearTimeout(deadline);
       logger.info({ code }, 'stopped');
@@ -274,16 +285,41 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
     await definition.start?.(context, deps);
 
     if (stopping) throw new Error('shut down during start-up');
-    server = await startHttpServer(context.http, { host: config.HOST, port: config.PORT }).catch((error: unknown) => {
+    const edge = {
+      headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      logger,
+    };
+    // Metrics first: a service whose metrics port is taken fails before it takes any API traffic.
+    metricsServer = await startHttpServer(createMetricsApp({ logger }), { ...edge, host: config.METRICS_HOST, port: config.METRICS_PORT }).catch(
+      (error: unknown) => {
+        throw portInUse(error) ? new PortInUseError(definition.name, config.METRICS_HOST, config.METRICS_PORT, 'METRICS_PORT') : error;
+      },
+    );
+    if (stopping) throw new Error('shut down during start-up');
+    server = await startHttpServer(context.http, { ...edge, host: config.HOST, port: config.PORT }).catch((error: unknown) => {
       throw portInUse(error) ? new PortInUseError(definition.name, config.HOST, config.PORT) : error;
     });
-    logger.info({ address: server.url, host: server.host, port: server.port, mongo: Boolean(mongo), bus: Boolean(bus), telemetry: telemetry.enabled }, 'ready');
-    return { context, deps, server, url: server.url, shutdown };
+    const metricsUrl = `${metricsServer.url}${METRICS_PATH}`;
+    logger.info(
+      {
+        address: server.url,
+        host: server.host,
+        port: server.port,
+        metrics: metricsUrl,
+        mongo: Boolean(mongo),
+        bus: Boolean(bus),
+        telemetry: telemetry.enabled,
+      },
+      'ready',
+    );
+    return { context, deps, server, url: server.url, metricsServer, metricsUrl, shutdown };
   } catch (error) {
     if (error instanceof PortInUseError) {
       // One line a person (or the local stack, which reports it) reads; the structured log has it too.
       if (handleSignals) process.stderr.write(`${error.message}\n`);
-      logger.fatal({ host: config.HOST, port: config.PORT }, 'port in use');
+      logger.fatal({ host: error.host, port: error.port }, 'port in use');
     } else if (error instanceof ComposeError) {
       // Like a configuration error: one line naming the cause, not a stack trace.
       if (handleSignals) process.stderr.write(`${error.message}\n`);
@@ -318,10 +354,30 @@ class ComposeError extends Error {
 
 /** The service cannot listen: another process has its port. */
 export class PortInUseError extends Error {
-  constructor(service: string, host: string, port: number) {
-    super(`${service}: cannot listen on ${host}:${port}: the port is in use by another process (EADDRINUSE)`);
+  constructor(
+    service: string,
+    readonly host: string,
+    readonly port: number,
+    /** The setting naming the port, when it is not the API's own (`PORT`). */
+    setting?: string,
+  ) {
+    super(`${service}: cannot listen on ${host}:${port}${setting ? ` (${setting})` : ''}: the port is in use by another process (EADDRINUSE)`);
     this.name = 'PortInUseError';
   }
+}
+
+/** The HTTP edge settings that cannot work together (a clause each, naming the variables). */
+function httpEdgeProblems(config: ConfigOf<ServiceConfigFragment>): string[] {
+  const problems: string[] = [];
+  if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS (${config.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.HTTP_REQUEST_TIMEOUT_MS}): the headers are part of the request`,
+    );
+  }
+  if (config.METRICS_PORT !== 0 && config.METRICS_PORT === config.PORT) {
+    problems.push(`METRICS_PORT must differ from PORT (both ${config.PORT}): metrics have a listener of their own, never the API's port`);
+  }
+  return problems;
 }
 
 function portInUse(error: unknown): boolean {

@@ -52,6 +52,9 @@ async function main(): Promise<void> {
   const stack = await state.starting;
   if (stopping) return;
   writeStackFile(stateDir, stack);
+  // The services' API ports do not serve /metrics: say where each one's metrics listener is.
+  const metrics = Object.values(stack.services).map((service) => `${service.name} ${service.metricsUrl ?? '(none)'}`);
+  console.error(`[stack] metrics (loopback): ${metrics.join(', ')}`);
   process.stdout.write(`Agent Run Service is ready at ${stack.baseUrl}\n`);
 }
 

@@ -20,6 +20,10 @@ export interface ServiceProcess {
   readonly name: ServiceName;
   readonly port: number;
   readonly url: string;
+  /** The service's metrics listener (METRICS_PORT, on loopback) when the stack gave it one. */
+  readonly metricsPort: number | undefined;
+  /** `http://127.0.0.1:<metricsPort>/metrics`, what Prometheus (or curl) scrapes; the API's port does not serve it. */
+  readonly metricsUrl: string | undefined;
   child(): ManagedChild | undefined;
   /** The id the current process was started with (`ARS_INSTANCE_ID`); a new one at every start. */
   instanceId(): string | undefined;
@@ -40,6 +44,8 @@ export interface ServiceProcess {
 export interface ServiceProcessOptions {
   name: ServiceName;
   port: number;
+  /** The metrics listener's port (METRICS_PORT); absent: a free one the service picks (not known here). */
+  metricsPort?: number;
   env: NodeJS.ProcessEnv;
   readyTimeoutMs?: number;
   /** Each output line of the service (prefixed with its name); default this process's stderr. */
@@ -58,6 +64,7 @@ export interface ServiceProcessOptions {
  */
 export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
   const url = `http://127.0.0.1:${options.port}`;
+  const metricsUrl = options.metricsPort === undefined ? undefined : `http://127.0.0.1:${options.metricsPort}/metrics`;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const policy = options.restart === false ? undefined : { ...DEFAULT_RESTART_POLICY, ...options.restart };
   const nodeArgs: string[] = [];
@@ -86,7 +93,15 @@ export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
       command: process.execPath,
       args: [...nodeArgs, fromRoot(`services/${options.name}/dist/main.js`)],
       // ARS_EXIT_WITH_PARENT: the service stops when this process dies and its stdin pipe closes.
-      env: { ...options.env, PORT: String(options.port), ARS_INSTANCE_ID: id, ARS_EXIT_WITH_PARENT: 'stdin' },
+      // METRICS_PORT is the service's own, never one inherited from this process's environment (0: a free one).
+      env: {
+        ...options.env,
+        PORT: String(options.port),
+        METRICS_HOST: '127.0.0.1',
+        METRICS_PORT: String(options.metricsPort ?? 0),
+        ARS_INSTANCE_ID: id,
+        ARS_EXIT_WITH_PARENT: 'stdin',
+      },
       output: options.output,
     });
     child = current;
@@ -139,6 +154,8 @@ export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
     name: options.name,
     port: options.port,
     url,
+    metricsPort: options.metricsPort,
+    metricsUrl,
     child: () => child,
     instanceId: () => instance,
     restarts: () => restarts,

@@ -70,8 +70,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.all(reservations.map((reservation) => reservation.release()));
   };
   const ports = new Map<ServiceName, number>();
+  // Each service's metrics listener (METRICS_PORT) on loopback, reserved the same way: a restart keeps it.
+  const metricsPorts = new Map<ServiceName, number>();
   try {
     for (const name of SERVICE_NAMES) {
+      const metricsReservation = await reservePort();
+      reservations.push(metricsReservation);
+      metricsPorts.set(name, metricsReservation.port);
       if (name === 'gateway' && options.gatewayPort !== 0) {
         ports.set(name, options.gatewayPort);
         continue;
@@ -115,7 +120,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const services = {} as Record<ServiceName, ServiceProcess>;
   for (const name of SERVICE_NAMES) {
-    services[name] = serviceProcess({ name, port: ports.get(name) ?? 0, env, output: options.output, log: options.log, restart: options.restart });
+    services[name] = serviceProcess({
+      name,
+      port: ports.get(name) ?? 0,
+      metricsPort: metricsPorts.get(name),
+      env,
+      output: options.output,
+      log: options.log,
+      restart: options.restart,
+    });
   }
   const started: ServiceProcess[] = [];
   const stop = async (): Promise<void> => {

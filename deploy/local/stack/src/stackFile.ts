@@ -9,6 +9,8 @@ export interface StackFile {
   baseUrl: string;
   /** Each service's URL (a restarted service keeps its own). */
   services: Record<ServiceName, string>;
+  /** Each service's metrics endpoint (`http://127.0.0.1:<METRICS_PORT>/metrics`); the service URLs do not serve `/metrics`. */
+  metrics: Partial<Record<ServiceName, string>>;
   /** The stack's Kafka bootstrap brokers (`host:port`), for tools that talk to the bus (re-drive). */
   kafkaBrokers: string[];
   /** The services' internal token, for the admin command's internal routes (disable-user): the file is readable by its owner only. */
@@ -22,9 +24,15 @@ const FILE = 'stack.json';
 export function writeStackFile(dir: string, stack: Pick<Stack, 'baseUrl' | 'services' | 'infrastructure' | 'internalToken'>): void {
   mkdirSync(dir, { recursive: true });
   const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, stack.services[name].url])) as Record<ServiceName, string>;
+  const metrics: Partial<Record<ServiceName, string>> = {};
+  for (const name of SERVICE_NAMES) {
+    const url = stack.services[name].metricsUrl;
+    if (url) metrics[name] = url;
+  }
   const content: StackFile = {
     baseUrl: stack.baseUrl,
     services,
+    metrics,
     kafkaBrokers: stack.infrastructure.kafkaBrokers,
     internalToken: stack.internalToken,
     pid: process.pid,

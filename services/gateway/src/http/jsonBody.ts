@@ -1,5 +1,5 @@
 import { AppError } from '@ars/errors';
-import { readRawBody, type Middleware } from '@ars/http-app';
+import { assertJsonDepth, readRawBody, type Middleware } from '@ars/http-app';
 
 export const PUBLIC_BODY_LIMIT = '1mb';
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
@@ -8,7 +8,8 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
  * The JSON body of a public route, parsed after authentication, the per-PAT limit and the scope
  * check (the kit's parser is skipped under `/api/v1/svc`): an unauthenticated caller never has a
  * body read, and a malformed body still counts against its PAT's limit. Same rules and messages as
- * the kit: a non-JSON content type, malformed JSON and a body over 1mb are 400 BAD_REQUEST; an empty
+ * the kit: a non-JSON content type, malformed JSON, a body over 1mb and one nested deeper than
+ * MAX_JSON_DEPTH are 400 BAD_REQUEST (nothing deeper reaches a service); an empty
  * body is `{}`-equivalent (`undefined`).
  */
 export function parseJsonBody(limit: string = PUBLIC_BODY_LIMIT): Middleware {
@@ -24,6 +25,7 @@ export function parseJsonBody(limit: string = PUBLIC_BODY_LIMIT): Middleware {
         } catch {
           throw AppError.badRequest('Malformed JSON body');
         }
+        assertJsonDepth(parsed);
         (ctx.request as { body?: unknown }).body = parsed;
       }
     }

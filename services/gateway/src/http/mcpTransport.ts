@@ -4,6 +4,7 @@ import type { Gateway } from './deps.js';
 import { limitPerToken } from './rateLimits.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { mcpServerFor } from '../mcp/mcpServer.js';
+import { jsonRpcRefusal } from '../mcp/jsonRpcRequest.js';
 import { principalOf } from './authenticateToken.js';
 import { resolveMcpBearer } from '../oauth/mcpBearer.js';
 import { failedAuthenticationWindow, mcpBearerChallenge } from '../domain/oauthClients.js';
@@ -12,7 +13,8 @@ import { RETRY_AFTER_SECONDS } from '../domain/limits.js';
 /**
  * The JSON-RPC tool transport's HTTP edge (CONTRACT.md, External tool transport): authentication
  * before anything else (-32001 401), the per-PAT limit (-32002 429), a browser Origin not allowed
- * (-32003 403), parse and request errors (-32700, -32600 400), then the official SDK's stateless
+ * (-32003 403), parse and request errors (-32700, -32600 400), params that do not fit their method
+ * (-32602, mcp/jsonRpcRequest.ts), then the official SDK's stateless
  * streamable HTTP transport with JSON answers and a Server bound to the caller (mcp/mcpServer.ts):
  * initialize, ping, tools/list, tools/call, notifications (202). CORS preflight; `GET` → 405.
  */
@@ -70,13 +72,8 @@ export function mcpPost(gateway: Gateway): RouterMiddleware {
       if (isAppError(error)) return rpcError(ctx, 400, null, -32600, error.message);
       return rpcError(ctx, 400, null, -32700, 'Parse error: body is not valid JSON');
     }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      return rpcError(ctx, 400, null, -32600, 'Invalid Request: expected a JSON-RPC 2.0 object');
-    }
-    const request = message as { jsonrpc?: unknown; id?: unknown; method?: unknown };
-    if (request.jsonrpc !== '2.0' || typeof request.method !== 'string') {
-      return rpcError(ctx, 400, request.id, -32600, 'Invalid Request: jsonrpc must be "2.0" and method a string');
-    }
+    const refusal = jsonRpcRefusal(message);
+    if (refusal) return rpcError(ctx, refusal.status, refusal.id, refusal.code, refusal.message);
     await handOverToSdk(gateway, ctx, message);
   };
 }

@@ -39,6 +39,28 @@ describe('malformed JSON, a wrong content type and an oversized body are 400 BAD
   });
 });
 
+describe('a body nested deeper than the kit allows is 400 BAD_REQUEST on every route that takes one, never a peer outage', () => {
+  const deepBody = `{"name":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+  test.each([
+    ['POST', '/sandboxes'],
+    ['POST', '/automations'],
+    ['PUT', '/automations/auto_1'],
+    ['POST', '/automations/auto_1/publish'],
+    ['POST', '/automations/events'],
+    ['POST', '/pr-reviews/rerun'],
+    ['POST', '/runs'],
+  ])('%s %s with a body 10,000 levels deep', async (method, path) => {
+    const token = await freshToken();
+    const answer = await call(`${suite.api}${path}`, {
+      method,
+      headers: { ...bearer(token.token), 'content-type': 'application/json', 'idempotency-key': `deep-${path}` },
+      body: deepBody,
+    });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toEqual({ code: 'BAD_REQUEST', message: 'Request body nests deeper than 64 levels of objects and arrays' });
+  });
+});
+
 /** An integer past Number.MAX_SAFE_INTEGER: still an integer out of range, so clamped (not 400). */
 const HUGE = '99999999999999999999';
 
@@ -186,5 +208,54 @@ describe('the MCP transport edge: PAT auth in JSON-RPC, GET 405, preflight', () 
       body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
     });
     expect(notification.status).toBe(202);
+  });
+});
+
+describe('the JSON-RPC error table: valid JSON that is not a request is -32600 (400); params of the wrong shape are -32602 (200)', () => {
+  async function rpc(body: string): Promise<{ status: number; body: { id?: unknown; error?: { code: number; message: string } } }> {
+    const token = await freshToken();
+    const response = await fetch(`${suite.api}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    });
+    return { status: response.status, body: (await response.json()) as { error?: { code: number; message: string } } };
+  }
+
+  test.each([
+    ['an id that is an object', '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}'],
+    ['an id that is an array', '{"jsonrpc":"2.0","id":[1],"method":"ping"}'],
+    ['an id that is a boolean', '{"jsonrpc":"2.0","id":true,"method":"ping"}'],
+    ['params that are an array', '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}'],
+    ['params that are a string', '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}'],
+    ['a body nested 10,000 levels deep', `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`],
+  ])('%s is 400 -32600, not a parse error', async (_what, body) => {
+    const answer = await rpc(body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error?.code).toBe(-32600);
+    expect(answer.body.id).toBeNull();
+  });
+
+  test.each([
+    ['a tool name that is a number', '{"name":42,"arguments":{}}'],
+    ['a missing tool name', '{"arguments":{}}'],
+    ['arguments that are an array', '{"name":"svc_list_repos","arguments":[]}'],
+    ['arguments that are a string', '{"name":"svc_list_repos","arguments":"all"}'],
+  ])('tools/call with %s is 200 -32602 naming the field, never -32603 or a validator dump', async (_what, params) => {
+    const answer = await rpc(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${params}}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe(7);
+    expect(answer.body.error?.code).toBe(-32602);
+    expect(answer.body.error?.message).toMatch(/^Invalid params: params\.(name|arguments) /);
+    expect(answer.body.error?.message).not.toMatch(/[[{]/);
+  });
+
+  test('initialize with a protocolVersion that is not a string is 200 -32602', async () => {
+    const answer = await rpc(
+      '{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":1,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}',
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.error?.code).toBe(-32602);
+    expect(answer.body.error?.message).toMatch(/^Invalid params: params\.protocolVersion /);
   });
 });

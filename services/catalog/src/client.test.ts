@@ -53,6 +53,15 @@ describe("the catalog client maps an error answer to the one error type (AppErro
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404, message: 'Repository not found' });
   });
+  test('a repository id that is not well-formed Unicode (a lone surrogate from a JSON body) is AppError NOT_FOUND, not a URIError', async () => {
+    const userId = harness.newUser();
+    await catalog.createDevInstallation({ userId });
+    for (const call of [() => catalog.repo(userId, '\ud800'), () => catalog.repoAccess(userId, 'repo\udc00')]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(AppError);
+      expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    }
+  });
   test("another user's installation is AppError NOT_FOUND; the owner's answers its id and provider", async () => {
     const owner = harness.newUser();
     const dev = await catalog.createDevInstallation({ userId: owner });

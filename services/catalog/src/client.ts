@@ -1,6 +1,6 @@
 // The catalog's internal API as its callers use it (gateway, runs, sandboxes): one method per route,
 // typed with @ars/contract's shapes. Imports no catalog runtime, so a caller pulls in nothing else.
-import type { Agent, CatalogRepo, DevInstallation, Model, Repo } from '@ars/contract';
+import { pathSegment, type Agent, type CatalogRepo, type DevInstallation, type Model, type Repo } from '@ars/contract';
 import type { HttpClient } from '@ars/http-client';
 import type { HostRepo } from './http/findHostRepo.js';
 import type { RepoAccess } from './http/repoAccess.js';
@@ -63,11 +63,11 @@ export function createCatalogClient(http: HttpClient): CatalogClient {
       return answer.repos;
     },
     async repo(userId, repoId, options = {}) {
-      const answer = await http.get<{ repo: CatalogRepo }>(`${user(userId)}/repos/${encodeURIComponent(repoId)}`, options);
+      const answer = await http.get<{ repo: CatalogRepo }>(`${user(userId)}/repos/${pathSegment(repoId)}`, options);
       return answer.repo;
     },
     async repoAccess(userId, repoId) {
-      return (await http.post<{ access: RepoAccess }>(`${user(userId)}/repos/${encodeURIComponent(repoId)}/access`, {})).access;
+      return (await http.post<{ access: RepoAccess }>(`${user(userId)}/repos/${pathSegment(repoId)}/access`, {})).access;
     },
     async githubRepo(externalInstallationId, fullName) {
       const [owner = '', name = ''] = fullName.split('/');

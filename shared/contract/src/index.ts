@@ -1,4 +1,5 @@
 export { IDEMPOTENCY_KEY_HEADER, INTERNAL_VIEW_HEADER, REPLAY_ONLY_HEADER, REQUEST_HASH_HEADER } from './headers.js';
+export { pathSegment } from './paths.js';
 export {
   HARNESSES,
   INTERNAL_START_RUN_BODY_SCHEMA,

@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_KEY_HEADER } from '@ars/contract';
+import { IDEMPOTENCY_KEY_HEADER, pathSegment } from '@ars/contract';
 import { AppError, isAppError } from '@ars/errors';
 import { clampLimit } from '@ars/http-app';
 import type { RequestOptions } from '@ars/http-client';
@@ -10,13 +10,14 @@ import type { RouteHandler } from './routeCall.js';
 
 /**
  * `/runs/:runId` with the request's params → `/internal/users/<userId>/runs/<runId>`: the owner's
- * internal API, scoped to the caller. Params are re-encoded, and `.`/`..` never reach the owner.
+ * internal API, scoped to the caller. Params are re-encoded (a lone surrogate, which a tool's JSON
+ * arguments can carry, as U+FFFD: pathSegment), and `.`/`..` never reach the owner.
  */
 export function internalPath(route: PublicRoute, userId: string, params: Record<string, string>): string {
   const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
     const value = params[name] ?? '';
     if (value === '' || value === '.' || value === '..') throw AppError.notFound(`No route for ${route.method} ${route.path}`);
-    return encodeURIComponent(value);
+    return pathSegment(value);
   });
   return `/internal/users/${encodeURIComponent(userId)}${path}`;
 }

@@ -65,6 +65,8 @@ export function mcpPost(gateway: Gateway): RouterMiddleware {
     }
     const origin = ctx.get('Origin') || undefined;
     if (!originAllowed(gateway, origin)) return rpcError(ctx, 403, null, -32003, `Forbidden origin: ${origin ?? ''}`);
+    // The SDK answers another content type 415 with a code the contract's table does not have.
+    if (ctx.is('application/json') === false) return rpcError(ctx, 400, null, -32600, 'Invalid Request: Content-Type must be application/json');
     let message: unknown;
     try {
       message = JSON.parse(await readRawBody(ctx));

@@ -229,6 +229,10 @@ describe('the JSON-RPC error table: valid JSON that is not a request is -32600 (
     ['params that are an array', '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}'],
     ['params that are a string', '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}'],
     ['a body nested 10,000 levels deep', `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`],
+    ['an id that is null (MCP requests never carry null)', '{"jsonrpc":"2.0","id":null,"method":"ping"}'],
+    ['an id that is a fraction', '{"jsonrpc":"2.0","id":1.5,"method":"ping"}'],
+    ['a request with a result member too', '{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}'],
+    ['a method named __proto__ with an extra member', '{"jsonrpc":"2.0","id":1,"method":"__proto__","params":{},"extra":1}'],
   ])('%s is 400 -32600, not a parse error', async (_what, body) => {
     const answer = await rpc(body);
     expect(answer.status).toBe(400);
@@ -248,6 +252,30 @@ describe('the JSON-RPC error table: valid JSON that is not a request is -32600 (
     expect(answer.body.error?.code).toBe(-32602);
     expect(answer.body.error?.message).toMatch(/^Invalid params: params\.(name|arguments) /);
     expect(answer.body.error?.message).not.toMatch(/[[{]/);
+  });
+
+  test('a method named __proto__ or toString is an unknown method, 200 -32601', async () => {
+    for (const method of ['__proto__', 'toString', 'constructor']) {
+      const answer = await rpc(`{"jsonrpc":"2.0","id":3,"method":"${method}","params":{}}`);
+      expect([answer.status, answer.body.error?.code]).toEqual([200, -32601]);
+    }
+  });
+
+  test('a __proto__ key in tool arguments is 200 -32602, never a prototype the argument check cannot see', async () => {
+    const answer = await rpc('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"svc_list_agents","arguments":{"__proto__":{"isAdmin":true}}}}');
+    expect(answer.status).toBe(200);
+    expect(answer.body.error).toEqual({ code: -32602, message: 'Invalid params: params.arguments.__proto__ is not an allowed key' });
+  });
+
+  test('a body that is not application/json is 400 -32600 (the table has no 415)', async () => {
+    const token = await freshToken();
+    const response = await fetch(`${suite.api}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(token.token), 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600);
   });
 
   test('initialize with a protocolVersion that is not a string is 200 -32602', async () => {

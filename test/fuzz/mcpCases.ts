@@ -45,6 +45,7 @@ export class RpcCase {
 
 export const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } as const;
 const KNOWN_METHODS = ['initialize', 'ping', 'tools/list', 'tools/call'];
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
@@ -67,9 +68,11 @@ export function expectedFor(body: string, tools: ReadonlyMap<string, ValidateFun
   // transport sets). Never -32700 (it is JSON), -32603 or a 5xx.
   if (Buffer.byteLength(body) > 1_048_576) return orInvalidRequest(verdict, 'a body over 1 MB');
   if (depthOf(message) >= 1_000) return orInvalidRequest(verdict, 'nested a thousand levels deep');
-  // A request that also has a `result` or `error` member is neither a request nor a response: the
-  // transport may refuse it as an invalid request, or answer the request it also is.
-  if (isObject(message) && ('result' in message || 'error' in message)) return orInvalidRequest(verdict, 'it also has a result or error member');
+  // A request with a member JSON-RPC does not define (`result`, `error`, `__proto__`, anything else)
+  // is not strictly a request (the SDK's envelope schema is strict): the transport may refuse it as
+  // an invalid request, or answer the request it also is.
+  if (isObject(message) && Object.keys(message).some((key) => !REQUEST_MEMBERS.has(key)))
+    return orInvalidRequest(verdict, 'it has a member a JSON-RPC request does not define');
   return verdict;
 }
 

@@ -211,7 +211,24 @@ async function servedAgain(load: Load, service: ServiceName, since: number, with
  * The load runs; `service` gets a SIGTERM; the load goes on while it is down and after it is back.
  * Returns what the load saw and the service's exit code.
  */
-async function rollOut(service: ServiceName): Promise<{ load: Load; exitCode: number | string; downFrom: number; upAt: number }> {
+/**
+ * The service's own account of its shutdown (its start, each step that failed, a deadline passed, its
+ * errors), collected until it exits: a failed exit code is shown beside it, so a run on a loaded
+ * machine says which step overran, not only that one did.
+ */
+function shutdownAccount(child: { waitForLine<T>(parse: (line: string) => T | undefined, timeoutMs: number): Promise<T> }): string[] {
+  const lines: string[] = [];
+  const worth = /"msg":"(shutting down|http stopped|shutdown step failed|shutdown timed out; forcing exit|stopped)"|"level":"(error|fatal)"/;
+  void child
+    .waitForLine((line) => {
+      if (worth.test(line)) lines.push(line.slice(0, 600));
+      return undefined;
+    }, 600_000)
+    .catch(() => undefined);
+  return lines;
+}
+
+async function rollOut(service: ServiceName): Promise<{ load: Load; exitCode: number | string; shutdownLog: string[]; downFrom: number; upAt: number }> {
   const baseUrl = system().baseUrl;
   const users = await Promise.all([LoadUser.create(baseUrl), LoadUser.create(baseUrl)]);
   const load = new Load(users);
@@ -220,6 +237,7 @@ async function rollOut(service: ServiceName): Promise<{ load: Load; exitCode: nu
     const handle = system().stack.services[service];
     const child = handle.child();
     if (!child) throw new Error(`${service} is not running`);
+    const shutdownLog = shutdownAccount(child);
     const downFrom = Date.now();
     await handle.stop();
     const exitCode = await child.exited;
@@ -231,7 +249,7 @@ async function rollOut(service: ServiceName): Promise<{ load: Load; exitCode: nu
     // depends on the machine's pace (each user's reads go one after another), so it is waited for
     // (bounded; the test's assertion says when it never happened), not assumed of a fixed window.
     await Promise.all([sleep(3_000), servedAgain(load, service, upAt, 30_000)]);
-    return { load, exitCode, downFrom, upAt };
+    return { load, exitCode, shutdownLog, downFrom, upAt };
   } finally {
     await load.stop();
   }
@@ -250,7 +268,9 @@ describe('a SIGTERM to a service behind the gateway under load loses no request 
   test.each(behindTheGateway)(
     '%s: exits 0; every answer is 2xx or a retryable 503; every accepted run ends with each event once',
     async (service) => {
-      const { load, exitCode, downFrom, upAt } = await rollOut(service);
+      const { load, exitCode, shutdownLog, downFrom, upAt } = await rollOut(service);
+      // When the exit code is not 0, the service's log of its shutdown says why.
+      if (exitCode !== 0) throw new Error(`${service} exited ${exitCode}; its shutdown log:\n${shutdownLog.join('\n')}`);
       expect(exitCode).toBe(0);
       expect(unexpectedAnswers(load.observed)).toEqual([]);
 

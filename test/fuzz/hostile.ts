@@ -112,15 +112,16 @@ const deep = fc
   .map(([kind, depth]) => new Hostile(`${kind}s nested ${depth} deep`, nested(kind, depth)));
 
 // Over 1 MB, the public body limit, once in a while; 10 and 100 K are accepted sizes for most fields.
+/** Strings of 1 to `maxLength` UTF-16 code units from `min` to `max` (surrogate halves, control characters). */
+function codeUnitsIn(min: number, max: number, maxLength: number): fc.Arbitrary<string> {
+  return fc.string({ unit: fc.integer({ min, max }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength });
+}
+
 const huge = fc.constantFrom(10_000, 100_000, 1_100_000).map((length) => new Hostile(`a string of ${length} characters`, json('x'.repeat(length))));
 
-const loneSurrogates = fc
-  .string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 4 })
-  .map((text) => new Hostile('random surrogate halves', json(text)));
+const loneSurrogates = codeUnitsIn(0xd800, 0xdfff, 4).map((text) => new Hostile('random surrogate halves', json(text)));
 
-const controls = fc
-  .string({ unit: fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 8 })
-  .map((text) => new Hostile('random control characters', json(text)));
+const controls = codeUnitsIn(0, 0x1f, 8).map((text) => new Hostile('random control characters', json(text)));
 
 const unicode = fc.string({ unit: 'binary', maxLength: 48 }).map((text) => new Hostile('random unicode', json(text)));
 
@@ -237,12 +238,8 @@ const SEGMENTS = [
 
 const longSegment = fc.integer({ min: 10_000, max: 20_000 }).map((length) => new Hostile(`a segment of ${length} characters`, 'a'.repeat(length)));
 const randomSegment = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).map((text) => new Hostile('random unicode, encoded', percentEncode(text)));
-const surrogateSegment = fc
-  .string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 3 })
-  .map((text) => new Hostile('random surrogate halves, encoded', percentEncode(text)));
-const controlSegment = fc
-  .string({ unit: fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 6 })
-  .map((text) => new Hostile('random control characters, encoded', percentEncode(text)));
+const surrogateSegment = codeUnitsIn(0xd800, 0xdfff, 3).map((text) => new Hostile('random surrogate halves, encoded', percentEncode(text)));
+const controlSegment = codeUnitsIn(0, 0x1f, 6).map((text) => new Hostile('random control characters, encoded', percentEncode(text)));
 
 /** A path segment or query value as it goes on the request line. */
 export const hostileSegment: fc.Arbitrary<Hostile> = fc.oneof(

@@ -14,11 +14,13 @@ import { RunsClient, TERMINAL, type Run, type RunEvent } from '../support/runs.j
 import { callTool, connectMcp } from '../support/mcp.js';
 import { ownSystem } from '@ars/testenv';
 
-// Sandboxes lets its live runs finish for up to 8 s of a 14 s shutdown (SANDBOX_DRAIN_MS) before it
-// aborts them; the stack's stop sends SIGKILL after 15 s.
+// Sandboxes lets its live runs finish for up to 20 s of a 26 s shutdown (SANDBOX_DRAIN_MS) before it
+// aborts them; the stack's stop sends SIGKILL a second after SHUTDOWN_TIMEOUT_MS. A run the load
+// starts takes about a second on a quiet machine; the drain is long enough for one still being set up
+// (its repository cloned, its sandbox made) on a machine five times slower, as a loaded CI host is.
 const system = ownSystem('it stops and restarts every service, with drain and shutdown settings of its own', {
-  SANDBOX_DRAIN_MS: '8000',
-  SHUTDOWN_TIMEOUT_MS: '14000',
+  SANDBOX_DRAIN_MS: '20000',
+  SHUTDOWN_TIMEOUT_MS: '26000',
 });
 
 /** What the load asks of the gateway; each kind reaches one service behind it. */

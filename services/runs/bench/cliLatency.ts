@@ -6,7 +6,7 @@
 // once `success`): run created → first event and → success, p50 and max. The first run of each
 // harness is a warm-up, not counted. With BENCH_BASE_URL, only the running system is measured (its
 // CLIs, named by the runs' `runtime.provider`), as the CI smoke form does.
-import { json, newUser, percentile, startBenchStack, startRun, tokenOf, type User } from './client.js';
+import { json, newUser, percentile, readEventStream, startBenchStack, startRun, tokenOf, type User } from './client.js';
 
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 10);
 const PROMPT = '@say benchmark\n@shell true';
@@ -22,20 +22,18 @@ interface Ended {
 async function ranToTheEnd(api: string, user: User, harness: string): Promise<Ended> {
   const { status, data } = await startRun(api, user, PROMPT, harness);
   if (status !== 202) throw new Error(`POST /runs answered ${status}`);
-  for (;;) {
-    const answer = await json<{
-      run: { status: string; createdAt: string; updatedAt: string; runtime: { provider: string } };
-      events: { createdAt: string }[];
-    }>(`${api}/runs/${data.runId}/events?limit=1`, { headers: { authorization: `Bearer ${tokenOf(user)}` } });
-    const run = answer.data.run;
-    if (['success', 'failed', 'cancelled'].includes(run.status)) {
-      const created = Date.parse(run.createdAt);
-      const first = answer.data.events[0]?.createdAt;
-      if (run.status !== 'success' || first === undefined) throw new Error(`run ${data.runId} (${harness}) ended ${run.status}`);
-      return { status: run.status, provider: run.runtime.provider, firstEventMs: Date.parse(first) - created, successMs: Date.parse(run.updatedAt) - created };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // The stream ends when the run does: waiting on it costs one request, where polling a slow run
+  // would spend the PAT's 60 requests a minute (the figures are the server's clock either way).
+  await readEventStream(`${api}/runs/${data.runId}/events`, tokenOf(user), () => undefined);
+  const answer = await json<{
+    run: { status: string; createdAt: string; updatedAt: string; runtime: { provider: string }; error: unknown };
+    events: { createdAt: string }[];
+  }>(`${api}/runs/${data.runId}/events?limit=1`, { headers: { authorization: `Bearer ${tokenOf(user)}` } });
+  const run = answer.data.run;
+  const created = Date.parse(run.createdAt);
+  const first = answer.data.events[0]?.createdAt;
+  if (run.status !== 'success' || first === undefined) throw new Error(`run ${data.runId} (${harness}) ended ${run.status}: ${JSON.stringify(run.error)}`);
+  return { status: run.status, provider: run.runtime.provider, firstEventMs: Date.parse(first) - created, successMs: Date.parse(run.updatedAt) - created };
 }
 
 /** One system's figures: each harness's runs, one at a time, after one warm-up run. */

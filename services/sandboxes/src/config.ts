@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, env, type DevelopmentDefault } from '@ars/config';
+import { SHUTDOWN_CLOSING_RESERVE_MS } from '@ars/service';
 
 /** The sandboxes service's own variables, beside the common ones of every service. */
 export const sandboxesConfigSchema = {
@@ -151,9 +152,16 @@ export function sandboxesDevelopmentDefaults(config: SandboxesProductionInput): 
 }
 // ---- end of production refusals -----------------------------------------------------------------
 
-/** The drain runs inside the shutdown's own limit, with 5 s left to abort and report what is still live. */
+/** What the drain leaves of a shutdown's hooks' time: the sandboxes' stops, the aborts of what is still live and their reports. */
+export const DRAIN_LEAVES_MS = 3_000;
+
+/**
+ * The drain runs inside the shutdown's own limit, with 5 s left: DRAIN_LEAVES_MS to abort and report
+ * what is still live, and what every service keeps for closing its connections.
+ */
 export function checkDrainFitsShutdown(config: { SANDBOX_DRAIN_MS: number; SHUTDOWN_TIMEOUT_MS: number }): void {
-  if (config.SANDBOX_DRAIN_MS > 0 && config.SANDBOX_DRAIN_MS + 5_000 > config.SHUTDOWN_TIMEOUT_MS) {
-    throw new ConfigError([`SANDBOX_DRAIN_MS=${config.SANDBOX_DRAIN_MS} must leave 5000 ms of SHUTDOWN_TIMEOUT_MS=${config.SHUTDOWN_TIMEOUT_MS}`]);
+  const left = DRAIN_LEAVES_MS + SHUTDOWN_CLOSING_RESERVE_MS;
+  if (config.SANDBOX_DRAIN_MS > 0 && config.SANDBOX_DRAIN_MS + left > config.SHUTDOWN_TIMEOUT_MS) {
+    throw new ConfigError([`SANDBOX_DRAIN_MS=${config.SANDBOX_DRAIN_MS} must leave ${left} ms of SHUTDOWN_TIMEOUT_MS=${config.SHUTDOWN_TIMEOUT_MS}`]);
   }
 }

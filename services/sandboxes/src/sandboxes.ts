@@ -7,7 +7,7 @@ import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
-import { checkDrainFitsShutdown, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
+import { checkDrainFitsShutdown, DRAIN_LEAVES_MS, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
 import { consumeRunRequested } from './consumers/runRequested.js';
 import { harnessClis } from './harness/harnessClis.js';
 import { sandboxesRoutes } from './http/routes.js';
@@ -218,7 +218,6 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const db = ctx.mongo?.db;
       const bus = ctx.bus;
       if (!db || !bus) throw new Error('the sandboxes service needs MongoDB and Kafka');
-      const shutdownGraceMs = Math.max(1_000, ctx.config.SHUTDOWN_TIMEOUT_MS - 3_000);
       const outbox = startOutboxRelay({ db, collections: [COLLECTIONS.sessions], bus, logger: ctx.logger });
       relay = outbox;
       // Registered first, so it runs last on shutdown: the ended sessions' `run.finished` go out first.
@@ -227,20 +226,22 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         await outbox.stop();
       }, 'outbox relay');
       // Graceful shutdown: live sessions are aborted and reported failed `sandbox_lost`.
-      ctx.onShutdown(() => sessions.live.abortAll('shutdown', shutdownGraceMs), 'live sessions');
+      ctx.onShutdown((budget) => sessions.live.abortAll('shutdown', budget.remainingMs()), 'live sessions');
       const keeper = startKeeper(lifecycle, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Public sandboxes are stopped (and snapshotted) at shutdown, while MongoDB is still there.
-      ctx.onShutdown(() => keeper.stop(shutdownGraceMs), 'sandbox keeper');
+      ctx.onShutdown((budget) => keeper.stop(budget.remainingMs()), 'sandbox keeper');
       const supervisor = startSupervisor(sessions, { heartbeatMs: ctx.config.SESSION_HEARTBEAT_MS, lostAfterMs: ctx.config.SESSION_LOST_AFTER_MS });
       // Hooks run in reverse: the queue closes first, the consumer stops, the queued runs are handed
       // back (any instance adopts them), the live runs get SANDBOX_DRAIN_MS to finish on their own
       // (the supervisor still marks them alive and takes cancels meanwhile), the supervisor stops,
-      // then what is still live is aborted.
+      // then what is still live is aborted. Each wait takes what is left of the one shutdown deadline
+      // at most, and the drain leaves DRAIN_LEAVES_MS of it to the stops and aborts after it.
       ctx.onShutdown(() => supervisor.stop(), 'session supervisor');
-      ctx.onShutdown(async () => {
+      ctx.onShutdown(async (budget) => {
         if (ctx.config.SANDBOX_DRAIN_MS === 0 || sessions.live.size === 0) return;
-        ctx.logger.info({ live_runs: sessions.live.size, drain_ms: ctx.config.SANDBOX_DRAIN_MS }, 'draining live runs');
-        const left = await sessions.live.drain(ctx.config.SANDBOX_DRAIN_MS);
+        const drainMs = Math.min(ctx.config.SANDBOX_DRAIN_MS, Math.max(0, budget.remainingMs() - DRAIN_LEAVES_MS));
+        ctx.logger.info({ live_runs: sessions.live.size, drain_ms: drainMs }, 'draining live runs');
+        const left = await sessions.live.drain(drainMs);
         if (left > 0) ctx.logger.warn({ live_runs: left }, 'live runs still running after the drain: aborted');
       }, 'live runs drain');
       ctx.onShutdown(async () => {

@@ -1,4 +1,4 @@
-export { PortInUseError, runService } from './runService.js';
+export { PortInUseError, runService, SHUTDOWN_CLOSING_RESERVE_MS } from './runService.js';
 export { startPeriodicPass, type PeriodicPass } from './periodic.js';
-export type { Compose, RunningService, ServiceContext, ServiceDefinition, ServiceConfig, ShutdownHook } from './runService.js';
+export type { Compose, RunningService, ServiceContext, ServiceDefinition, ServiceConfig, ShutdownBudget, ShutdownHook } from './runService.js';
 export { env } from '@ars/config';

@@ -233,3 +233,62 @@ infrastructure('with MONGO_URL and KAFKA_BROKERS, Mongo is connected with its in
     expect(await opened!.bus!.isReady()).toBe(false);
   });
 });
+
+/** A logger whose lines are kept, parsed, for the test to read. */
+function recordingLogger(): { logger: ReturnType<typeof createLogger>; records: Record<string, unknown>[] } {
+  const records: Record<string, unknown>[] = [];
+  const destination = { write: (line: string) => void records.push(JSON.parse(line) as Record<string, unknown>) };
+  return { logger: createLogger({ service: 'service-test', level: 'info', destination }), records };
+}
+
+describe('the shutdown hooks share one deadline: each waits at most what is left of SHUTDOWN_TIMEOUT_MS, less what the closing steps keep', () => {
+  test('three hooks that would each wait as long as they are given all run, and the shutdown ends 0 inside its deadline', async () => {
+    const given: number[] = [];
+    const service = await runService({
+      name: 'budget-test',
+      start: (ctx) => {
+        for (const name of ['third', 'second', 'first']) {
+          ctx.onShutdown(async (budget) => {
+            const remainingMs = budget.remainingMs();
+            given.push(remainingMs);
+            await new Promise((resolve) => setTimeout(resolve, remainingMs));
+          }, name);
+        }
+      },
+      runtime: { ...inProcess, env: { PORT: String(await freePort()), SHUTDOWN_TIMEOUT_MS: '2000' } },
+    });
+    const startedAt = Date.now();
+    expect(await service.shutdown('test')).toBe(0);
+    expect(Date.now() - startedAt).toBeLessThan(2_000);
+    // A 2 s deadline keeps a quarter of itself (500 ms) for the bus, MongoDB, metrics and telemetry.
+    expect(given).toHaveLength(3);
+    expect(given[0]).toBeLessThanOrEqual(1_500);
+    expect(given[0]).toBeGreaterThan(1_000);
+    expect(given.slice(1)).toEqual([0, 0]);
+  });
+
+  test('the stopped line gives each step’s duration; the deadline’s line names the step under way', async () => {
+    const { logger: recording, records } = recordingLogger();
+    let release = (): void => undefined;
+    const service = await runService({
+      name: 'budget-test',
+      start: (ctx) => {
+        ctx.onShutdown(() => new Promise<void>((resolve) => (release = resolve)), 'overrunning');
+        ctx.onShutdown(() => undefined, 'quick');
+      },
+      runtime: { ...inProcess, logger: recording, env: { PORT: String(await freePort()), SHUTDOWN_TIMEOUT_MS: '300' } },
+    });
+    const shuttingDown = service.shutdown('test');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const timedOut = records.find((r) => r.msg === 'shutdown timed out; forcing exit');
+    expect(timedOut).toMatchObject({ level: 'error', timeout_ms: 300, step: 'overrunning', steps_ms: { http: expect.any(Number), quick: expect.any(Number) } });
+    release();
+    await shuttingDown;
+
+    const { logger: second, records: secondRecords } = recordingLogger();
+    const stopping = await runService({ name: 'budget-test', runtime: { ...inProcess, logger: second, env: { PORT: String(await freePort()) } } });
+    expect(await stopping.shutdown('test')).toBe(0);
+    const stopped = secondRecords.find((r) => r.msg === 'stopped');
+    expect(stopped).toMatchObject({ code: 0, steps_ms: { http: expect.any(Number), metrics: expect.any(Number), telemetry: expect.any(Number) } });
+  });
+});

@@ -33,7 +33,18 @@ import { startTelemetry, type Telemetry } from '@ars/telemetry';
 /** The configuration a service sees: the common settings plus its own `configSchema`. */
 export type ServiceConfig<S extends EnvSchema = EnvSchema> = ConfigOf<ServiceConfigFragment> & ConfigOf<S>;
 
-export type ShutdownHook = () => Promise<void> | void;
+/** What a shutdown hook may know of the shutdown's deadline. */
+export interface ShutdownBudget {
+  /**
+   * How long this hook may still take: the time left before the shutdown's deadline
+   * (SHUTDOWN_TIMEOUT_MS from the signal), less what the closing steps after the hooks are kept
+   * (SHUTDOWN_CLOSING_RESERVE_MS, or a quarter of a shorter timeout), never below 0. A hook that waits on work of its own (a drain, a
+   * stop) waits at most this long, so that every later hook still runs and the process exits 0 on time.
+   */
+  remainingMs(): number;
+}
+
+export type ShutdownHook = (budget: ShutdownBudget) => Promise<void> | void;
 
 export interface ServiceContext<S extends EnvSchema = EnvSchema> {
   name: string;
@@ -177,8 +188,15 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
     const httpClosed = server ? server.close() : Promise.resolve();
     httpClosed.catch(() => undefined);
     logger.info({ reason, timeout_ms: timeoutMs }, 'shutting down');
+    const deadlineAt = Date.now() + timeoutMs;
+    // A short deadline (a test's) keeps a quarter of itself for the closing steps.
+    const closingReserveMs = Math.min(SHUTDOWN_CLOSING_RESERVE_MS, timeoutMs / 4);
+    const budget: ShutdownBudget = { remainingMs: () => Math.max(0, deadlineAt - Date.now() - closingReserveMs) };
+    // Each step's duration, in order, and the one under way: the deadline's line names what overran.
+    const stepsMs: Record<string, number> = {};
+    let stepUnderWay: string | undefined;
     const deadline = setTimeout(() => {
-      logger.error({ timeout_ms: timeoutMs }, 'shutdown timed out; forcing exit');
+      logger.error({ timeout_ms: timeoutMs, step: stepUnderWay, steps_ms: stepsMs }, 'shutdown timed out; forcing exit');
       if (handleSignals) exit(1);
     }, timeoutMs);
     // In a process we own, the deadline must fire even when nothing else keeps the event loop alive
@@ -187,23 +205,28 @@ export async function runService<S extends EnvSchema = Record<never, never>, D =
     shuttingDown = (async () => {
       let code = exitCode;
       const step = async (name: string, fn: () => Promise<void> | void): Promise<void> => {
+        const startedAt = Date.now();
+        stepUnderWay = name;
         try {
           await fn();
         } catch (error) {
           code = 1;
           logger.error({ err: error, step: name }, 'shutdown step failed');
+        } finally {
+          stepsMs[name] = Date.now() - startedAt;
+          stepUnderWay = undefined;
         }
       };
       await step('http', () => httpClosed);
       logger.info('http stopped');
-      for (const { name, hook } of [...hooks].reverse()) await step(name, hook);
+      for (const { name, hook } of [...hooks].reverse()) await step(name, () => hook(budget));
       if (bus) await step('bus', () => bus?.disconnect());
       if (mongo) await step('mongo', () => mongo?.close());
       // Last of the listeners: the drain above can still be scraped.
       if (metricsServer) await step('metrics', () => metricsServer?.close());
       await step('telemetry', () => telemetry.shutdown());
       clearTimeout(deadline);
-      logger.info({ code }, 'stopped');
+      logger.info({ code, steps_ms: stepsMs }, 'stopped');
       return code;
     })();
     return shuttingDown;
@@ -387,6 +410,12 @@ function portInUse(error: unknown): boolean {
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,128}$/;
 /** The shutdown deadline of a service whose parent (the local stack) died without stopping it. */
 export const ORPHANED_SHUTDOWN_TIMEOUT_MS = 3_000;
+
+/**
+ * What the steps after the hooks (the bus, MongoDB, the metrics listener, telemetry) are kept of the
+ * shutdown's time: a hook's budget ends this long before the deadline.
+ */
+export const SHUTDOWN_CLOSING_RESERVE_MS = 2_000;
 
 /** `ARS_INSTANCE_ID`: given by whoever started the process, answered on /healthz and /readyz. */
 function instanceId(env: EnvSource): string | undefined {

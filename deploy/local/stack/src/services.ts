@@ -66,6 +66,7 @@ export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
   const url = `http://127.0.0.1:${options.port}`;
   const metricsUrl = options.metricsPort === undefined ? undefined : `http://127.0.0.1:${options.metricsPort}/metrics`;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const stopGraceMs = stopGraceFor(options.env);
   const policy = options.restart === false ? undefined : { ...DEFAULT_RESTART_POLICY, ...options.restart };
   const nodeArgs: string[] = [];
   const preload = fromRoot('shared/telemetry/dist/register.js');
@@ -162,7 +163,7 @@ export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
     async start() {
       wanted = false;
       cancelRestart();
-      if (child?.isRunning()) await child.stop();
+      if (child?.isRunning()) await child.stop(stopGraceMs);
       wanted = true;
       attempt = 0;
       try {
@@ -175,7 +176,7 @@ export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
     async stop() {
       wanted = false;
       cancelRestart();
-      await child?.stop();
+      await child?.stop(stopGraceMs);
     },
     async kill() {
       wanted = false;
@@ -188,6 +189,19 @@ export function serviceProcess(options: ServiceProcessOptions): ServiceProcess {
     },
   };
   return service;
+}
+
+/** The SIGKILL after a SIGTERM comes this long at least (the stack's usual grace). */
+const MIN_STOP_GRACE_MS = 15_000;
+
+/**
+ * How long a stop waits after SIGTERM before SIGKILL: past the service's own SHUTDOWN_TIMEOUT_MS
+ * (by a second), as a Pod's terminationGracePeriodSeconds is, so a service given a longer shutdown
+ * is never killed inside it.
+ */
+function stopGraceFor(env: NodeJS.ProcessEnv): number {
+  const shutdownTimeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS);
+  return Number.isFinite(shutdownTimeoutMs) ? Math.max(MIN_STOP_GRACE_MS, shutdownTimeoutMs + 1_000) : MIN_STOP_GRACE_MS;
 }
 
 function describeExit(code: number | string): string {

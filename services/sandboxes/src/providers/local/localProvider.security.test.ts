@@ -156,21 +156,37 @@ describe('a sandbox command sees only its own directory (writable), the system (
   });
 });
 
+/** The host's uid of each of `pids` still running (one that has exited since it was listed is left out). */
+function hostUidsOf(pids: readonly number[]): string[] {
+  return pids.flatMap((pid) => {
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ESRCH') return [];
+      throw error;
+    }
+    const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+    if (uid === undefined) throw new Error(`no Uid line in /proc/${pid}/status`);
+    return [uid];
+  });
+}
+
 describe('a sandbox’s processes run as the unprivileged sandbox user on the host, never as root', () => {
   test('its uid is SANDBOX_UID on the host (every process of it, as the host sees them); its tree is that user’s', async () => {
     const sandbox = await allocate();
     const controller = new AbortController();
     try {
       const running = run(sandbox, 'id -u; stat -c %u .; sleep 30 & wait', { signal: controller.signal });
-      let pids: number[] = [];
-      for (let attempt = 0; attempt < 100 && pids.length < 2; attempt++) {
-        pids = await processesWorkingIn(sandbox.dir ?? '');
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      // The shell and its `sleep` stay; `id` and `stat` may exit between the listing and the reading.
+      let hostUids: string[] = [];
+      for (let attempt = 0; attempt < 100 && hostUids.length < 2; attempt++) {
+        hostUids = hostUidsOf(await processesWorkingIn(sandbox.dir ?? ''));
+        if (hostUids.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const hostUids = pids.map((pid) => /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
       controller.abort();
       const { output } = await running;
-      expect(pids.length).toBeGreaterThanOrEqual(2);
+      expect(hostUids.length).toBeGreaterThanOrEqual(2);
       expect(new Set(hostUids)).toEqual(new Set([String(DEFAULT_SANDBOX_UID)]));
       expect(output.trim().split('\n').slice(0, 2)).toEqual([String(DEFAULT_SANDBOX_UID), String(DEFAULT_SANDBOX_UID)]);
     } finally {

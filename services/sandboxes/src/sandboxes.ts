@@ -118,7 +118,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         secrets,
       );
       const catalog = createCatalogClient(catalogHttp);
-      const provider = createProvider(config, serviceRuntime.env ?? process.env, {
+      const provider = await createProvider(config, serviceRuntime.env ?? process.env, {
         isolation,
         limits,
         egress: {

@@ -1,12 +1,17 @@
+import { createRequire } from 'node:module';
 import { trace, type Tracer } from '@opentelemetry/api';
-import { NodeSDK, core, resources, tracing } from '@opentelemetry/sdk-node';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { NodeSDK, tracing } from '@opentelemetry/sdk-node';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
-import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
-import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+
+/**
+ * The SDK, its exporter and the instrumentations, loaded on first use: some 300 modules, a third of
+ * a second of CPU at every start of a service whose telemetry is off. They are CommonJS packages (an
+ * `import` of them loads the same files), so they load synchronously and `startTelemetry` stays so.
+ */
+const loadCommonJs = createRequire(import.meta.url);
+const sdkNode = (): typeof import('@opentelemetry/sdk-node') => loadCommonJs('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+const otlpExporter = (): typeof import('@opentelemetry/exporter-trace-otlp-http') =>
+  loadCommonJs('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
 
 export interface TelemetryOptions {
   /** `service.name` of every span. */
@@ -87,6 +92,11 @@ export function mongoStatement(command: Record<string, unknown>): string {
  * relay's sends.
  */
 export function standardInstrumentations(): Instrumentation[] {
+  const { HttpInstrumentation } = loadCommonJs('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { KoaInstrumentation } = loadCommonJs('@opentelemetry/instrumentation-koa') as typeof import('@opentelemetry/instrumentation-koa');
+  const { MongoDBInstrumentation } = loadCommonJs('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
+  const { IORedisInstrumentation } = loadCommonJs('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { UndiciInstrumentation } = loadCommonJs('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
   return [
     new HttpInstrumentation({
       // Probes would drown the traces.
@@ -128,6 +138,8 @@ export function tracesUrl(endpoint: string): string {
 export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (running) return handle();
   if (!options.otlpEndpoint) return OFF;
+  const { NodeSDK, core, resources } = sdkNode();
+  const { OTLPTraceExporter } = otlpExporter();
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
     resource: resources.resourceFromAttributes({
@@ -184,6 +196,8 @@ export function reportingTracer(serviceName: string, reporter = '@ars/telemetry'
   if (!current) return trace.getTracer(reporter);
   let provider = current.reported.get(serviceName);
   if (!provider) {
+    const { resources, tracing } = sdkNode();
+    const { OTLPTraceExporter } = otlpExporter();
     provider = new tracing.BasicTracerProvider({
       resource: resources.resourceFromAttributes({ 'service.name': serviceName, 'ars.reported_by': current.serviceName }),
       spanProcessors: [new tracing.BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(current.otlpEndpoint) }))],

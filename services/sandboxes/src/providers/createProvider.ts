@@ -1,5 +1,4 @@
 import { ConfigError, environmentOf, type EnvSource, type Environment } from '@ars/config';
-import { KubernetesProvider } from './kubernetes/kubernetesProvider.js';
 import { kubernetesSettings, SettingsError } from './kubernetes/settings.js';
 import { IsolationUnavailable, prepareIsolation, type LocalIsolation } from './local/localIsolation.js';
 import { FORWARDER_FILES, LocalProvider } from './local/localProvider.js';
@@ -109,7 +108,7 @@ function modelUpstreamsOf(config: Pick<ProviderConfig, 'OPENAI_BASE_URL' | 'ANTH
 }
 
 /** `SANDBOX_PROVIDER`: `local` (a directory per sandbox under SANDBOX_ROOT) or `kubernetes` (a Pod per sandbox, K8S_*). */
-export function createProvider(config: ProviderConfig, env: EnvSource, local: LocalPreparation): ConfiguredProvider {
+export async function createProvider(config: ProviderConfig, env: EnvSource, local: LocalPreparation): Promise<ConfiguredProvider> {
   if (config.SANDBOX_PROVIDER === 'local') {
     const modelGateway = new ModelGateway({
       upstreams: modelUpstreamsOf(config),
@@ -125,6 +124,9 @@ export function createProvider(config: ProviderConfig, env: EnvSource, local: Lo
   }
   try {
     const settings = kubernetesSettings(env);
+    // Loaded only here: @kubernetes/client-node is some 800 modules, about a second of CPU at every
+    // start of a service that runs its sandboxes locally and never needs it.
+    const { KubernetesProvider } = await import('./kubernetes/kubernetesProvider.js');
     // A Pod's one way to a model: the company's keys stay in this service, each run's CLI holds a door's credential bound to its Pod's IP.
     const modelGateway = new ModelGateway({
       upstreams: modelUpstreamsOf(config),

@@ -85,6 +85,9 @@ export function claudeCodeEnv(options: Pick<RunHarnessOptions, 'env' | 'apiKey' 
   return env;
 }
 
+/** How long Claude Code may take to exit once it has sent its result before it is stopped. */
+export const CLAUDE_EXIT_AFTER_RESULT_MS = 10_000;
+
 /** `CLAUDE_CODE_MAX_RETRIES` unless the caller's env sets it. */
 export const CLAUDE_MAX_RETRIES = 5;
 
@@ -308,6 +311,9 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
   const sink = new EventSink(options.onEvent, withMode('claude-code stream started', mode));
   let crash: string | null = null;
   const ran = (outcome: HarnessResult): HarnessResult => (sink.hasStarted && mapper.sessionId ? { ...outcome, threadId: mapper.sessionId } : outcome);
+  // Stopped by us once its result was in and it did not exit: the turn is over, not crashed.
+  let stoppedAfterResult = false;
+  let exitAfterResult: NodeJS.Timeout | undefined;
   try {
     const stream = query({
       prompt: options.prompt,
@@ -334,14 +340,26 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
       const events = mapper.map(message);
       if (mapper.sessionStarted !== null && !sink.hasStarted) await sink.start(withMode(mapper.sessionStarted, mode));
       for (const e of events) await sink.emit(e);
+      // The result is the turn's last message. A CLI that has sent it (an error result after its
+      // retries were spent included) and still has not exited is stopped: a fresh CI run saw the run
+      // stay streaming for 90 s after its result.
+      if (mapper.result !== null && exitAfterResult === undefined) {
+        exitAfterResult = setTimeout(() => {
+          stoppedAfterResult = true;
+          abortController.abort();
+        }, CLAUDE_EXIT_AFTER_RESULT_MS);
+      }
     }
   } catch (error) {
     if (error instanceof SinkError) throw error;
     if (signal.aborted) return ran({ status: 'cancelled' });
-    const text = errorText(error);
-    const tail = stderrTail.trim();
-    crash = `claude-code harness crashed: ${text}${tail && !text.includes(tail.slice(-200)) ? ` (stderr: ${tail})` : ''}`;
+    if (!stoppedAfterResult) {
+      const text = errorText(error);
+      const tail = stderrTail.trim();
+      crash = `claude-code harness crashed: ${text}${tail && !text.includes(tail.slice(-200)) ? ` (stderr: ${tail})` : ''}`;
+    }
   } finally {
+    clearTimeout(exitAfterResult);
     signal.removeEventListener('abort', onAbort);
   }
   if (signal.aborted) return ran({ status: 'cancelled' });

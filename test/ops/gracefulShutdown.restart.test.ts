@@ -210,10 +210,6 @@ async function servedAgain(load: Load, service: ServiceName, since: number, with
 }
 
 /**
- * The load runs; `service` gets a SIGTERM; the load goes on while it is down and after it is back.
- * Returns what the load saw and the service's exit code.
- */
-/**
  * The service's own account of its shutdown (its start, each step that failed, a deadline passed, its
  * errors), collected until it exits: a failed exit code is shown beside it, so a run on a loaded
  * machine says which step overran, not only that one did.
@@ -230,6 +226,10 @@ function shutdownAccount(child: { waitForLine<T>(parse: (line: string) => T | un
   return lines;
 }
 
+/**
+ * The load runs; `service` gets a SIGTERM; the load goes on while it is down and after it is back.
+ * Returns what the load saw and the service's exit code.
+ */
 async function rollOut(service: ServiceName): Promise<{ load: Load; exitCode: number | string; shutdownLog: string[]; downFrom: number; upAt: number }> {
   const baseUrl = system().baseUrl;
   const users = await Promise.all([LoadUser.create(baseUrl), LoadUser.create(baseUrl)]);

@@ -38,8 +38,9 @@ export interface ShutdownBudget {
   /**
    * How long this hook may still take: the time left before the shutdown's deadline
    * (SHUTDOWN_TIMEOUT_MS from the signal), less what the closing steps after the hooks are kept
-   * (SHUTDOWN_CLOSING_RESERVE_MS, or a quarter of a shorter timeout), never below 0. A hook that waits on work of its own (a drain, a
-   * stop) waits at most this long, so that every later hook still runs and the process exits 0 on time.
+   * (SHUTDOWN_CLOSING_RESERVE_MS, or a quarter of a shorter timeout), never below 0. A hook that
+   * waits on work of its own (a drain, a stop) waits at most this long, so that every later hook
+   * still runs and the process exits 0 on time.
    */
   remainingMs(): number;
 }

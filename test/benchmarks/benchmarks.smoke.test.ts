@@ -87,7 +87,7 @@ const SMOKES: Smoke[] = [
   {
     script: 'services/automations-engine bench:trigger',
     file: 'services/automations-engine/dist/bench/bench/triggerToAgent.js',
-    env: { BENCH_TRIGGERS: '1' },
+    env: { BENCH_TRIGGERS: '1', BENCH_WARMUP: '0' },
     againstSystem: true,
     lines: [
       'automations through the gateway, local stack, stand-in harness, Node {text}; {n} triggers of each graph',

@@ -1,6 +1,7 @@
 // `npm run --silent bench:trigger -w services/automations-engine` (after `npm run build`): automations
 // through the gateway on the whole local stack (every service a process, the stand-in harnesses).
-// BENCH_TRIGGERS (default 10) triggers, one after another, of each of two published graphs:
+// BENCH_TRIGGERS (default 10) triggers, one after another, of each of two published graphs, after
+// BENCH_WARMUP (default 1) unmeasured rounds:
 //   - short: start → agent → end;
 //   - long:  start → (set_variable → condition)×24 → agent → end (50 nodes before the agent's end).
 // For each trigger, on the server's clocks (so polling adds nothing): the automation run's
@@ -13,6 +14,9 @@ import { randomBytes } from 'node:crypto';
 import { startBenchStack } from '@ars/stack';
 
 const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 10);
+// Warm-up rounds before the measured ones (consumer groups joined, code paths hot); CI's smoke form
+// runs none: it checks that the script works, and each round is two whole automation runs.
+const WARMUP_ROUNDS = Number(process.env.BENCH_WARMUP ?? 1);
 const PAIRS = 24;
 
 interface Envelope<T> {
@@ -142,9 +146,10 @@ try {
   const short = await publish(graphOf(agentId, 0));
   const long = await publish(graphOf(agentId, PAIRS));
 
-  // Warm-up: one of each to its end (consumer groups joined, code paths hot).
-  await triggerOnce(api, user, short);
-  await triggerOnce(api, user, long);
+  for (let round = 0; round < WARMUP_ROUNDS; round += 1) {
+    await triggerOnce(api, user, short);
+    await triggerOnce(api, user, long);
+  }
 
   const shortMs: number[] = [];
   const longMs: number[] = [];

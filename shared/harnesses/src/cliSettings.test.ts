@@ -50,10 +50,10 @@ describe('codex settings', () => {
     });
   });
 
-  test('tool servers: each is mcp_servers.<name> with its command and args; none given, no mcp_servers', () => {
+  test('tool servers: each is mcp_servers.<name> with its command and args and a minute to start (codex gives 10 s); none given, no mcp_servers', () => {
     const toolServers = { standin: { command: '/usr/bin/node', args: ['/srv/mcp-tool-server.mjs', '--prompt-file', '/home/p.txt'] } };
     expect(codexRunSettings({ ...base, toolServers }, harnessModeOf(null)).config.mcp_servers).toEqual({
-      standin: { command: '/usr/bin/node', args: ['/srv/mcp-tool-server.mjs', '--prompt-file', '/home/p.txt'] },
+      standin: { command: '/usr/bin/node', args: ['/srv/mcp-tool-server.mjs', '--prompt-file', '/home/p.txt'], startup_timeout_sec: 60 },
     });
     expect(codexRunSettings(base, harnessModeOf(null)).config).not.toHaveProperty('mcp_servers');
   });

@@ -19,6 +19,15 @@ export const OPENAI_API_BASE = 'https://api.openai.com/v1';
  * while a provider's passing hiccup still gets retried.
  */
 export const CODEX_REQUEST_MAX_RETRIES = 3;
+
+/**
+ * How long codex waits for each tool server to answer MCP's `initialize` (its `startup_timeout_sec`).
+ * Codex's own default is 10 s, and a server that misses it is left out with a warning while the run
+ * goes on without its tools. A Node tool server started inside the sandbox on a busy node has taken
+ * longer than that (a fresh CI run's `@tool` run ended with no tool call), so it gets a minute, as
+ * Claude Code's `MCP_TIMEOUT` default (30 s) is of the same order.
+ */
+export const CODEX_TOOL_SERVER_STARTUP_TIMEOUT_S = 60;
 export const CODEX_STREAM_MAX_RETRIES = 4;
 
 /** A TOML value of a `--config` override, as the SDK's `config` option takes them. */
@@ -48,7 +57,7 @@ export interface CodexRunSettings {
  *   `git ls-remote https://github.com/openai/plugins.git` and looks up chatgpt.com,
  *   api.github.com and ab.chatgpt.com. With these off, the model's requests are its only traffic.
  * - the run's tool servers as `mcp_servers.<name>` (command and args; codex starts them with its own
- *   small environment).
+ *   small environment), each given CODEX_TOOL_SERVER_STARTUP_TIMEOUT_S to start.
  */
 export function codexRunSettings(
   options: Pick<RunHarnessOptions, 'cwd' | 'env' | 'apiKey' | 'model' | 'modelBaseUrl' | 'containedByCaller' | 'toolServers'>,
@@ -76,7 +85,9 @@ export function codexRunSettings(
   };
   const toolServers = Object.entries(options.toolServers ?? {});
   if (toolServers.length > 0) {
-    config.mcp_servers = Object.fromEntries(toolServers.map(([name, server]) => [name, { command: server.command, args: server.args }]));
+    config.mcp_servers = Object.fromEntries(
+      toolServers.map(([name, server]) => [name, { command: server.command, args: server.args, startup_timeout_sec: CODEX_TOOL_SERVER_STARTUP_TIMEOUT_S }]),
+    );
   }
   return {
     config,

@@ -41,3 +41,19 @@ describe('a suite with a system of its own is named in test/README.md with why',
     expect([...listed.keys()].filter((file) => !startingTheirOwn.includes(file))).toEqual([]);
   });
 });
+
+describe('a stack a suite starts has a Kafka and a MongoDB of its own, never the run’s', () => {
+  // Its services join the default consumer groups (`sandboxes`, `runs`): on the run's Kafka they take
+  // other suites' messages (a stack's sandboxes once failed another suite's runs, "the repository was
+  // not found for this user"). `ownSystem` and `startSystem` start their own; so must `startStack`.
+  test('no test file hands startStack the run’s Kafka brokers or MongoDB URL', () => {
+    const sharing = WORKSPACE_ROOTS.flatMap((dir) => testFiles(join(root, dir)))
+      .filter((file) => file !== join(root, 'test/docs/testSystems.test.ts'))
+      .filter((file) => {
+        const source = readFileSync(file, 'utf8');
+        return /\bstartStack\(/.test(source) && /\b(kafkaBrokers|mongoUrl):/.test(source);
+      })
+      .map((file) => relative(root, file));
+    expect(sharing).toEqual([]);
+  });
+});

@@ -3,7 +3,7 @@ import { ownSystem } from '@ars/testenv';
 // A system of its own, never the run's Kafka and MongoDB: its services join the default consumer
 // groups (`sandboxes`, `runs`), so on the run's Kafka its sandboxes took other suites' run requests
 // and failed them ("the repository was not found for this user").
-const system = ownSystem('it stops and restarts a service');
+const system = ownSystem('it stops a service to see the gateway’s readiness fail');
 
 async function readiness(): Promise<{ status: number; body: { ok: boolean; error?: { code: string; message: string } } }> {
   const response = await fetch(`${system().baseUrl}/readyz`);

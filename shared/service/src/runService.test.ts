@@ -257,9 +257,8 @@ describe('the shutdown hooks share one deadline: each waits at most what is left
       },
       runtime: { ...inProcess, env: { PORT: String(await freePort()), SHUTDOWN_TIMEOUT_MS: '2000' } },
     });
-    const startedAt = Date.now();
+    // 0, not 1: the deadline's timer did not fire (a bound on the elapsed time would only add a clock).
     expect(await service.shutdown('test')).toBe(0);
-    expect(Date.now() - startedAt).toBeLessThan(2_000);
     // A 2 s deadline keeps a quarter of itself (500 ms) for the bus, MongoDB, metrics and telemetry.
     expect(given).toHaveLength(3);
     expect(given[0]).toBeLessThanOrEqual(1_500);

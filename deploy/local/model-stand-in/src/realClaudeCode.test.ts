@@ -70,7 +70,9 @@ describe('Claude Code (stream-json, as the agent SDK drives it)', () => {
   });
 
   test.concurrent('@sleep holds the answer: the text before it arrives at once, and Claude Code killed meanwhile ends the turn', async () => {
-    const started = Date.now();
+    // No clock: had the stand-in held 'before' until the sleep's end, 'after' would have come with it
+    // before the kill (300 ms after the first assistant line); had the kill not ended the turn, a
+    // result would follow. (A bound on the elapsed time failed a loaded CI run: 21 s against 20.)
     const run = await runClaude(standIn().url, await workspace(), '@say before\n@sleep 30000\n@say after', {
       onLine: (line, kill) => {
         if (line.type === 'assistant') setTimeout(kill, 300);
@@ -78,7 +80,6 @@ describe('Claude Code (stream-json, as the agent SDK drives it)', () => {
     });
     expect(texts(run)).toEqual(['before']);
     expect(claudeResult(run)).toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(20_000);
     expect((await fetch(`${standIn().url}/healthz`)).status).toBe(200);
   });
 

@@ -132,19 +132,15 @@ describe('codex (code mode, its default model)', () => {
   });
 
   test.concurrent('@sleep holds the answer: the message before it arrives at once, and killing codex meanwhile ends the turn', async () => {
-    const started = Date.now();
-    let firstMessageAt = 0;
+    // No clock: had the stand-in held 'before' until the sleep's end, 'after' would have come with it
+    // before the kill (300 ms after the first message), and a turn the kill did not end would have
+    // gone on to 'after'. (Bounds on the elapsed time fail on a loaded machine.)
     const run = await runCodex(standIn().openaiBaseUrl, await workspace(), '@say before\n@sleep 30000\n@say after', {
       onLine: (line, kill) => {
-        if (line.type === 'item.completed' && (line.item as Record<string, unknown>).type === 'agent_message') {
-          firstMessageAt = Date.now();
-          setTimeout(kill, 300);
-        }
+        if (line.type === 'item.completed' && (line.item as Record<string, unknown>).type === 'agent_message') setTimeout(kill, 300);
       },
     });
     expect(messages(run)).toEqual(['before']);
-    expect(firstMessageAt - started).toBeLessThan(15_000);
-    expect(Date.now() - started).toBeLessThan(20_000);
     // The stand-in serves the next request at once: the sleeping answer holds nothing.
     expect((await fetch(`${standIn().url}/healthz`)).status).toBe(200);
   });

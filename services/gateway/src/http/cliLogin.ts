@@ -12,8 +12,8 @@ import {
 import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
 import { LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS } from '../domain/limits.js';
 import { signInPageHtml } from '../oauth/consentPage.js';
-import { askToSignIn } from '../signIn/signInRoutes.js';
-import { html } from '../oauth/oauthRoutes.js';
+import { askToSignIn } from '../signIn/askToSignIn.js';
+import { html } from './pageAnswer.js';
 import { cliConsentPageHtml, cliLoginErrorPageHtml } from './cliLoginPage.js';
 import { mintToken } from './createApiKey.js';
 import type { Gateway } from './deps.js';

@@ -1,7 +1,7 @@
 import { Router, type RouterMiddleware } from '@ars/http-app';
 import { DEV_SIGN_IN_PATH, INVALID_SIGN_IN_LINK, signInCodeOf } from '../domain/devSignIn.js';
 import { hashOneTimeCode } from '../domain/oneTimeCodes.js';
-import { html } from '../oauth/oauthRoutes.js';
+import { html } from './pageAnswer.js';
 import { devSignInFailedPageHtml, devSignedInPageHtml } from '../oauth/consentPage.js';
 import type { Gateway } from './deps.js';
 import { startSession } from './sessionAuth.js';

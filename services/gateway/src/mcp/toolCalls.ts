@@ -8,7 +8,7 @@ import { isAppError, type AppError } from '@ars/errors';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Gateway } from '../http/deps.js';
 import { assertScope } from '../http/authenticateToken.js';
-import { routeHandler } from '../http/publicRoutes.js';
+import { routeHandler } from '../http/routeHandler.js';
 import type { RouteCall } from '../http/routeCall.js';
 import type { Principal } from '../http/state.js';
 import { publicRouteOf, type McpTool } from './tools.js';

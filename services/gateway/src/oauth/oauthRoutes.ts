@@ -14,7 +14,8 @@ import type { Gateway } from '../http/deps.js';
 import { checkOrigin, sessionOf } from '../http/sessionAuth.js';
 import { RETRY_AFTER_SECONDS } from '../domain/limits.js';
 import { consentPageHtml, expiredPageHtml, signInPageHtml, type ConsentView } from './consentPage.js';
-import { askToSignIn } from '../signIn/signInRoutes.js';
+import { html } from '../http/pageAnswer.js';
+import { askToSignIn } from '../signIn/askToSignIn.js';
 
 type ProviderRequest = IncomingMessage & { originalUrl?: string; body?: unknown };
 
@@ -85,21 +86,6 @@ function withDefaultScope(ctx: Context): void {
   if (url.searchParams.get('scope')) return;
   url.searchParams.set('scope', MCP_SCOPES.join(' '));
   ctx.req.url = `${url.pathname}${url.search}`;
-}
-
-/** A page of the gateway: HTML, never cached, never framed, no script. */
-export function html(ctx: Context, status: number, body: string): void {
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Cache-Control', 'no-store');
-  // No framing (a consent page must not be clickjacked), no script, no outside resources.
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
-  // `same-origin`, not `no-referrer`: the page's URL (its query) never leaves the gateway, while the
-  // form's POST still carries the page's Origin, which checkOrigin needs (under `no-referrer` a
-  // browser sends `Origin: null`, and every real Allow/Deny would be refused).
-  ctx.set('Referrer-Policy', 'same-origin');
-  ctx.body = body;
 }
 
 /** The authorization request behind the page, or undefined when it expired or its cookie is missing. */

@@ -14,8 +14,8 @@ import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js'
 import { authorizeUrl, codeOfAnswer, exchangeCode, type GitHubUserTokens } from '../github/gitHubWebFlow.js';
 import type { Gateway } from '../http/deps.js';
 import { checkOrigin, requireSession, sessionOf, sessionPrincipalOf } from '../http/sessionAuth.js';
-import { html } from '../oauth/oauthRoutes.js';
-import { askToSignIn } from '../signIn/signInRoutes.js';
+import { html } from '../http/pageAnswer.js';
+import { askToSignIn } from '../signIn/askToSignIn.js';
 import { ProviderUnavailable, SignInRefused } from '../signIn/signInMethod.js';
 import { settingsProblemPageHtml } from './settingsPage.js';
 

@@ -9,8 +9,8 @@ import { SCOPES, type Scope } from '../domain/scopes.js';
 import { mintToken, MAX_EXPIRES_IN_DAYS } from '../http/createApiKey.js';
 import type { Gateway } from '../http/deps.js';
 import { checkOrigin, requireSession, sessionOf, sessionPrincipalOf } from '../http/sessionAuth.js';
-import { html } from '../oauth/oauthRoutes.js';
-import { askToSignIn } from '../signIn/signInRoutes.js';
+import { html } from '../http/pageAnswer.js';
+import { askToSignIn } from '../signIn/askToSignIn.js';
 import { settingsPageHtml, settingsProblemPageHtml, tokenCreatedPageHtml, type SettingsView } from './settingsPage.js';
 
 export const SETTINGS_PATH = '/settings';

@@ -23,20 +23,14 @@ import { cookieHeader, cookieValue } from '../domain/sessions.js';
 import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
 import type { Gateway } from '../http/deps.js';
 import { checkOrigin, clearSessionCookie, servedOverTls, sessionOf, startSession } from '../http/sessionAuth.js';
-import { html } from '../oauth/oauthRoutes.js';
-import { signInPageHtml } from '../oauth/consentPage.js';
+import { html } from '../http/pageAnswer.js';
+import { redirect } from './askToSignIn.js';
 import { recheckGitHubAtSignIn } from '../settings/gitHubConnectionRoutes.js';
 import { ProviderUnavailable, SignInRefused, type SignInMethod } from './signInMethod.js';
 import { chooserPageHtml, noSignInMethodPageHtml, providerUnavailablePageHtml, signedOutPageHtml, signInFailedPageHtml } from './signInPages.js';
 
 function setAttemptCookie(gateway: Gateway, ctx: Context, value: string, maxAgeSeconds: number): void {
   ctx.append('Set-Cookie', cookieHeader(SIGN_IN_COOKIE, value, { maxAgeSeconds, secure: servedOverTls(gateway, ctx), path: SIGN_IN_COOKIE_PATH }));
-}
-
-function redirect(ctx: Context, location: string, status: 302 | 303): void {
-  ctx.set('Cache-Control', 'no-store');
-  ctx.status = status;
-  ctx.redirect(location);
 }
 
 function unavailable(gateway: Gateway, ctx: Context, error: ProviderUnavailable, when: string): void {
@@ -143,13 +137,4 @@ export function signInRoutes(gateway: Gateway): Router {
   router.post(SIGN_OUT_PATH, checkOrigin(gateway), signOut(gateway));
   router.get(SIGNED_OUT_PATH, (ctx) => html(ctx, 200, signedOutPageHtml()));
   return router;
-}
-
-/**
- * A page that needs a session, asked for by a signed-out browser: off to sign in, and back to this
- * page afterwards; without a sign-in method (development), the page that says where a session comes from.
- */
-export function askToSignIn(gateway: Gateway, ctx: Context): void {
-  if (gateway.signInMethods.length === 0) return html(ctx, 401, signInPageHtml(gateway.publicOrigin, gateway.production));
-  redirect(ctx, `${SIGN_IN_PATH}?returnTo=${encodeURIComponent(returnToOf(ctx.originalUrl))}`, 302);
 }

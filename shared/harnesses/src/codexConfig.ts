@@ -19,6 +19,7 @@ export const OPENAI_API_BASE = 'https://api.openai.com/v1';
  * while a provider's passing hiccup still gets retried.
  */
 export const CODEX_REQUEST_MAX_RETRIES = 3;
+export const CODEX_STREAM_MAX_RETRIES = 4;
 
 /**
  * How long codex waits for each tool server to answer MCP's `initialize` (its `startup_timeout_sec`).
@@ -28,7 +29,6 @@ export const CODEX_REQUEST_MAX_RETRIES = 3;
  * Claude Code's `MCP_TIMEOUT` default (30 s) is of the same order.
  */
 export const CODEX_TOOL_SERVER_STARTUP_TIMEOUT_S = 60;
-export const CODEX_STREAM_MAX_RETRIES = 4;
 
 /** A TOML value of a `--config` override, as the SDK's `config` option takes them. */
 type ConfigValue = string | number | boolean | ConfigValue[] | { [key: string]: ConfigValue };

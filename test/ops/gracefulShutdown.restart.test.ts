@@ -12,6 +12,7 @@ import type { ServiceName } from '@ars/stack';
 import { bearer, call, createAccount, createToken, type Account, type Answer } from '../support/accounts.js';
 import { RunsClient, TERMINAL, type Run, type RunEvent } from '../support/runs.js';
 import { callTool, connectMcp } from '../support/mcp.js';
+import { readEventStream } from '../support/eventStream.js';
 import { ownSystem } from '@ars/testenv';
 
 // Sandboxes lets its live runs finish for up to 45 s of a 52 s shutdown (SANDBOX_DRAIN_MS) before it
@@ -337,5 +338,37 @@ describe('the gateway drains its in-flight requests before it exits', () => {
     await mcp.close().catch(() => undefined);
     await gateway.start();
     expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+  }, 120_000);
+
+  test('an event stream open at the SIGTERM ends; resumed with Last-Event-ID on the new gateway it gets the rest once', async () => {
+    const baseUrl = system().baseUrl;
+    const user = await LoadUser.create(baseUrl);
+    const run = await user.runs.started({ repoId: user.account.repos[0]?.id, prompt: '@say before\n@sleep 4000\n@say after\n@say last' });
+    const url = `${baseUrl}/api/v1/svc/runs/${encodeURIComponent(run.runId)}/events`;
+    const headers = bearer(user.runs.token);
+    const gateway = system().stack.services.gateway;
+
+    // The stream is open and has said "before" when the gateway gets its SIGTERM: it ends, not the run.
+    let stopping: Promise<void> | undefined;
+    const first = await readEventStream(url, headers, (frame) => {
+      if (frame.event === 'assistant_message' && (JSON.parse(frame.data) as RunEvent).message === 'before') stopping ??= gateway.stop();
+      return false;
+    });
+    await stopping;
+    const seen = first.frames.filter((f) => f.event !== 'run').map((f) => JSON.parse(f.data) as RunEvent);
+    expect(seen.map((e) => e.message)).toContain('before');
+
+    await gateway.start();
+    const resumed = await readEventStream(url, { ...headers, 'last-event-id': seen.at(-1)?.id ?? '' });
+    const rest = resumed.frames.filter((f) => f.event !== 'run').map((f) => JSON.parse(f.data) as RunEvent);
+    const { events: stored } = await user.runs.waitFor(run.runId, (r) => TERMINAL.has(r.status), 60_000);
+    expect([...seen, ...rest]).toEqual(stored);
+    expect(rest.filter((e) => e.type === 'assistant_message').map((e) => e.message)).toEqual(['after', 'last']);
+    expect(
+      resumed.frames
+        .filter((f) => f.event === 'run')
+        .map((f) => (JSON.parse(f.data) as Run).status)
+        .at(-1),
+    ).toBe('success');
   }, 120_000);
 });

@@ -127,8 +127,10 @@ mcp-registry: []
 - name: {{ printf "%s_URL" ($peer | upper | replace "-" "_") }}
   value: {{ printf "http://%s:%v" (include "ars.serviceName" (dict "root" $root "service" $peer)) (index $v.services $peer).port | quote }}
 {{- end }}
-{{- if eq $name "gateway" }}
+{{- if or (eq $name "gateway") (eq $name "runs") }}
 {{ include "ars.secretEnv" (dict "name" "REDIS_URL" "secret" (default $secret $v.redis.existingSecret) "key" $v.redis.urlKey) }}
+{{- end }}
+{{- if eq $name "gateway" }}
 {{ include "ars.secretEnv" (dict "name" "OAUTH_COOKIE_KEYS" "secret" $secret "key" $v.secrets.keys.oauthCookieKeys "optional" (not $production)) }}
 {{- if $v.gateway.publicBaseUrl }}
 - name: PUBLIC_BASE_URL

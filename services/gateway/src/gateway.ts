@@ -33,6 +33,7 @@ import { settingsRoutes } from './settings/settingsRoutes.js';
 import { signInRoutes } from './signIn/signInRoutes.js';
 import { userIndexes, userStore } from './store/users.js';
 import { createRedisRateLimiter } from './store/rateLimiter.js';
+import { createRunSignalSubscriber } from '@ars/run-signals';
 import { oauthGrantStore, oauthRecordIndexes } from './store/oauthRecords.js';
 import { adminRoutes, DISABLE_USER_PATH } from './http/disableUser.js';
 import { createAuthorizationServer } from './oauth/authorizationServer.js';
@@ -62,6 +63,9 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
   // first requests after a start would find no connection yet (503, or a refused token not counted).
   // Redis down at start is no reason not to start: those requests answer 503 until it is back.
   await limiter.connected(LIMITER_START_WAIT_MS).catch((error: unknown) => ctx.logger.warn({ err: error }, 'rate-limit backend not reachable at start'));
+  // Event streams wait on announcements that a run changed (the same Redis), polling only as a safety net.
+  const runSignals = createRunSignalSubscriber(config.REDIS_URL, ctx.logger, { connectionName: 'ars-gateway-run-signals' });
+  ctx.onShutdown(() => runSignals.close(), 'run signals');
   const peers = createPeerClients(ctx);
   const publicOrigin = new URL(config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).origin;
   const oauth = await createAuthorizationServer({ config, publicOrigin, db: ctx.mongo.db, logger: ctx.logger });
@@ -73,6 +77,7 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
     catalog: createCatalogClient(peers.catalog),
     runs: createRunsClient(peers.runs),
     limiter,
+    runSignals,
     users: userStore(ctx.mongo.db),
     sessions: sessionStore(ctx.mongo.db),
     tokens: tokenStore(ctx.mongo.db),

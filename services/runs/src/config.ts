@@ -21,6 +21,11 @@ export const runsConfigSchema = {
    * leaving (kill -9, lost host) move to a live one. Heartbeats every tenth of it.
    */
   RUNS_CONSUMER_SESSION_TIMEOUT_MS: env.integer({ min: 6_000, max: 300_000, default: 10_000 }),
+  /**
+   * Redis, where runs announces each change of a run to the gateway's event streams (`@ars/run-signals`).
+   * Optional: without it the streams read every run on their 200 ms poll.
+   */
+  REDIS_URL: env.url({ optional: true, protocols: ['redis', 'rediss'] }),
   /** The Kafka consumer group (tests give each running instance its own). */
   RUNS_CONSUMER_GROUP: env.string({ default: 'runs', pattern: '^[A-Za-z0-9._-]{1,100}$', describe: 'letters, digits, `.`, `_`, `-`' }),
 };

@@ -8,6 +8,7 @@ import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
 import { checkRunsConfig, RUNS_PORT, runsConfigSchema, runsFullConfigSchema } from './config.js';
 import { startRunConsumers } from './consumers/index.js';
+import { createRunSignalPublisher } from '@ars/run-signals';
 import type { RunsDeps } from './http/deps.js';
 import { runsRoutes } from './http/routes.js';
 import { COLLECTIONS, RUNS_INDEXES } from './store/collections.js';
@@ -97,9 +98,11 @@ export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns>
       // What a sandbox could not know to redact: this service's own secrets (INTERNAL_TOKEN, MONGO_URL's password).
       const secrets = knownSecrets(configSecrets(runsFullConfigSchema, config));
       const deadlines = { startTimeoutMs: config.RUN_START_TIMEOUT_MS, lostGraceMs: config.RUN_LOST_GRACE_MS };
+      const signals = createRunSignalPublisher(config.REDIS_URL, logger);
+      ctx.onShutdown(() => signals.close(), 'run signals');
       const consumer = await startRunConsumers(
         bus,
-        { runs: deps.runs, events: deps.events, deadlines, logger, secrets },
+        { runs: deps.runs, events: deps.events, deadlines, logger, secrets, signals },
         {
           groupId: config.RUNS_CONSUMER_GROUP,
           processed,

@@ -6,6 +6,7 @@ import type { ServiceConfig } from '@ars/service';
 import type { GatewayConfigSchema, GitHubConnectionSettings } from '../config.js';
 import type { Peer } from '../peers.js';
 import type { RateLimiter } from '../store/rateLimiter.js';
+import type { RunSignalSubscriber } from '@ars/run-signals';
 import type { SessionStore } from '../store/sessions.js';
 import type { TokenStore } from '../store/personalAccessTokens.js';
 import type { CliLoginGrant } from '../domain/cliLogin.js';
@@ -29,6 +30,8 @@ export interface Gateway {
   catalog: CatalogClient;
   runs: RunsClient;
   limiter: RateLimiter;
+  /** Announcements that a run changed: what an event stream waits on between reads (`@ars/run-signals`). */
+  runSignals: RunSignalSubscriber;
   users: UserStore;
   sessions: SessionStore;
   tokens: TokenStore;

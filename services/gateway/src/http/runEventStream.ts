@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { isTerminalRunStatus, type Run, type RunEvent } from '@ars/contract';
 import { isAppError } from '@ars/errors';
+import type { RunWatch } from '@ars/run-signals';
 import type { RouterContext, RouterMiddleware } from '@ars/http-app';
 import { HEARTBEAT, runEventFrame, runStatusFrame, streamErrorFrame, wantsEventStream } from '../domain/serverSentEvents.js';
 import type { PublicRoute } from '../domain/routeTable.js';
@@ -8,10 +9,16 @@ import type { Gateway } from './deps.js';
 import { internalPath } from './forwardToOwner.js';
 import { principalOf } from './authenticateToken.js';
 
-/** How the stream reads the run: a page of up to 200 events after its cursor, every poll while quiet. */
+/**
+ * How the stream reads the run: a page of up to 200 events after its cursor, each time runs announces
+ * that the run changed (`@ars/run-signals`), and at the latest after the safety net's wait (an
+ * announcement lost); every poll while announcements cannot reach it (no Redis, Redis down, not yet
+ * subscribed).
+ */
 export const STREAM_TIMING = {
   pageSize: 200,
   pollMs: 200,
+  safetyNetMs: 1_000,
   heartbeatMs: 15_000,
   /** Reads of the run failing for this long end the stream with an `error` event (the client resumes with Last-Event-ID). */
   failingForMs: 30_000,
@@ -23,12 +30,6 @@ interface EventsPage {
   run: Run;
   events: RunEvent[];
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 /**
  * `GET /runs/{runId}/events` with `Accept: text/event-stream`: the run's events as Server-Sent
@@ -48,8 +49,17 @@ export function runEventsRoute(gateway: Gateway, route: PublicRoute, json: Route
         query: { limit: String(STREAM_TIMING.pageSize), ...(after ? { after } : {}) },
         ...(signal ? { signal } : {}),
       });
+    // Watching before the first read: whatever the run does after that read is announced, or read
+    // once the subscription is confirmed (the watch is poked then).
+    const watch = gateway.runSignals.watch(ctx.params.runId ?? '');
     // The first page before any header: a 404 or a bad Last-Event-ID answers in the envelope.
-    const first = await read(resumeFrom);
+    let first: EventsPage;
+    try {
+      first = await read(resumeFrom);
+    } catch (error) {
+      watch.close();
+      throw error;
+    }
     const stream = new PassThrough();
     ctx.status = 200;
     ctx.type = 'text/event-stream';
@@ -59,7 +69,7 @@ export function runEventsRoute(gateway: Gateway, route: PublicRoute, json: Route
     const stopped = new AbortController();
     ctx.req.on('close', () => stopped.abort());
     stream.on('close', () => stopped.abort());
-    void pump(gateway, ctx, stream, first, resumeFrom, (after) => read(after, stopped.signal), stopped.signal);
+    void pump(gateway, ctx, stream, first, resumeFrom, (after) => read(after, stopped.signal), stopped.signal, watch).finally(() => watch.close());
   };
 }
 
@@ -71,6 +81,7 @@ async function pump(
   resumeFrom: string | undefined,
   read: (after: string | undefined) => Promise<EventsPage>,
   stopped: AbortSignal,
+  watch: RunWatch,
 ): Promise<void> {
   const started = Date.now();
   let cursor = resumeFrom;
@@ -106,7 +117,7 @@ async function pump(
         write(streamErrorFrame('SERVICE_UNAVAILABLE', 'The run could not be read; resume with Last-Event-ID'));
         break;
       }
-      await sleep(STREAM_TIMING.pollMs, stopped);
+      await watch.changeOrTimeout(watch.live ? STREAM_TIMING.safetyNetMs : STREAM_TIMING.pollMs, stopped);
       if (Date.now() - lastWrite >= STREAM_TIMING.heartbeatMs) write(HEARTBEAT);
       page = await readOrUndefined(gateway, ctx, read, cursor);
       if (!page && failingSince === undefined) failingSince = Date.now();

@@ -1,4 +1,5 @@
 import type { Logger } from '@ars/logger';
+import type { RunSignalPublisher } from '@ars/run-signals';
 import type { KnownSecrets } from '@ars/sanitize';
 import type { RunEventStore } from '../store/runEvents.js';
 import type { RunStore } from '../store/runs.js';
@@ -17,4 +18,6 @@ export interface ConsumerDeps {
   logger: Logger;
   /** This service's own secret values (INTERNAL_TOKEN, MONGO_URL's password...): redacted from what it stores. */
   secrets: KnownSecrets;
+  /** Announces each run a handled message changed, to the gateway's event streams (lossy; they poll as a safety net). */
+  signals: RunSignalPublisher;
 }

@@ -36,7 +36,7 @@ export async function handleRunMessage(deps: ConsumerDeps, message: BusMessage, 
 /**
  * Joins the consumer group and handles messages until stopped: per-run order within each topic,
  * message ids recorded in `processed` (a redelivery is skipped), the handlers idempotent for the
- * window between their effect and that record.
+ * window between their effect and that record. Each handled message's run is announced as changed.
  */
 export async function startRunConsumers(
   bus: Bus,
@@ -49,6 +49,11 @@ export async function startRunConsumers(
     session: { sessionTimeoutMs: session, rebalanceTimeoutMs: Math.max(session, 10_000), heartbeatIntervalMs: Math.min(3_000, Math.floor(session / 10)) },
     topics: [...CONSUMED_TOPICS],
     processed: options.processed,
-    handle: (message, context) => handleRunMessage(deps, message, context),
+    handle: async (message, context) => {
+      await handleRunMessage(deps, message, context);
+      // After the change is stored: a stream woken by it reads it.
+      const { runId } = message.data as { runId?: unknown };
+      if (typeof runId === 'string') deps.signals.changed(runId);
+    },
   });
 }

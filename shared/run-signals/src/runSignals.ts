@@ -151,13 +151,13 @@ const DEAF_SUBSCRIBER: RunSignalSubscriber = {
  */
 export function createRunSignalSubscriber(url: string | undefined, logger: Logger, options: { connectionName?: string } = {}): RunSignalSubscriber {
   if (!url) return DEAF_SUBSCRIBER;
-  // connectionName: what `CLIENT LIST` shows an operator for this connection.
   // Subscriptions are renewed here after each reconnection, not by ioredis, so that a watch is poked
   // once its channel is subscribed again, not before.
   const redis = new Redis(url, {
     autoResubscribe: false,
     connectTimeout: REDIS_TIMEOUT_MS,
     retryStrategy: reconnectDelay,
+    // What `CLIENT LIST` shows an operator for this connection.
     ...(options.connectionName ? { connectionName: options.connectionName } : {}),
   });
   const channels = new Map<string, Channel>();

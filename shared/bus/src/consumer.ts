@@ -1,27 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { batchableRecords, handleRecordBatch, type BatchResources } from './consumerBatch.js';
 import { decodeMessage, type BusMessage, type OutgoingMessage } from './envelope.js';
+import type { BatchHandler, MessageContext, MessageHandler } from './handlers.js';
+import { headersOf, keyOf } from './kafkaRecord.js';
 import { errorFields, type BusLogger } from './logger.js';
 import { isInfrastructureError, isNonRetryable } from './infrastructureErrors.js';
 import { consumerMetrics, type MessageOutcome } from './metrics.js';
 import type { ProcessedMessageStore } from './processed.js';
+import { RecordProgressBook, type RecordProgress } from './recordProgress.js';
 import { DEAD_LETTER_TYPE, DLQ_SUFFIX, deadLetterTopic, topicSpec, type BaseTopicName, type DeadLetterTopicName } from './topics.js';
 import { withConsumerSpan } from './tracing.js';
-
-/** Where a message came from and which attempt this is. */
-export interface MessageContext {
-  topic: string;
-  partition: number;
-  offset: string;
-  key: string | null;
-  /** Kafka headers as strings (`traceparent`, ...). */
-  headers: Record<string, string>;
-  /** 1 on the first try; counts every try, those that met an infrastructure error too. */
-  attempt: number;
-  groupId: string;
-}
-
-export type MessageHandler = (message: BusMessage, context: MessageContext) => Promise<void>;
 
 export interface ConsumeOptions {
   groupId: string;
@@ -32,6 +21,16 @@ export interface ConsumeOptions {
    * handler's effect but before the message id is recorded (see README, "Idempotency").
    */
   handle: MessageHandler;
+  /**
+   * Handles two or more consecutive messages of a partition at once, when a fetch brought them
+   * (first deliveries that decode, at most `maxBatchSize`): one call instead of one per message, one
+   * lookup and one record of processed ids. Idempotent like `handle`. When it fails on an
+   * infrastructure error the partition is held, as for `handle`; on any other error each of its
+   * messages is handled alone by `handle`, so retries and dead-lettering stay per message.
+   */
+  handleBatch?: BatchHandler;
+  /** Most messages one `handleBatch` call gets; default 500. */
+  maxBatchSize?: number;
   /**
    * Failures of the message's own (not infrastructure errors, see isInfrastructureError) before it
    * goes to the dead-letter topic; default 5.
@@ -80,17 +79,6 @@ export interface BusConsumer {
 /** Publishes to a dead-letter topic (the bus' producer). */
 export type DeadLetterPublisher = (topic: DeadLetterTopicName, message: OutgoingMessage) => Promise<unknown>;
 
-function headersOf(headers: IHeaders | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (value === undefined) continue;
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first === undefined) continue;
-    out[name] = Buffer.isBuffer(first) ? first.toString('utf8') : String(first);
-  }
-  return out;
-}
-
 class Stopping extends Error {}
 
 /**
@@ -102,45 +90,6 @@ class HoldPartition extends Error {
   constructor(readonly delayMs: number) {
     super('waiting on the infrastructure');
   }
-}
-
-/** Where one record's handling stands across its deliveries (it is fetched again after each hold). */
-interface RecordProgress {
-  attempt: number;
-  failures: number;
-  infraRetries: number;
-  warnings: ReturnType<typeof boundedWarnings>;
-  /** The handler succeeded: only the processed record is left. */
-  handled: boolean;
-  /** The message proved poison: only its dead-letter publish is left. */
-  poison?: { error: unknown; attempts: number };
-}
-
-/**
- * Warnings of one retry loop at a bounded rate: the first at once, then at most one per
- * `intervalMs`, each saying how many were held back. `recovered` says so once it worked.
- */
-function boundedWarnings(logger: BusLogger, intervalMs: number) {
-  let last = Number.NEGATIVE_INFINITY;
-  let heldBack = 0;
-  let warned = false;
-  const started = Date.now();
-  return {
-    warn(fields: Record<string, unknown>, message: string): void {
-      const now = Date.now();
-      if (now - last < intervalMs) {
-        heldBack++;
-        return;
-      }
-      logger.warn({ ...fields, heldBackWarnings: heldBack, waitingMs: now - started }, message);
-      last = now;
-      heldBack = 0;
-      warned = true;
-    },
-    recovered(fields: Record<string, unknown>, message: string): void {
-      if (warned) logger.info({ ...fields, waitedMs: Date.now() - started }, message);
-    },
-  };
 }
 
 /** Starts a consumer group member; resolves once it has joined the group and runs. */
@@ -260,18 +209,8 @@ export async function startConsumer(
   const delayFor = (attempt: number, curve: { initial: number; max: number } = backoff) =>
     Math.min(curve.max, curve.initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
 
-  /** Each record's progress while it is held, by `topic/partition/offset`. */
-  const progress = new Map<string, RecordProgress>();
-  const progressOf = (topic: string, partition: number, offset: string): RecordProgress => {
-    const id = `${topic}/${partition}/${offset}`;
-    let entry = progress.get(id);
-    if (!entry) {
-      entry = { attempt: 0, failures: 0, infraRetries: 0, warnings: boundedWarnings(logger, retryLogIntervalMs), handled: false };
-      progress.set(id, entry);
-    }
-    return entry;
-  };
-  const forget = (topic: string, partition: number, offset: string): void => void progress.delete(`${topic}/${partition}/${offset}`);
+  /** Each record's progress while it is held. */
+  const progress = new RecordProgressBook(logger, retryLogIntervalMs);
 
   /** One infrastructure failure of a record: logged at a bounded rate, then the partition is held. */
   const hold = (state: RecordProgress, fields: Record<string, unknown> & { topic: string }, error: unknown, message: string): never => {
@@ -308,7 +247,7 @@ export async function startConsumer(
       topic,
       partition,
       offset: message.offset,
-      key: message.key === null || message.key === undefined ? null : message.key.toString('utf8'),
+      key: keyOf(message),
       value: value === null ? null : lossless ? utf8 : value.toString('base64'),
       valueEncoding: lossless || value === null ? 'utf8' : 'base64',
       headers: headersOf(message.headers),
@@ -327,11 +266,11 @@ export async function startConsumer(
    * when it must not be (the consumer stops), HoldPartition while the infrastructure is away.
    */
   const processRecord = async (topic: string, partition: number, record: KafkaMessage, heartbeat: () => Promise<void>): Promise<MessageOutcome> => {
-    const key = record.key === null || record.key === undefined ? null : record.key.toString('utf8');
+    const key = keyOf(record);
     const headers = headersOf(record.headers);
     const base = topic as BaseTopicName;
     const info = { topic, partition, offset: record.offset };
-    const state = progressOf(topic, partition, record.offset);
+    const state = progress.of(topic, partition, record.offset);
     const decoded = decodeMessage(topic, key, record.value);
     if (!decoded.ok) {
       if (topic.endsWith(DLQ_SUFFIX)) {
@@ -438,6 +377,20 @@ export async function startConsumer(
   /** Partitions held while the infrastructure is away: resumed by these timers. */
   const resumeTimers = new Set<NodeJS.Timeout>();
 
+  const maxBatchSize = Math.max(2, options.maxBatchSize ?? 500);
+  const batchResources: BatchResources | undefined = options.handleBatch
+    ? {
+        groupId,
+        handleBatch: options.handleBatch,
+        processed: options.processed,
+        logger,
+        handlerDuration: metrics.handlerDuration,
+        progress,
+        hold,
+        infrastructureStep,
+      }
+    : undefined;
+
   const eachBatch = async ({
     batch,
     resolveOffset,
@@ -460,11 +413,27 @@ export async function startConsumer(
         logger.warn({ topic, partition, ...errorFields(error) }, 'offset commit failed; the messages will be redelivered and skipped as processed');
       }
     };
+    // From here on, the records of a batch whose handler failed are handled one at a time.
+    let aloneUntil = 0;
     try {
-      for (const record of batch.messages) {
+      for (let index = 0; index < batch.messages.length;) {
         if (stopping || !isRunning() || isStale()) break;
+        let records: KafkaMessage[];
+        let outcomes: MessageOutcome[];
         try {
-          metrics.messages.inc({ topic, consumer_group: groupId, outcome: await processRecord(topic, partition, record, heartbeat) });
+          const together = batchResources && index >= aloneUntil ? batchableRecords(topic, partition, batch.messages, index, maxBatchSize, progress) : [];
+          if (batchResources && together.length > 1) {
+            const handled = await handleRecordBatch(batchResources, topic, partition, together, heartbeat);
+            if (!handled) {
+              aloneUntil = index + together.length;
+              continue;
+            }
+            records = together.map(({ record }) => record);
+            outcomes = handled;
+          } else {
+            records = [batch.messages[index]!];
+            outcomes = [await processRecord(topic, partition, records[0]!, heartbeat)];
+          }
         } catch (error) {
           if (error instanceof Stopping) break;
           if (error instanceof HoldPartition) {
@@ -480,10 +449,14 @@ export async function startConsumer(
           }
           throw error;
         }
-        forget(topic, partition, record.offset);
-        resolveOffset(record.offset);
-        pending = (BigInt(record.offset) + 1n).toString();
-        pendingCount++;
+        records.forEach((record, i) => {
+          metrics.messages.inc({ topic, consumer_group: groupId, outcome: outcomes[i]! });
+          progress.forget(topic, partition, record.offset);
+          resolveOffset(record.offset);
+        });
+        index += records.length;
+        pending = (BigInt(records[records.length - 1]!.offset) + 1n).toString();
+        pendingCount += records.length;
         if (pendingCount >= commitEvery) await commit();
         try {
           await heartbeat();

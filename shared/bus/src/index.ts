@@ -1,7 +1,8 @@
 export { createBus } from './bus.js';
 export type { Bus, BusOptions } from './bus.js';
 export { isInfrastructureError, NonRetryableError, TransientError } from './infrastructureErrors.js';
-export type { BusConsumer, ConsumeOptions, MessageContext, MessageHandler } from './consumer.js';
+export type { BusConsumer, ConsumeOptions } from './consumer.js';
+export type { BatchHandler, BatchItem, MessageContext, MessageHandler } from './handlers.js';
 export { buildEnvelope, decodeMessage, validateMessage, describeProblems } from './envelope.js';
 export type { BusMessage, OutgoingMessage, ValidationProblem, DecodeResult } from './envelope.js';
 export { silentLogger } from './logger.js';

@@ -22,7 +22,7 @@ export function consumerMetrics() {
     }),
     handlerDuration: histogram({
       name: 'ars_bus_handler_duration_seconds',
-      help: "Time of one try of a record's handler, by topic and consumer group.",
+      help: 'Time of one try of a handler (of one record, or of a batch of records), by topic and consumer group.',
       labelNames: ['topic', 'consumer_group'],
     }),
   };

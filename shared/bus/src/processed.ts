@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import { isDuplicateKey, onlyDuplicateKeys, type Collection, type Db } from '@ars/mongo';
 
 /** Where a consumer group records the ids of the messages it has handled (idempotent consumption). */
 export interface ProcessedMessageStore {
@@ -6,6 +6,10 @@ export interface ProcessedMessageStore {
   has(group: string, messageId: string): Promise<boolean>;
   /** Records `messageId` as handled by `group` (never a dead-lettered one). Recording the same id twice is not an error. */
   record(group: string, messageId: string, info: ProcessedInfo): Promise<void>;
+  /** Of `messageIds`, those already handled by `group` (one lookup for a batch). */
+  hasMany(group: string, messageIds: string[]): Promise<Set<string>>;
+  /** Records each message as handled by `group` in one write; ids recorded already are not an error. */
+  recordMany(group: string, entries: { messageId: string; info: ProcessedInfo }[]): Promise<void>;
 }
 
 export interface ProcessedInfo {
@@ -42,8 +46,6 @@ export interface MongoProcessedMessageStore extends ProcessedMessageStore {
   ensureIndexes(): Promise<void>;
 }
 
-const DUPLICATE_KEY = 11000;
-
 /** The MongoDB implementation (official driver): a unique index on `{group, messageId}`. */
 export function mongoProcessedStore(db: Db, options: MongoProcessedStoreOptions = {}): MongoProcessedMessageStore {
   const collection = db.collection<ProcessedMessageDocument>(options.collection ?? 'bus_processed_messages');
@@ -62,7 +64,24 @@ export function mongoProcessedStore(db: Db, options: MongoProcessedStoreOptions 
       try {
         await collection.insertOne({ group, messageId, ...info, processedAt: new Date() });
       } catch (error) {
-        if ((error as { code?: unknown }).code !== DUPLICATE_KEY) throw error;
+        if (!isDuplicateKey(error)) throw error;
+      }
+    },
+    async hasMany(group, messageIds) {
+      if (messageIds.length === 0) return new Set();
+      const found = await collection.find({ group, messageId: { $in: messageIds } }, { projection: { _id: 0, messageId: 1 } }).toArray();
+      return new Set(found.map((doc) => doc.messageId));
+    },
+    async recordMany(group, entries) {
+      if (entries.length === 0) return;
+      const processedAt = new Date();
+      try {
+        await collection.insertMany(
+          entries.map(({ messageId, info }) => ({ group, messageId, ...info, processedAt })),
+          { ordered: false },
+        );
+      } catch (error) {
+        if (!onlyDuplicateKeys(error)) throw error;
       }
     },
   };
@@ -76,6 +95,10 @@ export function memoryProcessedStore(): ProcessedMessageStore & { size(): number
     has: async (group, messageId) => seen.has(k(group, messageId)),
     record: async (group, messageId) => {
       seen.add(k(group, messageId));
+    },
+    hasMany: async (group, messageIds) => new Set(messageIds.filter((id) => seen.has(k(group, id)))),
+    recordMany: async (group, entries) => {
+      for (const { messageId } of entries) seen.add(k(group, messageId));
     },
     size: () => seen.size,
   };

@@ -105,3 +105,40 @@ export async function withConsumerSpan<T>(
     },
   );
 }
+
+/**
+ * Runs `fn` once for a batch of messages, inside one consumer span per message (each the child of
+ * its own producer's context, as `withConsumerSpan` makes it), so every message stays one hop of
+ * the trace that sent it. `fn` runs in the first message's span.
+ */
+export async function withConsumerSpans<T>(
+  topic: string,
+  messages: { headers: Record<string, string>; attributes: Record<string, string | number> }[],
+  fn: () => Promise<T>,
+): Promise<T> {
+  const active = context.active();
+  const spans = messages.map(({ headers, attributes }) =>
+    tracer().startSpan(
+      `${topic} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'messaging.batch.message_count': messages.length, ...attributes },
+      },
+      propagation.extract(active, headers, getter),
+    ),
+  );
+  const first = spans[0];
+  try {
+    const result = await (first ? context.with(trace.setSpan(propagation.extract(active, messages[0]!.headers, getter), first), fn) : fn());
+    for (const span of spans) span.setStatus({ code: SpanStatusCode.OK });
+    return result;
+  } catch (error) {
+    for (const span of spans) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      if (error instanceof Error) span.recordException(error);
+    }
+    throw error;
+  } finally {
+    for (const span of spans) span.end();
+  }
+}

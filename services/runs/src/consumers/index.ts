@@ -1,4 +1,5 @@
 import type {
+  BatchItem,
   Bus,
   BusConsumer,
   BusMessage,
@@ -9,7 +10,7 @@ import type {
   RunSandboxAllocatedData,
   RunSandboxQueuedData,
 } from '@ars/bus';
-import { storeAgentEvent } from './agentEvent.js';
+import { storeAgentEvents } from './agentEvent.js';
 import type { ConsumerDeps } from './deps.js';
 import { applyRunFinished } from './runFinished.js';
 import { applySandboxAllocated } from './sandboxAllocated.js';
@@ -25,7 +26,7 @@ export async function handleRunMessage(deps: ConsumerDeps, message: BusMessage, 
     case 'runs.sandbox-queued':
       return applySandboxQueued(deps, message.data as RunSandboxQueuedData);
     case 'runs.agent-events':
-      return storeAgentEvent(deps, message.data as RunAgentEventData);
+      return storeAgentEvents(deps, [message.data as RunAgentEventData]);
     case 'runs.finished':
       return applyRunFinished(deps, message.data as RunFinishedData);
     default:
@@ -34,9 +35,24 @@ export async function handleRunMessage(deps: ConsumerDeps, message: BusMessage, 
 }
 
 /**
+ * Several messages of one topic's partition at once, oldest first: the events of each run in one
+ * write (`storeAgentEvents`), any other topic's messages one after another.
+ */
+export async function handleRunMessages(deps: ConsumerDeps, items: BatchItem[]): Promise<void> {
+  const topic = items[0]?.context.topic;
+  if (topic === 'runs.agent-events')
+    return storeAgentEvents(
+      deps,
+      items.map(({ message }) => message.data as RunAgentEventData),
+    );
+  for (const { message, context } of items) await handleRunMessage(deps, message, context);
+}
+
+/**
  * Joins the consumer group and handles messages until stopped: per-run order within each topic,
  * message ids recorded in `processed` (a redelivery is skipped), the handlers idempotent for the
- * window between their effect and that record. Each handled message's run is announced as changed.
+ * window between their effect and that record; what one fetch brought, handled together. Each
+ * handled message's run is announced as changed, once per batch.
  */
 export async function startRunConsumers(
   bus: Bus,
@@ -44,6 +60,11 @@ export async function startRunConsumers(
   options: { groupId: string; processed: ProcessedMessageStore; sessionTimeoutMs: number },
 ): Promise<BusConsumer> {
   const session = options.sessionTimeoutMs;
+  // After the change is stored: a stream woken by it reads it.
+  const announce = (messages: BusMessage[]) => {
+    const runs = new Set(messages.map((message) => (message.data as { runId?: unknown }).runId));
+    for (const runId of runs) if (typeof runId === 'string') deps.signals.changed(runId);
+  };
   return bus.consume({
     groupId: options.groupId,
     session: { sessionTimeoutMs: session, rebalanceTimeoutMs: Math.max(session, 10_000), heartbeatIntervalMs: Math.min(3_000, Math.floor(session / 10)) },
@@ -51,9 +72,11 @@ export async function startRunConsumers(
     processed: options.processed,
     handle: async (message, context) => {
       await handleRunMessage(deps, message, context);
-      // After the change is stored: a stream woken by it reads it.
-      const { runId } = message.data as { runId?: unknown };
-      if (typeof runId === 'string') deps.signals.changed(runId);
+      announce([message]);
+    },
+    handleBatch: async (items) => {
+      await handleRunMessages(deps, items);
+      announce(items.map(({ message }) => message));
     },
   });
 }

@@ -1,4 +1,5 @@
-import { startRunsHarness, type RunsHarness, type Tenant } from '../testing/runsHarness.js';
+import { metricsText, parseMetricsText, sumOf } from '@ars/metrics';
+import { agentEventMessage, startRunsHarness, type RunsHarness, type Tenant } from '../testing/runsHarness.js';
 
 let h: RunsHarness;
 beforeAll(async () => {
@@ -272,5 +273,25 @@ describe('every event is sanitized before it is stored: no secret value is anywh
     // Sanitized before storage: the secret is not in the database either.
     const stored = await h.db.collection('run_events').find({ runId }).toArray();
     for (const secret of secrets) expect(JSON.stringify(stored)).not.toContain(secret);
+  });
+});
+
+describe('events that arrive together are stored together: one handler call for many, each event once, in seq order', () => {
+  /** Calls of runs' handlers of `runs.agent-events` so far (this process's registry: the runs service runs in it). */
+  const agentEventHandlerCalls = async () =>
+    sumOf(parseMetricsText((await metricsText()).body), 'ars_bus_handler_duration_seconds_count', { topic: 'runs.agent-events' });
+
+  test('a hundred events sent in one request, two of them twice: a hundred events, in order, handled in fewer calls than events; the run ends success', async () => {
+    const { userId, runId } = await newRun();
+    await h.allocate(runId);
+    const before = await agentEventHandlerCalls();
+    const messages = Array.from({ length: 100 }, (_, seq) => agentEventMessage(runId, seq));
+    await h.bus.publishMany('runs.agent-events', [...messages.slice(0, 50), messages[10]!, messages[20]!, ...messages.slice(50)]);
+    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 100 });
+    await h.waitFor('success', async () => (await h.getRun(userId, runId)).status === 'success');
+    const { events } = await h.events(userId, runId, 200);
+    expect(events.map((event) => event.id)).toEqual(messages.map((_, seq) => `${runId}:event:${seq}`));
+    expect(await h.db.collection('run_events').countDocuments({ runId })).toBe(100);
+    expect((await agentEventHandlerCalls()) - before).toBeLessThan(100);
   });
 });

@@ -1,5 +1,5 @@
 import { COLLECTIONS, type RunEventDoc } from './collections.js';
-import { isDuplicateKey, type Collection, type Db } from '@ars/mongo';
+import { onlyDuplicateKeys, type Collection, type Db } from '@ars/mongo';
 
 export class RunEventStore {
   private readonly events: Collection<RunEventDoc>;
@@ -8,13 +8,16 @@ export class RunEventStore {
     this.events = db.collection<RunEventDoc>(COLLECTIONS.runEvents);
   }
 
-  /** Stores the event once: a redelivered or re-sent (runId, seq) is refused by the unique index. False then. */
-  async insert(doc: RunEventDoc): Promise<boolean> {
+  /**
+   * Stores each event once, in one write: a redelivered or re-sent (runId, seq) is refused by the
+   * unique index and the others are stored all the same. Resolves how many were new.
+   */
+  async insertMany(docs: RunEventDoc[]): Promise<number> {
+    if (docs.length === 0) return 0;
     try {
-      await this.events.insertOne(doc);
-      return true;
+      return (await this.events.insertMany(docs, { ordered: false })).insertedCount;
     } catch (error) {
-      if (isDuplicateKey(error)) return false;
+      if (onlyDuplicateKeys(error)) return (error as { insertedCount?: number }).insertedCount ?? 0;
       throw error;
     }
   }

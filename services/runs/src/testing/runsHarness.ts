@@ -4,7 +4,16 @@
 // sandboxes role (publishing `runs.sandbox-allocated`/`runs.agent-events`/`runs.finished`).
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { StartRunAnswer } from '@ars/contract';
-import { createBus, type Bus, type BusMessage, type RunAllocation, type RunFinishedData, type RunRequestedData } from '@ars/bus';
+import {
+  createBus,
+  type Bus,
+  type BusMessage,
+  type OutgoingMessage,
+  type RunAgentEventData,
+  type RunAllocation,
+  type RunFinishedData,
+  type RunRequestedData,
+} from '@ars/bus';
 import { INTERNAL_VIEW_HEADER, type InternalRun } from '@ars/contract';
 import { startCatalogHarness, type CatalogHarness } from '@ars/catalog/testing';
 import { requestHash } from '@ars/idempotency';
@@ -65,6 +74,25 @@ export interface RunsHarness {
   /** `runs.finished` messages seen so far, by run id, in arrival order (as above). */
   watchFinished(): Promise<Map<string, BusMessage<RunFinishedData>[]>>;
   stop(): Promise<void>;
+}
+
+/** The `runs.agent-events` message sandboxes sends for the run's event `seq` (defaults: a `stream_started`, then tool calls). */
+export function agentEventMessage(runId: string, seq: number, input: EventInput = {}, messageId = `${runId}:event:${seq}`): OutgoingMessage<RunAgentEventData> {
+  return {
+    key: runId,
+    type: 'run.agent-event',
+    id: messageId,
+    data: {
+      runId,
+      seq,
+      eventType: input.eventType ?? (seq === 0 ? 'stream_started' : 'tool_call'),
+      toolName: input.toolName === undefined ? (seq === 0 ? null : 'shell') : input.toolName,
+      message: input.message === undefined ? `event ${seq}` : input.message,
+      ...(input.fullText === undefined ? {} : { fullText: input.fullText }),
+      payload: input.payload ?? {},
+      emittedAt: input.emittedAt ?? new Date().toISOString(),
+    },
+  };
 }
 
 export async function startRunsHarness(extraEnv: Record<string, string> = {}): Promise<RunsHarness> {
@@ -152,21 +180,7 @@ export async function startRunsHarness(extraEnv: Record<string, string> = {}): P
       });
     },
     async event(runId, seq, input = {}, messageId = `${runId}:event:${seq}`) {
-      await bus.publish('runs.agent-events', {
-        key: runId,
-        type: 'run.agent-event',
-        id: messageId,
-        data: {
-          runId,
-          seq,
-          eventType: input.eventType ?? (seq === 0 ? 'stream_started' : 'tool_call'),
-          toolName: input.toolName === undefined ? (seq === 0 ? null : 'shell') : input.toolName,
-          message: input.message === undefined ? `event ${seq}` : input.message,
-          ...(input.fullText === undefined ? {} : { fullText: input.fullText }),
-          payload: input.payload ?? {},
-          emittedAt: input.emittedAt ?? new Date().toISOString(),
-        },
-      });
+      await bus.publish('runs.agent-events', agentEventMessage(runId, seq, input, messageId));
     },
     async finish(runId, data, messageId = `${runId}:finished`) {
       await bus.publish('runs.finished', { key: runId, type: 'run.finished', id: messageId, data: { ...data, runId } as RunFinishedData });

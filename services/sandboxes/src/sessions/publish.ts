@@ -15,11 +15,21 @@ export async function publishWithRetry<T extends TopicName>(
   message: OutgoingMessage<TopicData<T>>,
   options: { deadlineMs: number; logger: Logger },
 ): Promise<void> {
+  await publishManyWithRetry(bus, topic, [message], options);
+}
+
+/** Like `publishWithRetry` for several messages of one topic, sent in one request, in order. */
+export async function publishManyWithRetry<T extends TopicName>(
+  bus: Bus,
+  topic: T,
+  messages: OutgoingMessage<TopicData<T>>[],
+  options: { deadlineMs: number; logger: Logger },
+): Promise<void> {
   const start = Date.now();
   let wait = 250;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await bus.publish(topic, message);
+      await bus.publishMany(topic, messages);
       return;
     } catch (error) {
       if (isAppError(error) && error.code === 'INTERNAL_ERROR') throw error;
@@ -27,7 +37,7 @@ export async function publishWithRetry<T extends TopicName>(
       if (Date.now() - start + wait > options.deadlineMs) {
         throw new PublishError(`the message bus could not be reached for ${Math.round((Date.now() - start) / 1000)} s (${text})`);
       }
-      options.logger.warn({ topic, message_id: message.id, attempt, err: text }, 'publish failed: retrying');
+      options.logger.warn({ topic, message_id: messages[0]?.id, messages: messages.length, attempt, err: text }, 'publish failed: retrying');
       await new Promise((resolve) => setTimeout(resolve, wait));
       wait = Math.min(wait * 2, 5_000);
     }

@@ -1,6 +1,6 @@
 // One harness turn in an allocated sandbox: events out in order, then the push, then the result.
 import { context } from '@opentelemetry/api';
-import type { RunRequestedData } from '@ars/bus';
+import { traceHeaders, type RunRequestedData } from '@ars/bus';
 import type { RunUsage } from '@ars/contract';
 import { harnessEnvironment } from '../domain/environment.js';
 import { sanitizedEvent } from '../domain/eventPayload.js';
@@ -14,7 +14,8 @@ import type { SessionDeps } from './deps.js';
 import { ConversationOverLimit, keepThread, threadToResume } from './conversationThread.js';
 import { endSession } from './endSession.js';
 import type { LiveSession } from './liveSessions.js';
-import { PublishError, publishWithRetry } from './publish.js';
+import { PublishError, publishManyWithRetry } from './publish.js';
+import { RunEventPublisher } from './runEventPublisher.js';
 import { startHarnessTrace, type HarnessTrace } from './runTrace.js';
 import { prepareStandInTools } from './standInTools.js';
 import { workspaceOf } from './workspaceSandbox.js';
@@ -51,6 +52,17 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   // With a model gateway, the run's tokens are what the provider reported to it: the CLI's own report is not taken.
   let gatewayUsage: GatewayUsage | null = null;
 
+  // Events leave in order, several to a send while the bus is busy; the run's event count is what was sent.
+  const events = new RunEventPublisher(
+    (messages) => publishManyWithRetry(deps.bus, 'runs.agent-events', messages, { deadlineMs: deps.settings.publishDeadlineMs, logger: log }),
+    (sent) => deps.sessions.recordEventCount(runId, sent).catch((error: unknown) => log.warn({ err: error }, 'event count not recorded')),
+  );
+  const failedToPublish = (error: unknown): void => {
+    if (!(error instanceof PublishError)) return;
+    publishError = error.message;
+    live.reason ??= 'publish';
+  };
+
   const onEvent = async (reported: HarnessEvent): Promise<void> => {
     let event = reported;
     if (event.type === 'usage') {
@@ -59,34 +71,29 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     }
     const current = seq;
     const sanitized = sanitizedEvent(event, secrets);
-    const publish = () =>
-      publishWithRetry(
-        deps.bus,
-        'runs.agent-events',
-        {
-          key: runId,
-          type: 'run.agent-event',
-          id: `${runId}:event:${current}`,
-          data: {
-            runId,
-            seq: current,
-            ...sanitized,
-            emittedAt: new Date().toISOString(),
-          },
-        },
-        { deadlineMs: deps.settings.publishDeadlineMs, logger: log },
-      );
+    // The event's trace context (a tool call's span, else the harness span) travels with it.
+    const headers = harnessTrace ? await harnessTrace.event(event, sanitized.toolName, async () => traceHeaders()) : traceHeaders();
+    seq = current + 1;
     try {
-      await (harnessTrace ? harnessTrace.event(event, sanitized.toolName, publish) : publish());
+      await events.add({
+        key: runId,
+        type: 'run.agent-event',
+        id: `${runId}:event:${current}`,
+        headers,
+        data: { runId, seq: current, ...sanitized, emittedAt: new Date().toISOString() },
+      });
     } catch (error) {
-      if (error instanceof PublishError) {
-        publishError = error.message;
-        live.reason ??= 'publish';
-      }
+      failedToPublish(error);
       throw error;
     }
-    seq = current + 1;
-    await deps.sessions.recordEventCount(runId, seq).catch((error: unknown) => log.warn({ err: error }, 'event count not recorded'));
+  };
+  /** Every event sent: the run's event count (an event that could not be sent fails the run). */
+  const sentEvents = async (): Promise<number> => {
+    await events.drain().catch((error: unknown) => {
+      publishError ??= error instanceof Error ? error.message : String(error);
+      live.reason ??= 'publish';
+    });
+    return events.published;
   };
 
   let result: SessionResult;
@@ -175,16 +182,17 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
     // Tokens the CLI never reported (it crashed, was cancelled or stopped by the budget) are still the run's.
     if (gatewayUsage?.unreported()) await onEvent(gatewayUsage.remainder()).catch((error: unknown) => log.warn({ err: error }, 'usage event not published'));
     await recordLimitReached(deps, input.sandboxRecordId, live, timeoutMs);
-    const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError, limit: live.limit }, seq);
-    result = outcome === 'success' ? await pushIfAsked(deps, input, seq) : outcome;
+    const eventCount = await sentEvents();
+    const outcome = harnessOutcome(harness, harnessResult, { reason: live.reason, timeoutMs, publishError, limit: live.limit }, eventCount);
+    result = outcome === 'success' ? await pushIfAsked(deps, input, eventCount) : outcome;
   } catch (error) {
     if (error instanceof ConversationOverLimit) {
       harnessTrace?.end('failed');
-      result = failed('agent', error.message, seq);
+      result = failed('agent', error.message, await sentEvents());
     } else {
       harnessTrace?.end('crashed');
       log.error({ err: error }, 'session failed unexpectedly');
-      result = failed('harness_crash', `the session failed: ${error instanceof Error ? error.message : String(error)}`, seq);
+      result = failed('harness_crash', `the session failed: ${error instanceof Error ? error.message : String(error)}`, await sentEvents());
     }
   } finally {
     clearTimeout(timer);

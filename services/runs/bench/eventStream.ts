@@ -1,7 +1,7 @@
 // `npm run --silent bench:stream -w services/runs` (after `npm run build`): a run's events from the
 // harness's output to a client reading them through the gateway, on the whole local stack (every
 // service a process, the codex stand-in harness). Prints
-//   - throughput: a run of BENCH_EVENTS (default 2000) `@say` lines, read by one client with the
+//   - throughput: a run of BENCH_EVENTS (default 6000; the prompt stays under its 100,000 characters) `@say` lines, read by one client with the
 //     Server-Sent Events stream (`Accept: text/event-stream`), then another such run read by paging
 //     the JSON route with `after=<eventId>` (polling every BENCH_POLL_MS, default 200, while caught
 //     up; at once while pages come back full): events/s at the client from its first event to its
@@ -17,7 +17,7 @@
 import { loadavg } from 'node:os';
 import { json, newUser, percentile, readEventStream, startBenchStack, startRun, tokenOf, type User } from './client.js';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 6000);
 const SPACED_EVENTS = Number(process.env.BENCH_SPACED_EVENTS ?? 300);
 const SPACING_MS = Number(process.env.BENCH_SPACING_MS ?? 20);
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 200);

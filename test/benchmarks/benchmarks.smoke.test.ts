@@ -151,6 +151,20 @@ const SMOKES: Smoke[] = [
       'delay, harness output (createdAt) → SSE client, {n} @say with @sleep {n} (createdAt gaps p50 {n} ms): p50 {n} ms, p99 {n} ms, max {n} ms, min {n} ms; p50 of the first tenth {n} ms, of the last {n} ms',
     ],
   },
+  {
+    script: 'services/runs bench:streams',
+    file: 'services/runs/dist/bench/manyStreams.js',
+    env: { BENCH_RUNS: '2', BENCH_RUNS_PER_USER: '2', BENCH_RUN_EVENTS: '3', BENCH_SPACING_MS: '1' },
+    againstSystem: true,
+    lines: [
+      '{n} runs streaming at once, one SSE watcher each, local stack, stand-in harness (codex), Node {text}',
+      "settings: {n} users × {n} runs, the running system's settings; {n} @say per run with @sleep {n} (about {n} events/s each)",
+      'machine load (1/5/15 min): {n} / {n} / {n} before, {n} / {n} / {n} after',
+      'every run whole, once, in order: {n} @say events; {n} runs printing at once at the peak; all ended in {n} s',
+      'delay, harness output (createdAt) → SSE client, every event: p50 {n} ms, p99 {n} ms, max {n} ms',
+      "each run's p99 delay: best {n} ms, median {n} ms, worst {n} ms",
+    ],
+  },
 ];
 
 /** A smoke form gets this long; its jest test a little longer, to kill it and say so. */

@@ -1,5 +1,5 @@
 // What the benchmarks share: the whole local stack, a user of the gateway with PATs taken in turn,
-// JSON calls, starting a run, a Server-Sent Events reader, percentiles.
+// JSON calls, starting a run, a Server-Sent Events reader, a whole run's check, percentiles.
 import { randomBytes } from 'node:crypto';
 export { startBenchStack } from '@ars/stack';
 import { sseItems, type SseFrame } from '@ars/testenv';
@@ -85,3 +85,62 @@ export const percentile = (values: number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 };
+
+export interface RunEvent {
+  id: string;
+  type: string;
+  message: string | null;
+  createdAt: string;
+}
+export interface Run {
+  runId: string;
+  status: string;
+  createdAt: string;
+}
+export interface Received {
+  event: RunEvent;
+  receivedAt: number;
+}
+export interface Reading {
+  run: Run;
+  received: Received[];
+}
+
+export const TERMINAL = new Set(['success', 'failed', 'cancelled']);
+/** The text of the `i`-th `@say` of a bench run tagged `tag`. */
+export const sayText = (tag: string, i: number): string => `${tag} ${i}`;
+
+/** Every event through the stream, each with the moment its frame was parsed; the run as last sent. */
+export async function readStream(api: string, user: User, runId: string): Promise<Reading> {
+  const received: Received[] = [];
+  let run: Run | undefined;
+  await readEventStream(`${api}/runs/${runId}/events`, tokenOf(user), (frame) => {
+    if (frame.event === 'run') run = JSON.parse(frame.data) as Run;
+    else if (frame.event === 'error') throw new Error(`run ${runId}: the stream sent an error: ${frame.data}`);
+    else received.push({ event: JSON.parse(frame.data) as RunEvent, receivedAt: frame.receivedAt });
+  });
+  if (!run) throw new Error(`run ${runId}: the stream ended without the run's status`);
+  return { run, received };
+}
+
+/**
+ * Fails loudly unless the client got the whole run, once, in order: ids `<runId>:event:0…n-1`,
+ * `stream_started` first, `completed` last, the `@say` texts `<tag> 0…count-1` in order, the run `success`.
+ */
+export function checkWhole(runId: string, reading: Reading, tag: string, count: number): void {
+  const fail = (why: string): never => {
+    throw new Error(`run ${runId}, ${tag}: ${why} — the figures would measure a broken stream`);
+  };
+  const { run, received } = reading;
+  if (run.status !== 'success') fail(`the run ended ${run.status}`);
+  received.forEach(({ event }, seq) => {
+    if (event.id !== `${runId}:event:${seq}`) fail(`event ${seq} of the client is ${event.id} (missing, repeated or out of order)`);
+  });
+  if (received[0]?.event.type !== 'stream_started') fail(`the first event is ${received[0]?.event.type}, not stream_started`);
+  if (received.at(-1)?.event.type !== 'completed') fail(`the last event is ${received.at(-1)?.event.type}, not completed`);
+  const says = received.filter(({ event }) => event.type === 'assistant_message');
+  if (says.length !== count) fail(`${says.length} assistant messages, not ${count}`);
+  says.forEach(({ event }, i) => {
+    if (event.message !== sayText(tag, i)) fail(`assistant message ${i} is ${JSON.stringify(event.message)}, not ${JSON.stringify(sayText(tag, i))}`);
+  });
+}

@@ -15,7 +15,23 @@
 // KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins;
 // BENCH_BASE_URL to use a running system's gateway and start no stack (startBenchStack).
 import { loadavg } from 'node:os';
-import { json, newUser, percentile, readEventStream, startBenchStack, startRun, tokenOf, type User } from './client.js';
+import {
+  checkWhole,
+  json,
+  newUser,
+  percentile,
+  readStream,
+  sayText,
+  startBenchStack,
+  startRun,
+  tokenOf,
+  TERMINAL,
+  type Reading,
+  type Received,
+  type Run,
+  type RunEvent,
+  type User,
+} from './client.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 6000);
 const SPACED_EVENTS = Number(process.env.BENCH_SPACED_EVENTS ?? 300);
@@ -23,42 +39,6 @@ const SPACING_MS = Number(process.env.BENCH_SPACING_MS ?? 20);
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 200);
 /** The runs service's largest page (CONTRACT.md, Limits). */
 const PAGE = 200;
-
-interface RunEvent {
-  id: string;
-  type: string;
-  message: string | null;
-  createdAt: string;
-}
-interface Run {
-  runId: string;
-  status: string;
-  createdAt: string;
-}
-interface Received {
-  event: RunEvent;
-  receivedAt: number;
-}
-interface Reading {
-  run: Run;
-  received: Received[];
-}
-
-const TERMINAL = new Set(['success', 'failed', 'cancelled']);
-const sayText = (tag: string, i: number): string => `${tag} ${i}`;
-
-/** Every event through the stream, each with the moment its frame was parsed; the run as last sent. */
-async function readStream(api: string, user: User, runId: string): Promise<Reading> {
-  const received: Received[] = [];
-  let run: Run | undefined;
-  await readEventStream(`${api}/runs/${runId}/events`, tokenOf(user), (frame) => {
-    if (frame.event === 'run') run = JSON.parse(frame.data) as Run;
-    else if (frame.event === 'error') throw new Error(`run ${runId}: the stream sent an error: ${frame.data}`);
-    else received.push({ event: JSON.parse(frame.data) as RunEvent, receivedAt: frame.receivedAt });
-  });
-  if (!run) throw new Error(`run ${runId}: the stream ended without the run's status`);
-  return { run, received };
-}
 
 /** Every event by paging the JSON route with `after`: full pages at once, a poll every POLL_MS while caught up. */
 async function readPages(api: string, user: User, runId: string): Promise<Reading> {
@@ -76,28 +56,6 @@ async function readPages(api: string, user: User, runId: string): Promise<Readin
     if (TERMINAL.has(data.run.status)) return { run: data.run, received };
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-}
-
-/**
- * Fails loudly unless the client got the whole run, once, in order: ids `<runId>:event:0…n-1`,
- * `stream_started` first, `completed` last, the `@say` texts `<tag> 0…count-1` in order, the run `success`.
- */
-function checkWhole(runId: string, reading: Reading, tag: string, count: number): void {
-  const fail = (why: string): never => {
-    throw new Error(`run ${runId}, ${tag}: ${why} — the figures would measure a broken stream`);
-  };
-  const { run, received } = reading;
-  if (run.status !== 'success') fail(`the run ended ${run.status}`);
-  received.forEach(({ event }, seq) => {
-    if (event.id !== `${runId}:event:${seq}`) fail(`event ${seq} of the client is ${event.id} (missing, repeated or out of order)`);
-  });
-  if (received[0]?.event.type !== 'stream_started') fail(`the first event is ${received[0]?.event.type}, not stream_started`);
-  if (received.at(-1)?.event.type !== 'completed') fail(`the last event is ${received.at(-1)?.event.type}, not completed`);
-  const says = received.filter(({ event }) => event.type === 'assistant_message');
-  if (says.length !== count) fail(`${says.length} assistant messages, not ${count}`);
-  says.forEach(({ event }, i) => {
-    if (event.message !== sayText(tag, i)) fail(`assistant message ${i} is ${JSON.stringify(event.message)}, not ${JSON.stringify(sayText(tag, i))}`);
-  });
 }
 
 interface Throughput {

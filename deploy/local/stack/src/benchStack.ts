@@ -6,6 +6,8 @@ export interface BenchStack {
   baseUrl: string;
   /** Stops the stack the benchmark started; does nothing to a running system it was given. */
   stop(): Promise<void>;
+  /** False on a running system it was given: the `settings` asked for were not applied (that system's are). */
+  ownStack: boolean;
 }
 
 /**
@@ -15,12 +17,13 @@ export interface BenchStack {
  * `POST /api/dev/accounts`, so any development-mode system will do. Without it: the whole stack,
  * on the infrastructure named by KAFKA_BROKERS, MONGO_URL and REDIS_URL when set (else its own),
  * the gateway on a free port, quiet (warnings only, not printed), so a benchmark's output is its
- * figures. The one place that choice is made, so every benchmark makes it alike.
+ * figures. The one place that choice is made, so every benchmark makes it alike. `settings` are
+ * the services' settings the benchmark needs (e.g. `SANDBOX_MAX_SESSIONS`), given to the stack it starts.
  */
-export async function startBenchStack(env: NodeJS.ProcessEnv = process.env): Promise<BenchStack> {
+export async function startBenchStack(env: NodeJS.ProcessEnv = process.env, settings: Record<string, string> = {}): Promise<BenchStack> {
   if (env.BENCH_BASE_URL) {
     // The origin only: the benchmarks append `/api/...` themselves, and a typo fails here, not as a 404 later.
-    return { baseUrl: new URL(env.BENCH_BASE_URL).origin, stop: async () => undefined };
+    return { baseUrl: new URL(env.BENCH_BASE_URL).origin, stop: async () => undefined, ownStack: false };
   }
   const stack = await startStack({
     gatewayPort: 0,
@@ -30,7 +33,7 @@ export async function startBenchStack(env: NodeJS.ProcessEnv = process.env): Pro
     logLevel: 'warn',
     output: () => undefined,
     // The benchmarks measure the service, not a CLI's start-up: the scripted stand-ins, unless asked otherwise.
-    env: { HARNESS_CLIS: env.HARNESS_CLIS ?? 'stand-in' },
+    env: { HARNESS_CLIS: env.HARNESS_CLIS ?? 'stand-in', ...settings },
   });
-  return { baseUrl: stack.baseUrl, stop: () => stack.stop() };
+  return { baseUrl: stack.baseUrl, stop: () => stack.stop(), ownStack: true };
 }

@@ -2,6 +2,8 @@ export { createBus } from './bus.js';
 export type { Bus, BusOptions } from './bus.js';
 export { isInfrastructureError, NonRetryableError, TransientError } from './infrastructureErrors.js';
 export type { BusConsumer, ConsumeOptions } from './consumer.js';
+export { groupTimings } from './groupTimings.js';
+export type { GroupTimings } from './groupTimings.js';
 export type { BatchHandler, BatchItem, MessageContext, MessageHandler } from './handlers.js';
 export { buildEnvelope, decodeMessage, validateMessage, describeProblems } from './envelope.js';
 export type { BusMessage, OutgoingMessage, ValidationProblem, DecodeResult } from './envelope.js';

@@ -1,5 +1,5 @@
 // runs.finished: an agent run an automation node started has ended; its node continues or fails.
-import { TransientError, type Bus, type BusConsumer, type BusMessage, type ProcessedMessageStore, type RunFinishedData } from '@ars/bus';
+import { groupTimings, TransientError, type Bus, type BusConsumer, type BusMessage, type ProcessedMessageStore, type RunFinishedData } from '@ars/bus';
 import type { RunsClient } from '@ars/runs/client';
 import type { RunDriver } from '../engine/runDriver.js';
 import type { AutomationRunStore } from '../store/automationRuns.js';
@@ -31,10 +31,9 @@ export function startAgentRunFinishedConsumer(
   deps: AgentRunFinishedDeps,
   options: { groupId: string; processed: ProcessedMessageStore; sessionTimeoutMs: number },
 ): Promise<BusConsumer> {
-  const session = options.sessionTimeoutMs;
   return bus.consume({
     groupId: options.groupId,
-    session: { sessionTimeoutMs: session, rebalanceTimeoutMs: Math.max(session, 10_000), heartbeatIntervalMs: Math.min(3_000, Math.floor(session / 10)) },
+    session: groupTimings(options.sessionTimeoutMs),
     topics: ['runs.finished'],
     processed: options.processed,
     handle: (message) => handleAgentRunFinished(deps, message),

@@ -1,14 +1,15 @@
-import type {
-  BatchItem,
-  Bus,
-  BusConsumer,
-  BusMessage,
-  MessageContext,
-  ProcessedMessageStore,
-  RunAgentEventData,
-  RunFinishedData,
-  RunSandboxAllocatedData,
-  RunSandboxQueuedData,
+import {
+  groupTimings,
+  type BatchItem,
+  type Bus,
+  type BusConsumer,
+  type BusMessage,
+  type MessageContext,
+  type ProcessedMessageStore,
+  type RunAgentEventData,
+  type RunFinishedData,
+  type RunSandboxAllocatedData,
+  type RunSandboxQueuedData,
 } from '@ars/bus';
 import { storeAgentEvents } from './agentEvent.js';
 import type { ConsumerDeps } from './deps.js';
@@ -59,7 +60,6 @@ export async function startRunConsumers(
   deps: ConsumerDeps,
   options: { groupId: string; processed: ProcessedMessageStore; sessionTimeoutMs: number },
 ): Promise<BusConsumer> {
-  const session = options.sessionTimeoutMs;
   // After the change is stored: a stream woken by it reads it.
   const announce = (messages: BusMessage[]) => {
     const runs = new Set(messages.map((message) => (message.data as { runId?: unknown }).runId));
@@ -67,7 +67,7 @@ export async function startRunConsumers(
   };
   return bus.consume({
     groupId: options.groupId,
-    session: { sessionTimeoutMs: session, rebalanceTimeoutMs: Math.max(session, 10_000), heartbeatIntervalMs: Math.min(3_000, Math.floor(session / 10)) },
+    session: groupTimings(options.sessionTimeoutMs),
     topics: [...CONSUMED_TOPICS],
     processed: options.processed,
     handle: async (message, context) => {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, type ManagedChild } from '../childProcess.js';
@@ -29,5 +29,11 @@ export async function startLocalRedis(output?: (line: string) => void): Promise<
     output,
   });
   await child.waitForLine((line) => (line.includes('Ready to accept connections') ? true : undefined), 15_000);
-  return { url: `redis://127.0.0.1:${port}`, child, stop: () => child.stop(5_000).finally(() => reservation.release()) };
+  const stop = () =>
+    child.stop(5_000).finally(() => {
+      reservation.release();
+      // Nothing is persisted there; one folder per stack would otherwise pile up in /tmp.
+      rmSync(dir, { recursive: true, force: true });
+    });
+  return { url: `redis://127.0.0.1:${port}`, child, stop };
 }

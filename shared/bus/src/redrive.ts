@@ -1,7 +1,8 @@
-import { logLevel, Partitioners, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
+import { logLevel, Partitioners, type Consumer, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import { decodeMessage } from './envelope.js';
 import { kafkajsLogCreator, silentLogger, type BusLogger } from './logger.js';
 import { createKafkaClient } from './kafkaClient.js';
+import { keyOf } from './kafkaRecord.js';
 import { DLQ_SUFFIX, deadLetterTopic, topicSpec, type BaseTopicName, type DeadLetterData } from './topics.js';
 
 /**
@@ -80,6 +81,64 @@ function messageIdOf(value: Buffer | null): string | null {
   }
 }
 
+/** Where to start and stop in each partition of `dlq`: after the group's committed offset (else at the low watermark), up to the end now. */
+async function redriveRange(kafka: Kafka, dlq: string, groupId: string): Promise<{ starts: Map<number, bigint>; ends: Map<number, bigint> }> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const [offsets, committed] = await Promise.all([admin.fetchTopicOffsets(dlq), admin.fetchOffsets({ groupId, topics: [dlq] })]);
+    const ends = new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
+    const low = new Map(offsets.map((o) => [o.partition, BigInt(o.low)]));
+    const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+    const starts = new Map(
+      [...ends.keys()].map((p) => {
+        const at = done.get(p) ?? -1n;
+        const first = low.get(p) ?? 0n;
+        return [p, at < first ? first : at];
+      }),
+    );
+    return { starts, ends };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * What becomes of one record of `<base>.dlq`: its line (skipped, and why: not a dead letter, of
+ * another topic, of another group), and the original record to republish on `base` unless skipped
+ * or a dry run.
+ */
+function planRedrive(
+  base: BaseTopicName,
+  partition: number,
+  record: KafkaMessage,
+  options: { dryRun: boolean; consumerGroup: string | undefined },
+): { line: RedriveLine; republish?: { key: string | null; value: Buffer | null; headers: Record<string, string> } } {
+  const dlq = deadLetterTopic(base);
+  const at = { deadLetterTopic: dlq, partition, offset: record.offset };
+  const decoded = decodeMessage(dlq, keyOf(record), record.value);
+  if (!decoded.ok) return { line: { ...at, action: 'skipped', reason: `not a dead letter: ${decoded.reason}` } };
+  const data = decoded.message.data as DeadLetterData;
+  const value = originalValue(data);
+  const line: RedriveLine = {
+    ...at,
+    action: options.dryRun ? 'would-redrive' : 'redriven',
+    original: { topic: data.topic, partition: data.partition, offset: data.offset, key: data.key, messageId: messageIdOf(value) },
+    error: {
+      message: data.error.message,
+      kind: data.error.kind,
+      attempts: data.error.attempts,
+      consumerGroup: data.error.consumerGroup,
+      failedAt: data.error.failedAt,
+    },
+  };
+  if (data.topic !== base) return { line: { ...line, action: 'skipped', reason: `its original topic is ${data.topic}, not ${base}` } };
+  if (options.consumerGroup && data.error.consumerGroup !== options.consumerGroup) {
+    return { line: { ...line, action: 'skipped', reason: `dead-lettered by group ${data.error.consumerGroup}` } };
+  }
+  return options.dryRun ? { line } : { line, republish: { key: data.key, value, headers: data.headers } };
+}
+
 /** Reads `<topic>.dlq` up to its end as of now and re-drives (or lists) each dead letter. */
 export async function redriveDeadLetters(options: RedriveOptions): Promise<RedriveSummary> {
   const base = options.topic;
@@ -100,25 +159,7 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   });
 
   // Where to stop: the end of each partition now, so dead letters arriving meanwhile wait for the next run.
-  const admin = kafka.admin();
-  await admin.connect();
-  let ends: Map<number, bigint>;
-  let starts: Map<number, bigint>;
-  try {
-    const [offsets, committed] = await Promise.all([admin.fetchTopicOffsets(dlq), admin.fetchOffsets({ groupId, topics: [dlq] })]);
-    ends = new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
-    const low = new Map(offsets.map((o) => [o.partition, BigInt(o.low)]));
-    const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
-    starts = new Map(
-      [...ends.keys()].map((p) => {
-        const at = done.get(p) ?? -1n;
-        const first = low.get(p) ?? 0n;
-        return [p, at < first ? first : at];
-      }),
-    );
-  } finally {
-    await admin.disconnect();
-  }
+  const { starts, ends } = await redriveRange(kafka, dlq, groupId);
   const waiting = [...ends].filter(([p, end]) => (starts.get(p) ?? 0n) < end);
   const total = waiting.reduce((sum, [p, end]) => sum + Number(end - (starts.get(p) ?? 0n)), 0);
   if (total === 0 || limit <= 0) {
@@ -145,28 +186,8 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   let handled = 0;
 
   const redriveOne = async (partition: number, record: KafkaMessage): Promise<RedriveLine> => {
-    const at = { deadLetterTopic: dlq, partition, offset: record.offset };
-    const key = record.key === null || record.key === undefined ? null : record.key.toString('utf8');
-    const decoded = decodeMessage(dlq, key, record.value);
-    if (!decoded.ok) return { ...at, action: 'skipped', reason: `not a dead letter: ${decoded.reason}` };
-    const data = decoded.message.data as DeadLetterData;
-    const value = originalValue(data);
-    const line: RedriveLine = {
-      ...at,
-      action: dryRun ? 'would-redrive' : 'redriven',
-      original: { topic: data.topic, partition: data.partition, offset: data.offset, key: data.key, messageId: messageIdOf(value) },
-      error: {
-        message: data.error.message,
-        kind: data.error.kind,
-        attempts: data.error.attempts,
-        consumerGroup: data.error.consumerGroup,
-        failedAt: data.error.failedAt,
-      },
-    };
-    if (data.topic !== base) return { ...line, action: 'skipped', reason: `its original topic is ${data.topic}, not ${base}` };
-    if (options.consumerGroup && data.error.consumerGroup !== options.consumerGroup)
-      return { ...line, action: 'skipped', reason: `dead-lettered by group ${data.error.consumerGroup}` };
-    if (!dryRun) await producer.send({ topic: base, acks: -1, messages: [{ key: data.key, value, headers: data.headers }] });
+    const { line, republish } = planRedrive(base, partition, record, { dryRun, consumerGroup: options.consumerGroup });
+    if (republish) await producer.send({ topic: base, acks: -1, messages: [republish] });
     return line;
   };
 

@@ -119,8 +119,7 @@ export async function startConsumer(
     logger,
     handlerDuration: metrics.handlerDuration,
     progress,
-    hold: (state, fields, error, message) => records.hold(state, fields, error, message),
-    infrastructureStep: (what, state, fields, fn) => records.infrastructureStep(what, state, fields, fn),
+    holds: records,
   };
   const resumeTimers = new Set<NodeJS.Timeout>();
   const partitionBatch = {

@@ -6,7 +6,8 @@ import { headersOf, keyOf } from './kafkaRecord.js';
 import { errorFields, type BusLogger } from './logger.js';
 import type { consumerMetrics, MessageOutcome } from './metrics.js';
 import type { ProcessedMessageStore } from './processed.js';
-import type { RecordProgress, RecordProgressBook } from './recordProgress.js';
+import type { RecordHandler } from './recordHandler.js';
+import type { RecordProgressBook } from './recordProgress.js';
 import { DLQ_SUFFIX } from './topics.js';
 import { withConsumerSpans } from './tracing.js';
 
@@ -18,8 +19,6 @@ export interface DecodedRecord {
   headers: Record<string, string>;
 }
 
-type Fields = Record<string, unknown> & { topic: string };
-
 /** The parts of a consumer a batch is handled with. */
 export interface BatchResources {
   groupId: string;
@@ -28,10 +27,8 @@ export interface BatchResources {
   logger: BusLogger;
   handlerDuration: ReturnType<typeof consumerMetrics>['handlerDuration'];
   progress: RecordProgressBook;
-  /** One infrastructure failure: logged at a bounded rate, then the partition is held (throws). */
-  hold(state: RecordProgress, fields: Fields, error: unknown, message: string): never;
-  /** A MongoDB or Kafka call of the consumer itself: any failure holds the partition. */
-  infrastructureStep<T>(what: string, state: RecordProgress, fields: Fields, fn: () => Promise<T>): Promise<T>;
+  /** The one-record handler's holds: an infrastructure failure logged at a bounded rate, then the partition held (throws). */
+  holds: Pick<RecordHandler, 'hold' | 'infrastructureStep'>;
 }
 
 /**
@@ -66,7 +63,7 @@ export function batchableRecords(
  * them as processed. Resolves each record's outcome, in order; or undefined when the handler failed
  * otherwise than on the infrastructure: then each record must be handled alone (so one poison
  * message is dead-lettered by itself, and the others are handled). The infrastructure away holds
- * the partition at the first record (throws, see BatchResources.hold), which is then handled alone.
+ * the partition at the first record (throws, see RecordHandler.hold), which is then handled alone.
  */
 export async function handleRecordBatch(
   resources: BatchResources,
@@ -81,7 +78,7 @@ export async function handleRecordBatch(
   const fields = { topic, partition, offset: first.record.offset, count: records.length };
   const ids = records.map(({ message }) => message.id);
   const done = processed
-    ? await resources.infrastructureStep('processed-message lookup', state, fields, () => processed.hasMany(groupId, ids))
+    ? await resources.holds.infrastructureStep('processed-message lookup', state, fields, () => processed.hasMany(groupId, ids))
     : new Set<string>();
   for (const { message } of records) {
     if (done.has(message.id)) logger.info({ topic, partition, messageId: message.id, type: message.type }, 'message already processed: skipped');
@@ -106,7 +103,7 @@ export async function handleRecordBatch(
       );
     } catch (error) {
       if (isInfrastructureError(error)) {
-        resources.hold(state, fields, error, 'batch handler met an infrastructure error: holding the partition and retrying until it is back');
+        resources.holds.hold(state, fields, error, 'batch handler met an infrastructure error: holding the partition and retrying until it is back');
       }
       logger.warn({ ...fields, ...errorFields(error) }, 'batch handler failed: its messages are handled one at a time');
       return undefined;
@@ -115,7 +112,7 @@ export async function handleRecordBatch(
       timed();
     }
     if (processed) {
-      await resources.infrastructureStep('processed-message record', state, fields, () =>
+      await resources.holds.infrastructureStep('processed-message record', state, fields, () =>
         processed.recordMany(
           groupId,
           fresh.map(({ record, message }) => ({ messageId: message.id, info: { topic, partition, offset: record.offset, outcome: 'handled' as const } })),

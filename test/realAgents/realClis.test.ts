@@ -13,6 +13,7 @@ import { STAND_IN_KEY } from '@ars/stack';
 import { call, dataOf } from '../support/accounts.js';
 import { automationClient, graphOf, startAutomation, untilRun } from '../support/automations.js';
 import { firstReview, reviewedRepo, untilAttemptEnded } from '../support/prReviews.js';
+import { SandboxesClient } from '../support/sandboxes.js';
 import { git, harnessPid, newRunsUser, processAlive, sourceRepositoryPath, type RunEvent } from '../support/runs.js';
 
 const system = ownSystem('the real Codex and Claude Code CLIs against the model stand-in (HARNESS_CLIS=real)', {
@@ -37,6 +38,8 @@ async function internalRun(userId: string, runId: string): Promise<InternalRun> 
 // never ended): a real CLI run is a few seconds alone, far longer with every suite's processes
 // sharing two cores. Jest's default 60 s would cut a test off before its own waits could say why.
 const ONE_RUN_TEST_MS = 150_000;
+/** A wait in the queue (its own 90 s), then one run. */
+const QUEUED_THEN_ONE_RUN_TEST_MS = 200_000;
 /** Three runs, one after another. */
 const FOLLOW_UP_TEST_MS = 300_000;
 
@@ -138,14 +141,28 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, repoId } = await newRunsUser(system().baseUrl);
       const conversationId = `conv-${harness}-${Date.now()}`;
-      for (const prompt of ['Where is the config read?', 'And who writes it?']) {
+      const sandboxes = new SandboxesClient(system().baseUrl, [runs.token]);
+      // What each run's sandbox did with the thread (resumed or new, kept or not, and why): read
+      // before the answer, so that a follow-up that forgot says where the thread was lost.
+      const threadDecisions = async (run: { runId: string; sandboxRecordId: string | null }): Promise<string[]> =>
+        dataOf(await sandboxes.logs(run.sandboxRecordId ?? ''))
+          .lifecycle_events.filter((e) => e.event_type.startsWith('thread_') && e.worker_run_id === run.runId)
+          .map((e) => `${e.event_type}/${e.decision_code ?? ''}`);
+      const decisions: string[][] = [];
+      for (const prompt of ['Where is the config read?', 'And who writes it?', '@recall']) {
         const run = await runs.started({ repoId, harness, conversationId, prompt });
-        expect((await runs.waitFor(run.runId, undefined, 90_000)).run).toMatchObject({ status: 'success' });
+        const ended = await runs.waitFor(run.runId, undefined, 90_000);
+        expect(ended.run).toMatchObject({ status: 'success' });
+        decisions.push(await threadDecisions({ runId: run.runId, sandboxRecordId: ended.run.sandboxRecordId }));
+        if (prompt === '@recall') {
+          expect(decisions).toEqual([
+            ['thread_new/first_run', 'thread_kept/kept'],
+            ['thread_resumed/restored', 'thread_kept/kept'],
+            ['thread_resumed/restored', 'thread_kept/kept'],
+          ]);
+          expect(messagesOf(ended.events)).toContain('Where is the config read?\nAnd who writes it?');
+        }
       }
-      const third = await runs.started({ repoId, harness, conversationId, prompt: '@recall' });
-      const { run: done, events } = await runs.waitFor(third.runId, undefined, 90_000);
-      expect(done).toMatchObject({ status: 'success' });
-      expect(messagesOf(events)).toContain('Where is the config read?\nAnd who writes it?');
     },
     FOLLOW_UP_TEST_MS,
   );
@@ -169,16 +186,18 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, prompt: '@drop' });
+      // A wait in the sandboxes' queue, behind this suite's other runs, is not the CLI retrying: the
+      // wait for the end starts with the CLI (a loaded CI run spent 90 s on both together).
+      await runs.waitFor(run.runId, (_run, seen) => seen.length > 0, 90_000);
       const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
-      // From the CLI's start to the run's end: the CLI gave up (bounded retries). A wait in the
-      // sandboxes' queue before it, behind this suite's other runs, is not the CLI retrying.
+      // From the CLI's start to the run's end: the CLI gave up (bounded retries).
       expect(Date.parse(done.updatedAt) - Date.parse(events[0]?.createdAt ?? '')).toBeLessThan(60_000);
       expect(done.status).toBe('failed');
       // The sandbox's model proxy names the configured provider (by its origin); each CLI reports it in its own words around it.
       expect(done.error).toMatch(/the model provider at http:\/\/127\.0\.0\.1:\d+ could not be reached/);
       expect(events[0]).toMatchObject({ type: 'stream_started' });
     },
-    ONE_RUN_TEST_MS,
+    QUEUED_THEN_ONE_RUN_TEST_MS,
   );
 
   test.concurrent(

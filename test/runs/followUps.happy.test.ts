@@ -21,10 +21,18 @@ beforeEach(async () => {
 
 const unique = (name: string): string => `${name}-${Math.random().toString(36).slice(2, 10)}`;
 
-async function ranToTheEnd(body: Record<string, unknown>): Promise<{ status: string; sandboxRecordId: string | null; events: RunEvent[] }> {
+async function ranToTheEnd(body: Record<string, unknown>): Promise<{ runId: string; status: string; sandboxRecordId: string | null; events: RunEvent[] }> {
   const run = await runs.started({ repoId, ...body });
   const { run: ended } = await runs.waitFor(run.runId, undefined, 120_000);
-  return { status: ended.status, sandboxRecordId: ended.sandboxRecordId, events: dataOf(await runs.events(run.runId, 200)).events };
+  return { runId: run.runId, status: ended.status, sandboxRecordId: ended.sandboxRecordId, events: dataOf(await runs.events(run.runId, 200)).events };
+}
+
+/** What became of the conversation's thread in the run's sandbox: its `thread_*` lifecycle events, in order. */
+async function threadDecisions(run: { runId: string; sandboxRecordId: string | null }): Promise<Record<string, unknown>[]> {
+  const logs = dataOf(await sandboxes.logs(run.sandboxRecordId ?? ''));
+  return logs.lifecycle_events
+    .filter((e) => e.event_type.startsWith('thread_') && e.worker_run_id === run.runId)
+    .map((e) => ({ event_type: e.event_type, decision_code: e.decision_code, payload: e.payload }));
 }
 
 const messages = (events: RunEvent[]): string[] => events.filter((e) => e.type === 'assistant_message').map((e) => e.message ?? '');
@@ -50,6 +58,22 @@ describe.each(['codex', 'claude-code'])('%s: a follow-up in one conversation con
     const other = await ranToTheEnd({ harness, conversationId: unique('conv'), prompt: '@recall' });
     const none = await ranToTheEnd({ harness, prompt: '@recall' });
     for (const run of [other, none]) expect(messages(run.events).join('\n')).not.toContain('Only in this conversation');
+  }, 300_000);
+});
+
+describe("what became of a conversation's thread is in each run's sandbox lifecycle", () => {
+  test('the first run starts a thread and keeps it; the next resumes it (from the run that kept it) and keeps it; a run of no conversation records nothing', async () => {
+    const conversationId = unique('conv');
+    const first = await ranToTheEnd({ harness: 'claude-code', conversationId, prompt: 'Where is the config read?' });
+    const second = await ranToTheEnd({ harness: 'claude-code', conversationId, prompt: 'And who writes it?' });
+    const none = await ranToTheEnd({ harness: 'claude-code', prompt: 'No conversation' });
+    const kept = { event_type: 'thread_kept', decision_code: 'kept', payload: expect.objectContaining({ conversationId, files: expect.any(Number) }) };
+    expect(await threadDecisions(first)).toEqual([{ event_type: 'thread_new', decision_code: 'first_run', payload: { conversationId } }, kept]);
+    expect(await threadDecisions(second)).toEqual([
+      { event_type: 'thread_resumed', decision_code: 'restored', payload: { conversationId, threadId: expect.any(String), fromRunId: first.runId } },
+      kept,
+    ]);
+    expect(await threadDecisions(none)).toEqual([]);
   }, 300_000);
 });
 

@@ -137,6 +137,15 @@ describe('a run printing 4 × 250 KB of adversarial text ends normally, its even
   });
 });
 
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("a conversation's harness thread is kept with every secret redacted", () => {
   test.each(['codex', 'claude-code'])(
     '%s: the stored thread holds neither the token shapes of the prompts nor the provider key; the thread still resumes',
@@ -158,6 +167,9 @@ describe("a conversation's harness thread is kept with every secret redacted", (
         expect(stored).not.toContain(`ghp_${'a1'.repeat(18)}`);
         expect(stored).not.toContain(PROVIDER_KEY);
         expect(stored).toContain('Remember GITHUB_TOKEN=');
+        // The CLI reads its thread back: the redaction left every line of its JSON Lines JSON.
+        const lines = (kept?.files ?? []).flatMap((file) => file.content.split('\n').filter((line) => line.trim() !== ''));
+        expect(lines.filter((line) => !isJson(line))).toEqual([]);
       } finally {
         await client.close();
       }

@@ -4,3 +4,4 @@ export { KnownSecrets, knownSecrets, NO_KNOWN_SECRETS, MIN_SECRET_LENGTH, urlPas
 export { redactSecrets, sanitizeText, truncate, redactionWindow, DEFAULT_CAP, type SanitizeTextOptions } from './redact.js';
 export { redactArgv } from './argv.js';
 export { sanitizePayload, jsonBytes, EVENT_LIMITS, type SanitizePayloadOptions } from './payload.js';
+export { redactJsonValue, redactJsonLines, type RedactJsonOptions } from './jsonLines.js';

@@ -3,7 +3,7 @@
 // the harness resumes the thread; after the run, what the harness keeps of the thread is read back,
 // redacted, and stored — so the thread survives the sandbox that made it.
 import type { RunRequestedData } from '@ars/bus';
-import { redactSecrets, type KnownSecrets } from '@ars/sanitize';
+import { redactJsonLines, type KnownSecrets } from '@ars/sanitize';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,8 +25,33 @@ import type { SessionDeps } from './deps.js';
 /** Where the harness runs, as the harness sees it (HOME a local directory, or the provider's, read through HomeFiles). */
 export interface ThreadPlace {
   sandbox: AllocatedSandbox;
+  /** The sandbox's record: what became of the thread is in its lifecycle (`thread_resumed`, `thread_kept` …). */
+  sandboxRecordId: string;
   /** The working directory the harness is started in. */
   cwd: string;
+}
+
+/**
+ * Why a conversation's run resumed its thread or started a new one, and whether its thread was
+ * kept: a follow-up that forgot what came before is explained in its sandbox's lifecycle, not
+ * only in a log line.
+ */
+type ThreadDecision =
+  | { eventType: 'thread_resumed'; decisionCode: 'restored' }
+  | { eventType: 'thread_new'; decisionCode: 'first_run' | 'none_kept' | 'other_harness_or_repo' | 'restore_failed' }
+  | { eventType: 'thread_kept'; decisionCode: 'kept' | 'over_limit' }
+  | { eventType: 'thread_not_kept'; decisionCode: 'no_state' | 'unreadable' | 'store_failed' };
+
+async function recordThreadDecision(
+  deps: SessionDeps,
+  request: RunRequestedData,
+  place: ThreadPlace,
+  decision: ThreadDecision,
+  payload: Record<string, unknown> = {},
+): Promise<void> {
+  await deps.sandboxes
+    .event(place.sandboxRecordId, { ...decision, runId: request.runId, payload: { conversationId: request.conversationId, ...payload } })
+    .catch((error: unknown) => deps.logger.warn({ err: error, run_id: request.runId, ...decision }, 'thread decision not recorded'));
 }
 
 /** A conversation whose thread outgrew what is kept between runs: its run fails, never a silent new thread. */
@@ -49,19 +74,37 @@ function homeAccess(deps: SessionDeps, place: ThreadPlace): HomeAccess {
 
 /**
  * Puts the conversation's thread back under this sandbox's HOME; answers the thread id to resume,
- * or null: a new thread (no conversation, its first run, or a provider that keeps no HOME of its own).
+ * or null: a new thread (no conversation, its first run, or a provider that keeps no HOME of its
+ * own). Which it was, and why, is recorded in the sandbox's lifecycle.
  */
 export async function threadToResume(deps: SessionDeps, request: RunRequestedData, place: ThreadPlace): Promise<string | null> {
   const home = homeAccess(deps, place);
   if (!request.conversationId || home.kind === 'none') return null;
   const kept = await deps.threads.get(request.userId, request.conversationId);
+  const startNew = async (decisionCode: Extract<ThreadDecision, { eventType: 'thread_new' }>['decisionCode']): Promise<null> => {
+    await recordThreadDecision(deps, request, place, { eventType: 'thread_new', decisionCode });
+    return null;
+  };
+  if (!kept) return startNew('first_run');
   // Runs binds a conversation to one harness and repository; a record of another is not this thread.
-  if (!kept || kept.harness !== request.harness || kept.repo_id !== request.repoId) return null;
+  if (kept.harness !== request.harness || kept.repo_id !== request.repoId) return startNew('other_harness_or_repo');
   if (kept.over_limit === true) throw new ConversationOverLimit();
   // Claude Code refuses to resume a session it has no file of (codex starts a new thread): without files, a new thread.
-  if (kept.files.length === 0) return null;
-  if (home.kind === 'local') await restoreThreadState(request.harness, kept.files, { home: place.sandbox.home, cwd: place.cwd });
-  else await home.homeFiles.write(place.sandbox, restoredThreadFiles(request.harness, kept.files, place.cwd));
+  if (kept.files.length === 0) return startNew('none_kept');
+  try {
+    if (home.kind === 'local') await restoreThreadState(request.harness, kept.files, { home: place.sandbox.home, cwd: place.cwd });
+    else await home.homeFiles.write(place.sandbox, restoredThreadFiles(request.harness, kept.files, place.cwd));
+  } catch (error) {
+    deps.logger.warn({ err: error, run_id: request.runId }, "the conversation's thread could not be restored: the run starts a new thread");
+    return startNew('restore_failed');
+  }
+  await recordThreadDecision(
+    deps,
+    request,
+    place,
+    { eventType: 'thread_resumed', decisionCode: 'restored' },
+    { threadId: kept.thread_id, fromRunId: kept.run_id },
+  );
   return kept.thread_id;
 }
 
@@ -80,6 +123,7 @@ export async function keepThread(deps: SessionDeps, request: RunRequestedData, p
     if (!(error instanceof ThreadTooLargeError)) {
       if (!(error instanceof ThreadStateError)) throw error;
       log.warn({ err: error }, "the conversation's thread cannot be kept: its next run starts a new thread");
+      await recordThreadDecision(deps, request, place, { eventType: 'thread_not_kept', decisionCode: 'unreadable' }, { threadId });
       return;
     }
     // Recorded, so that the next run says why it cannot go on rather than starting over unasked.
@@ -90,19 +134,29 @@ export async function keepThread(deps: SessionDeps, request: RunRequestedData, p
   const files = redactedFiles(collected, secrets);
   const bytes = files.reduce((sum, file) => sum + Buffer.byteLength(file.path) + Buffer.byteLength(file.content), 0);
   if (files.length === 0 && !overLimit) log.warn({ thread_id: threadId }, 'the harness left no state of its thread: the next run starts a new thread');
-  await deps.threads.save({
-    ...(overLimit ? { over_limit: true } : {}),
-    _id: conversationKey(request.userId, conversationId),
-    userId: request.userId,
-    conversationId,
-    harness: request.harness,
-    repo_id: request.repoId,
-    thread_id: threadId,
-    files,
-    bytes,
-    run_id: request.runId,
-    updated_at: new Date(),
-  });
+  try {
+    await deps.threads.save({
+      ...(overLimit ? { over_limit: true } : {}),
+      _id: conversationKey(request.userId, conversationId),
+      userId: request.userId,
+      conversationId,
+      harness: request.harness,
+      repo_id: request.repoId,
+      thread_id: threadId,
+      files,
+      bytes,
+      run_id: request.runId,
+      updated_at: new Date(),
+    });
+  } catch (error) {
+    await recordThreadDecision(deps, request, place, { eventType: 'thread_not_kept', decisionCode: 'store_failed' }, { threadId });
+    throw error;
+  }
+  const decision: ThreadDecision =
+    files.length > 0 || overLimit
+      ? { eventType: 'thread_kept', decisionCode: overLimit ? 'over_limit' : 'kept' }
+      : { eventType: 'thread_not_kept', decisionCode: 'no_state' };
+  await recordThreadDecision(deps, request, place, decision, { threadId, files: files.length, bytes });
 }
 
 /** collectThreadState on a local copy of the thread folders of a HOME that is the provider's (a Pod's). */
@@ -121,13 +175,11 @@ async function collectFromProvider(homeFiles: HomeFiles, request: RunRequestedDa
   }
 }
 
-/** Each line redacted on its own: a JSONL line stays one line, and a secret never spans two. */
+/**
+ * Both CLIs keep a thread as JSON Lines, which they read back: each line is redacted on its own and
+ * a JSON line stays JSON (its values redacted, never its syntax), so a secret never spans two lines
+ * and a redaction never breaks the thread it was to keep.
+ */
 function redactedFiles(files: ThreadFile[], secrets: KnownSecrets): ThreadFile[] {
-  return files.map((file) => ({
-    path: file.path,
-    content: file.content
-      .split('\n')
-      .map((line) => redactSecrets(line, { knownSecrets: secrets }))
-      .join('\n'),
-  }));
+  return files.map((file) => ({ path: file.path, content: redactJsonLines(file.content, { knownSecrets: secrets }) }));
 }

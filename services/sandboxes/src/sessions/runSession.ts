@@ -128,13 +128,13 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       });
     }
     // The working directory as the harness sees it (a Pod's, not the local shim's): Claude Code names its thread folder after it.
-    const place = { sandbox, cwd: sandbox.cwd };
+    const place = { sandbox, sandboxRecordId: input.sandboxRecordId, cwd: sandbox.cwd };
     const resumeThreadId = await threadToResume(deps, request, place).catch(async (error: unknown) => {
       if (error instanceof ConversationOverLimit) {
         await launch.close().catch((closing: unknown) => log.warn({ err: closing }, 'harness launch not closed'));
         throw error;
       }
-      log.warn({ err: error }, "the conversation's thread could not be restored: the run starts a new thread");
+      log.warn({ err: error }, "the conversation's thread could not be read: the run starts a new thread");
       return null;
     });
     await deps.provider.handOver?.(sandbox);

@@ -12,7 +12,7 @@ import {
   type GatewayConfigSchema,
 } from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
-import type { Gateway } from './http/deps.js';
+import type { Gateway } from './deps.js';
 import { GITHUB_WEBHOOK_PATH, githubWebhookRoutes } from './http/githubWebhooks.js';
 import { publicRoutes } from './http/publicRoutes.js';
 import { sessionRoutes } from './http/sessionRoutes.js';
@@ -36,7 +36,7 @@ import { createRedisRateLimiter } from './store/rateLimiter.js';
 import { createRunSignalSubscriber } from '@ars/run-signals';
 import { oauthGrantStore, oauthRecordIndexes } from './store/oauthRecords.js';
 import { adminRoutes, DISABLE_USER_PATH } from './http/disableUser.js';
-import { createAuthorizationServer } from './oauth/authorizationServer.js';
+import { createAuthorizationServer } from './auth/authorizationServer.js';
 import { isOAuthPath, oauthRoutes } from './oauth/oauthRoutes.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

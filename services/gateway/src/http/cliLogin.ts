@@ -16,9 +16,9 @@ import { askToSignIn } from '../signIn/askToSignIn.js';
 import { html } from './pageAnswer.js';
 import { cliConsentPageHtml, cliLoginErrorPageHtml } from './cliLoginPage.js';
 import { mintToken } from './createApiKey.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { requestBody } from './requestBody.js';
-import { checkOrigin, sessionOf } from './sessionAuth.js';
+import { checkOrigin, sessionOf } from '../auth/sessionAuth.js';
 
 /** The consent page and its form: browser pages, outside `/api`. */
 export const CLI_LOGIN_PATH = '/cli/login';

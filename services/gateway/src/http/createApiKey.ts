@@ -1,9 +1,9 @@
 import { ok, validateBody, type RouterMiddleware } from '@ars/http-app';
 import { displayPrefixOf, generateToken, hashToken } from '../domain/personalAccessTokens.js';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../domain/scopes.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { requestBody } from './requestBody.js';
-import { sessionPrincipalOf } from './sessionAuth.js';
+import { sessionPrincipalOf } from '../auth/sessionAuth.js';
 
 /** The longest lifetime a token may be given (`expiresInDays`). */
 export const MAX_EXPIRES_IN_DAYS = 3650;

@@ -1,9 +1,9 @@
 import { ok, validateBody, type RouterMiddleware } from '@ars/http-app';
 import { DEV_SIGN_IN_TTL_SECONDS, devSignInUrl } from '../domain/devSignIn.js';
 import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { requestBody } from './requestBody.js';
-import { startSession } from './sessionAuth.js';
+import { startSession } from '../auth/sessionAuth.js';
 
 const parseDevAccount = validateBody<{ repoCount?: number; pullRequest?: boolean }>({
   type: 'object',

@@ -1,5 +1,5 @@
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import { sessionPrincipalOf } from './sessionAuth.js';
+import { sessionPrincipalOf } from '../auth/sessionAuth.js';
 
 /** GET /api/session → `{userId, expiresAt}` of the live session. */
 export function currentSession(): RouterMiddleware {

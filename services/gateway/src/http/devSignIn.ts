@@ -3,8 +3,8 @@ import { DEV_SIGN_IN_PATH, INVALID_SIGN_IN_LINK, signInCodeOf } from '../domain/
 import { hashOneTimeCode } from '../domain/oneTimeCodes.js';
 import { html } from './pageAnswer.js';
 import { devSignInFailedPageHtml, devSignedInPageHtml } from '../oauth/consentPage.js';
-import type { Gateway } from './deps.js';
-import { startSession } from './sessionAuth.js';
+import type { Gateway } from '../deps.js';
+import { startSession } from '../auth/sessionAuth.js';
 
 /**
  * GET /dev/sign-in?code=… (only outside production): the link's code is taken (one use), and the

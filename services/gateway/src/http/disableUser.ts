@@ -4,7 +4,7 @@
 // ends, every PAT is revoked and every OAuth grant to an MCP client is deleted with its tokens.
 import { AppError } from '@ars/errors';
 import { ok, readRawBody, Router, requireInternalCaller, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 
 export const DISABLE_USER_PATH = '/internal/admin/users/disable';
 

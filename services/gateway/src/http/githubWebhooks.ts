@@ -1,5 +1,5 @@
 import { ok, readRawBody, Router } from '@ars/http-app';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 
 /** GitHub's largest delivery (it caps payloads at 25 MB). */
 const DELIVERY_LIMIT = '25mb';

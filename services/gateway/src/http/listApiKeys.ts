@@ -1,7 +1,7 @@
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import type { TokenDocument } from '../store/personalAccessTokens.js';
-import { sessionPrincipalOf } from './sessionAuth.js';
+import { sessionPrincipalOf } from '../auth/sessionAuth.js';
 
 /** A token as listed: never the plaintext or the hash. */
 export function describeApiKey(token: TokenDocument) {

@@ -1,6 +1,6 @@
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from './deps.js';
-import { clearSessionCookie, sessionOf } from './sessionAuth.js';
+import type { Gateway } from '../deps.js';
+import { clearSessionCookie, sessionOf } from '../auth/sessionAuth.js';
 
 /** POST /api/session/logout: the session is deleted (its cookie no longer works anywhere) and the cookie cleared. */
 export function logout(gateway: Gateway): RouterMiddleware {

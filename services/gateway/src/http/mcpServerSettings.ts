@@ -4,9 +4,9 @@
 // logged here (configs are secret: the access log has method, path, status and timing only).
 import { AppError } from '@ars/errors';
 import { ok, type RouterContext, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { requestBody } from './requestBody.js';
-import { sessionPrincipalOf } from './sessionAuth.js';
+import { sessionPrincipalOf } from '../auth/sessionAuth.js';
 
 function settingsPath(userId: string, name?: string): string {
   const base = `/internal/users/${encodeURIComponent(userId)}/settings/mcp-servers`;

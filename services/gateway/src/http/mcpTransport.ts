@@ -1,12 +1,12 @@
 import { isAppError } from '@ars/errors';
 import { readRawBody, type RouterContext, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from './deps.js';
-import { limitPerToken } from './rateLimits.js';
+import type { Gateway } from '../deps.js';
+import { limitPerToken } from '../handlers/rateLimits.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { mcpServerFor } from '../mcp/mcpServer.js';
 import { jsonRpcRefusal } from '../mcp/jsonRpcRequest.js';
-import { principalOf } from './authenticateToken.js';
-import { resolveMcpBearer } from '../oauth/mcpBearer.js';
+import { principalOf } from '../auth/authenticateToken.js';
+import { resolveMcpBearer } from '../auth/mcpBearer.js';
 import { failedAuthenticationWindow, mcpBearerChallenge } from '../domain/oauthClients.js';
 import { RETRY_AFTER_SECONDS } from '../domain/limits.js';
 

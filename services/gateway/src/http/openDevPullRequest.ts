@@ -1,7 +1,7 @@
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { requestBody } from './requestBody.js';
-import { sessionPrincipalOf } from './sessionAuth.js';
+import { sessionPrincipalOf } from '../auth/sessionAuth.js';
 
 /**
  * POST /api/dev/pull-requests (session; only outside production) `{repoId, head, base?, title?}` →

@@ -1,13 +1,13 @@
 import { Router, type Middleware, type RouterMiddleware } from '@ars/http-app';
 import { PUBLIC_PREFIX, PUBLIC_ROUTES, type PublicRoute } from '../domain/routeTable.js';
-import type { Gateway } from './deps.js';
-import { authenticateToken, requireScope } from './authenticateToken.js';
+import type { Gateway } from '../deps.js';
+import { authenticateToken, requireScope } from '../auth/authenticateToken.js';
 import { parseJsonBody } from './jsonBody.js';
 import { mcpGet, mcpPost, mcpPreflight } from './mcpTransport.js';
 import { openApiDocumentRoute } from './openApiDocument.js';
-import { limitPerToken } from './rateLimits.js';
-import { restRoute } from './routeCall.js';
-import { routeHandler } from './routeHandler.js';
+import { limitPerToken } from '../handlers/rateLimits.js';
+import { restRoute } from './restRoute.js';
+import { routeHandler } from '../handlers/routeHandler.js';
 import { runEventsRoute } from './runEventStream.js';
 import './state.js';
 

@@ -1,8 +1,8 @@
 import { AppError } from '@ars/errors';
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { describeApiKey } from './listApiKeys.js';
-import { sessionPrincipalOf } from './sessionAuth.js';
+import { sessionPrincipalOf } from '../auth/sessionAuth.js';
 
 /** DELETE /api/settings/api-keys/:id: sets `revokedAt` (idempotent); another user's token is 404. */
 export function revokeApiKey(gateway: Gateway): RouterMiddleware {

@@ -1,7 +1,7 @@
 import { AppError } from '@ars/errors';
 import { ok, type RouterMiddleware } from '@ars/http-app';
-import { principalOf } from './authenticateToken.js';
-import type { Gateway } from './deps.js';
+import { principalOf } from '../auth/authenticateToken.js';
+import type { Gateway } from '../deps.js';
 
 /**
  * DELETE /api/settings/api-keys/current (after `authenticateToken`): the presenting PAT revokes

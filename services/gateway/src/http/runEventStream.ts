@@ -5,9 +5,9 @@ import type { RunWatch } from '@ars/run-signals';
 import type { RouterContext, RouterMiddleware } from '@ars/http-app';
 import { HEARTBEAT, runEventFrame, runStatusFrame, streamErrorFrame, wantsEventStream } from '../domain/serverSentEvents.js';
 import type { PublicRoute } from '../domain/routeTable.js';
-import type { Gateway } from './deps.js';
-import { internalPath } from './forwardToOwner.js';
-import { principalOf } from './authenticateToken.js';
+import type { Gateway } from '../deps.js';
+import { internalPath } from '../handlers/forwardToOwner.js';
+import { principalOf } from '../auth/authenticateToken.js';
 
 /**
  * How the stream reads the run: a page of up to 200 events after its cursor, each time runs announces

@@ -1,5 +1,5 @@
 import { Router } from '@ars/http-app';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { createApiKey } from './createApiKey.js';
 import { createDevAccount } from './createDevAccount.js';
 import { currentSession } from './currentSession.js';
@@ -9,8 +9,8 @@ import { deleteMcpServer, listMcpServerSettings, putMcpServer } from './mcpServe
 import { openDevPullRequest } from './openDevPullRequest.js';
 import { revokeApiKey } from './revokeApiKey.js';
 import { revokeCurrentApiKey } from './revokeCurrentApiKey.js';
-import { authenticateToken } from './authenticateToken.js';
-import { checkOrigin, requireSession } from './sessionAuth.js';
+import { authenticateToken } from '../auth/authenticateToken.js';
+import { checkOrigin, requireSession } from '../auth/sessionAuth.js';
 import './state.js';
 
 /**

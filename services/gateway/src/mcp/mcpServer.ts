@@ -3,8 +3,8 @@
 // token's scopes allow) and tools/call.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Gateway } from '../http/deps.js';
-import type { Principal } from '../http/state.js';
+import type { Gateway } from '../deps.js';
+import type { Principal } from '../auth/state.js';
 import { argumentsProblem, callTool } from './toolCalls.js';
 import { MCP_TOOLS, toolsFor, type McpTool } from './tools.js';
 

@@ -6,11 +6,11 @@
 import { isTerminalRunStatus } from '@ars/contract';
 import { isAppError, type AppError } from '@ars/errors';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { Gateway } from '../http/deps.js';
-import { assertScope } from '../http/authenticateToken.js';
-import { routeHandler } from '../http/routeHandler.js';
-import type { RouteCall } from '../http/routeCall.js';
-import type { Principal } from '../http/state.js';
+import type { Gateway } from '../deps.js';
+import { assertScope } from '../auth/authenticateToken.js';
+import { routeHandler } from '../handlers/routeHandler.js';
+import type { RouteCall } from '../handlers/routeCall.js';
+import type { Principal } from '../auth/state.js';
 import { publicRouteOf, type McpTool } from './tools.js';
 
 export interface ToolResult {

@@ -10,8 +10,8 @@ import {
   registrationWindow,
   registrationProblem,
 } from '../domain/oauthClients.js';
-import type { Gateway } from '../http/deps.js';
-import { checkOrigin, sessionOf } from '../http/sessionAuth.js';
+import type { Gateway } from '../deps.js';
+import { checkOrigin, sessionOf } from '../auth/sessionAuth.js';
 import { RETRY_AFTER_SECONDS } from '../domain/limits.js';
 import { consentPageHtml, expiredPageHtml, signInPageHtml, type ConsentView } from './consentPage.js';
 import { html } from '../http/pageAnswer.js';

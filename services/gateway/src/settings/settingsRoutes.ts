@@ -7,8 +7,8 @@
 import { readRawBody, Router, type RouterMiddleware } from '@ars/http-app';
 import { SCOPES, type Scope } from '../domain/scopes.js';
 import { mintToken, MAX_EXPIRES_IN_DAYS } from '../http/createApiKey.js';
-import type { Gateway } from '../http/deps.js';
-import { checkOrigin, requireSession, sessionOf, sessionPrincipalOf } from '../http/sessionAuth.js';
+import type { Gateway } from '../deps.js';
+import { checkOrigin, requireSession, sessionOf, sessionPrincipalOf } from '../auth/sessionAuth.js';
 import { html } from '../http/pageAnswer.js';
 import { askToSignIn } from '../signIn/askToSignIn.js';
 import { settingsPageHtml, settingsProblemPageHtml, tokenCreatedPageHtml, type SettingsView } from './settingsPage.js';

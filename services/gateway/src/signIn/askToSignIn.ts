@@ -1,6 +1,6 @@
 import type { Context } from '@ars/http-app';
 import { returnToOf, SIGN_IN_PATH } from '../domain/signIn.js';
-import type { Gateway } from '../http/deps.js';
+import type { Gateway } from '../deps.js';
 import { html } from '../http/pageAnswer.js';
 import { signInPageHtml } from '../oauth/consentPage.js';
 

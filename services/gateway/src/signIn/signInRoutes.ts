@@ -21,8 +21,8 @@ import {
 } from '../domain/signIn.js';
 import { cookieHeader, cookieValue } from '../domain/sessions.js';
 import { generateOneTimeCode, hashOneTimeCode } from '../domain/oneTimeCodes.js';
-import type { Gateway } from '../http/deps.js';
-import { checkOrigin, clearSessionCookie, servedOverTls, sessionOf, startSession } from '../http/sessionAuth.js';
+import type { Gateway } from '../deps.js';
+import { checkOrigin, clearSessionCookie, servedOverTls, sessionOf, startSession } from '../auth/sessionAuth.js';
 import { html } from '../http/pageAnswer.js';
 import { redirect } from './askToSignIn.js';
 import { recheckGitHubAtSignIn } from '../settings/gitHubConnectionRoutes.js';

@@ -1,5 +1,5 @@
 import type { Model } from '@ars/contract';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import type { RouteHandler } from './routeCall.js';
 
 /** CONTRACT.md, Model: exactly these fields, whatever else the catalog adds. */

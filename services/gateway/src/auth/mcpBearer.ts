@@ -2,9 +2,9 @@ import { AppError } from '@ars/errors';
 import { isWellFormedToken } from '../domain/personalAccessTokens.js';
 import { MCP_SCOPES } from '../domain/oauthClients.js';
 import type { Scope } from '../domain/scopes.js';
-import { resolveBearer } from '../http/authenticateToken.js';
-import type { Gateway } from '../http/deps.js';
-import type { Principal } from '../http/state.js';
+import { resolveBearer } from './authenticateToken.js';
+import type { Gateway } from '../deps.js';
+import type { Principal } from './state.js';
 
 /** `oidc-provider`'s opaque tokens are base64url; anything else is not looked up. */
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{20,256}$/;

@@ -2,7 +2,7 @@ import { AppError } from '@ars/errors';
 import type { Middleware } from '@ars/http-app';
 import { hashToken, isWellFormedToken } from '../domain/personalAccessTokens.js';
 import { missingScopeMessage, type Scope } from '../domain/scopes.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import type { Principal } from './state.js';
 import { TOKEN_USE_RESOLUTION_MS, type TokenDocument } from '../store/personalAccessTokens.js';
 

@@ -3,22 +3,22 @@ import type { HttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import type { RunsClient } from '@ars/runs/client';
 import type { ServiceConfig } from '@ars/service';
-import type { GatewayConfigSchema, GitHubConnectionSettings } from '../config.js';
-import type { Peer } from '../peers.js';
-import type { RateLimiter } from '../store/rateLimiter.js';
+import type { GatewayConfigSchema, GitHubConnectionSettings } from './config.js';
+import type { Peer } from './peers.js';
+import type { RateLimiter } from './store/rateLimiter.js';
 import type { RunSignalSubscriber } from '@ars/run-signals';
-import type { SessionStore } from '../store/sessions.js';
-import type { TokenStore } from '../store/personalAccessTokens.js';
-import type { CliLoginGrant } from '../domain/cliLogin.js';
-import type { DevSignInGrant } from '../domain/devSignIn.js';
-import type { OneTimeCodeStore } from '../store/oneTimeCodes.js';
-import type { UserStore } from '../store/users.js';
-import type { AuthorizationServer } from '../oauth/authorizationServer.js';
+import type { SessionStore } from './store/sessions.js';
+import type { TokenStore } from './store/personalAccessTokens.js';
+import type { CliLoginGrant } from './domain/cliLogin.js';
+import type { DevSignInGrant } from './domain/devSignIn.js';
+import type { OneTimeCodeStore } from './store/oneTimeCodes.js';
+import type { UserStore } from './store/users.js';
+import type { AuthorizationServer } from './auth/authorizationServer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SignInAttempt } from '../domain/signIn.js';
-import type { GitHubConnectAttempt } from '../settings/gitHubConnectionRoutes.js';
-import type { SignInMethod } from '../signIn/signInMethod.js';
-import type { OAuthGrantStore } from '../store/oauthRecords.js';
+import type { SignInAttempt } from './domain/signIn.js';
+import type { GitHubConnectAttempt } from './settings/gitHubConnectionRoutes.js';
+import type { SignInMethod } from './signIn/signInMethod.js';
+import type { OAuthGrantStore } from './store/oauthRecords.js';
 
 /** Everything a route needs, built once per process (the composition root, `gateway.ts`, builds it). */
 export interface Gateway {
@@ -52,7 +52,7 @@ export interface Gateway {
   /** `PUBLIC_BASE_URL`'s origin, e.g. `http://127.0.0.1:8080`. */
   publicOrigin: string;
   production: boolean;
-  /** The OAuth 2.1 authorization server of `/mcp` (oauth/authorizationServer.ts). */
+  /** The OAuth 2.1 authorization server of `/mcp` (auth/authorizationServer.ts). */
   oauth: AuthorizationServer;
   /** Its Koa app's request handler, made once. */
   oauthCallback: (req: IncomingMessage, res: ServerResponse) => Promise<void>;

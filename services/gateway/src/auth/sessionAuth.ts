@@ -9,7 +9,7 @@ import {
   sessionIdFromCookieHeader,
   SESSION_COOKIE,
 } from '../domain/sessions.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import type { SessionPrincipal } from './state.js';
 
 /**

@@ -4,7 +4,7 @@ import { tooManyCharacters, validateBody } from '@ars/http-app';
 import { requestHash } from '@ars/idempotency';
 import type { StartRunIdentity } from '@ars/runs/client';
 import type { PublicRoute } from '../domain/routeTable.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { publicError, requireIdempotencyKey } from './forwardToOwner.js';
 import { reserveRunStart, type RunStartReservation } from './rateLimits.js';
 import type { RouteHandler } from './routeCall.js';

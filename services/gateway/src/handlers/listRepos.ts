@@ -1,6 +1,6 @@
 import type { Repo } from '@ars/contract';
 import { clampLimit, parseQuery } from '@ars/http-app';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import type { RouteHandler } from './routeCall.js';
 
 const parseReposQuery = parseQuery<{ q?: string; limit?: unknown }>({

@@ -1,6 +1,6 @@
 import type { PublicRoute } from '../domain/routeTable.js';
 import type { Peer } from '../peers.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import { forwardToOwner } from './forwardToOwner.js';
 import { listAgents } from './listAgents.js';
 import { listModels } from './listModels.js';

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@ars/errors';
 import type { Middleware } from '@ars/http-app';
 import { LIMITER_UNAVAILABLE, PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS, perTokenWindow, runStartExceededMessage, runStartWindows } from '../domain/limits.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import type { ConsumeResult, RateLimiter, RateWindow } from '../store/rateLimiter.js';
-import { principalOf } from './authenticateToken.js';
+import { principalOf } from '../auth/authenticateToken.js';
 
 /** Redis unreachable fails closed: 503 with `Retry-After: 60`, never an unlimited pass. */
 async function consumeOrUnavailable(gateway: Gateway, windows: readonly RateWindow[], member?: string): Promise<ConsumeResult> {

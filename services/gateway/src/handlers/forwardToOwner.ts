@@ -4,7 +4,7 @@ import { clampLimit } from '@ars/http-app';
 import type { RequestOptions } from '@ars/http-client';
 import { idempotencyKeyProblem } from '@ars/idempotency';
 import type { PublicRoute } from '../domain/routeTable.js';
-import type { Gateway } from './deps.js';
+import type { Gateway } from '../deps.js';
 import type { Peer } from '../peers.js';
 import type { RouteHandler } from './routeCall.js';
 

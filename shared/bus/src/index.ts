@@ -9,8 +9,10 @@ export { buildEnvelope, decodeMessage, validateMessage, describeProblems } from 
 export type { BusMessage, OutgoingMessage, ValidationProblem, DecodeResult } from './envelope.js';
 export { silentLogger } from './logger.js';
 export type { BusLogger } from './logger.js';
-export { OUTBOX_FIELD, outboxEntries, outboxInsert, outboxPush, withOutbox, startOutboxRelay } from './outbox.js';
-export type { OutboxEntry, OutboxMessage, OutboxPublisher, OutboxRelay, OutboxRelayOptions, WithOutbox } from './outbox.js';
+export { OUTBOX_FIELD, outboxEntries, outboxInsert, outboxPush, withOutbox } from './outbox.js';
+export type { OutboxEntry, OutboxMessage, WithOutbox } from './outbox.js';
+export { startOutboxRelay } from './outboxRelay.js';
+export type { OutboxPublisher, OutboxRelay, OutboxRelayOptions } from './outboxRelay.js';
 export { memoryProcessedStore, mongoProcessedStore } from './processed.js';
 export type { MongoProcessedMessageStore, MongoProcessedStoreOptions, ProcessedInfo, ProcessedMessageDocument, ProcessedMessageStore } from './processed.js';
 export {

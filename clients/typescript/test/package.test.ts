@@ -116,5 +116,7 @@ describe('what npm pack makes of it type-checks and runs in a project with only 
       ),
     );
     expect(printed.trim()).toBe('NOT_FOUND 404 req-packed');
-  });
+    // Two compilers and npm pack, one after another: about 15 s of CPU alone, 80 s in a CI run
+    // sharing two cores with every suite (past jest's 60 s default, which fits a request, not a build).
+  }, 240_000);
 });

@@ -1,4 +1,6 @@
-export { PortInUseError, runService, SHUTDOWN_CLOSING_RESERVE_MS } from './runService.js';
+export { runService } from './runService.js';
+export { PortInUseError } from './startup.js';
+export { SHUTDOWN_CLOSING_RESERVE_MS } from './shutdown.js';
 export { startPeriodicPass, type PeriodicPass } from './periodic.js';
-export type { Compose, RunningService, ServiceContext, ServiceDefinition, ServiceConfig, ShutdownBudget, ShutdownHook } from './runService.js';
+export type { Compose, RunningService, ServiceContext, ServiceDefinition, ServiceConfig, ShutdownBudget, ShutdownHook } from './definition.js';
 export { env } from '@ars/config';

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@ars/testenv';
-import { ORPHANED_SHUTDOWN_TIMEOUT_MS } from './runService.js';
+import { ORPHANED_SHUTDOWN_TIMEOUT_MS } from './processSignals.js';
 
 // These tests run a service as a child process on the built packages: `npx tsc -b tsconfig.build.json` first.
 const serviceDist = new URL('../dist/index.js', import.meta.url).href;

@@ -1,0 +1,60 @@
+// Start-up's first step: the service's configuration, read once and checked whole. Every problem
+// is named together (one ConfigError), before anything is opened.
+import {
+  ConfigError,
+  loadConfig,
+  productionProblems,
+  serviceConfig,
+  type ConfigOf,
+  type EnvSchema,
+  type EnvSource,
+  type ServiceConfigFragment,
+} from '@ars/config';
+import type { ServiceConfig, ServiceDefinition } from './definition.js';
+
+export interface ServiceConfiguration<S extends EnvSchema> {
+  config: ServiceConfig<S>;
+  /** `ARS_INSTANCE_ID`, when whoever started the process gave one (answered on /healthz and /readyz). */
+  instance: string | undefined;
+}
+
+/** Throws ConfigError naming every problem: a variable missing or malformed, settings that cannot work together, development defaults in production. */
+export function loadServiceConfiguration<S extends EnvSchema, D>(definition: ServiceDefinition<S, D>, env: EnvSource): ServiceConfiguration<S> {
+  const schema = {
+    ...serviceConfig({ service: definition.name, ...(definition.port === undefined ? {} : { port: definition.port }) }),
+    ...definition.configSchema,
+  };
+  const config = loadConfig(schema, env) as ServiceConfig<S>;
+  const problems: string[] = [];
+  if (definition.requireMongo && !config.MONGO_URL) problems.push('MONGO_URL is required (a mongodb:// URL)');
+  if (definition.requireBus && !config.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required (a comma-separated list of host:port)');
+  problems.push(...httpEdgeProblems(config));
+  problems.push(...(definition.configProblems?.(config) ?? []));
+  problems.push(...productionProblems(config, definition.developmentDefaults?.(config)));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { config, instance: instanceId(env) };
+}
+
+/** The HTTP edge settings that cannot work together (a clause each, naming the variables). */
+function httpEdgeProblems(config: ConfigOf<ServiceConfigFragment>): string[] {
+  const problems: string[] = [];
+  if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS (${config.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.HTTP_REQUEST_TIMEOUT_MS}): the headers are part of the request`,
+    );
+  }
+  if (config.METRICS_PORT !== 0 && config.METRICS_PORT === config.PORT) {
+    problems.push(`METRICS_PORT must differ from PORT (both ${config.PORT}): metrics have a listener of their own, never the API's port`);
+  }
+  return problems;
+}
+
+const INSTANCE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** `ARS_INSTANCE_ID`: given by whoever started the process, answered on /healthz and /readyz. */
+function instanceId(env: EnvSource): string | undefined {
+  const value = env.ARS_INSTANCE_ID;
+  if (value === undefined || value === '') return undefined;
+  if (!INSTANCE_ID.test(value)) throw new ConfigError([`ARS_INSTANCE_ID must be 1 to 128 letters, digits, _ or - (got ${JSON.stringify(value.slice(0, 40))})`]);
+  return value;
+}

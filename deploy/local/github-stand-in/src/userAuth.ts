@@ -123,13 +123,123 @@ export interface UserAuth {
   signInPage(returnTo: string): UserAuthAnswer;
 }
 
-export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: readonly StandInUser[]): UserAuth {
-  const users = new Map<string, StandInUser>(initialUsers.map((user) => [user.login.toLowerCase(), user]));
-  const authorized = new Set<string>();
-  const codes = new Map<string, PendingCode>();
-  const tokens: UserToken[] = [];
+const tokenAnswer = (token: UserToken): UserAuthAnswer => ({
+  status: 200,
+  body: {
+    access_token: token.token,
+    expires_in: TOKEN_TTL_SECONDS,
+    refresh_token: token.refreshToken,
+    refresh_token_expires_in: REFRESH_TTL_SECONDS,
+    scope: '',
+    token_type: 'bearer',
+  },
+});
 
-  const mint = (login: string): UserToken => {
+const userJson = (user: StandInUser) => ({
+  login: user.login,
+  id: user.id,
+  node_id: `U_${user.id}`,
+  avatar_url: `https://avatars.githubusercontent.com/u/${user.id}?v=4`,
+  type: 'User',
+  site_admin: false,
+  name: user.name ?? null,
+  email: user.email ?? null,
+});
+
+/** GET /user/memberships/orgs/{org}: the user's membership, 404 when not a member. */
+function membershipAnswer(user: StandInUser, org: string): UserAuthAnswer {
+  const membership = Object.entries(user.orgs ?? {}).find(([name]) => name.toLowerCase() === org.toLowerCase());
+  if (!membership) return notFound();
+  const [orgLogin, { role, state }] = membership;
+  return {
+    status: 200,
+    body: {
+      url: `${DOCS}/user/memberships/orgs/${orgLogin}`,
+      state,
+      role,
+      organization_url: `${DOCS}/orgs/${orgLogin}`,
+      organization: { login: orgLogin, id: 9000 + orgLogin.length, node_id: `O_${orgLogin}` },
+      user: userJson(user),
+    },
+  };
+}
+
+class StandInUserAuth implements UserAuth {
+  private readonly users: Map<string, StandInUser>;
+  /** Users (lower-case logins) who have authorized the App: the authorize page asks them no more. */
+  private readonly authorized = new Set<string>();
+  private readonly codes = new Map<string, PendingCode>();
+  private readonly tokens: UserToken[] = [];
+
+  constructor(
+    private readonly app: StandInOAuthApp | undefined,
+    initialUsers: readonly StandInUser[],
+  ) {
+    this.users = new Map<string, StandInUser>(initialUsers.map((user) => [user.login.toLowerCase(), user]));
+  }
+
+  async handle(req: IncomingMessage, url: URL): Promise<UserAuthAnswer | undefined> {
+    const method = req.method ?? 'GET';
+    if (method === 'GET' && url.pathname === '/login/oauth/authorize') return this.authorize(req, url);
+    if (method === 'POST' && url.pathname === '/login/oauth/authorize/decision') return this.decide(req);
+    if (method === 'POST' && url.pathname === '/session') return this.signIn(req);
+    if (method === 'POST' && url.pathname === '/login/oauth/access_token') return this.exchange(req);
+    return this.apiRoute(req, url);
+  }
+
+  addUser(user: StandInUser): void {
+    this.users.set(user.login.toLowerCase(), user);
+  }
+
+  userTokens(): { login: string; token: string }[] {
+    return this.tokens.map((t) => ({ login: t.login, token: t.token }));
+  }
+
+  authorizeUser(login: string): { accessToken: string; refreshToken: string; refreshTokenExpiresIn: number } {
+    const user = this.users.get(login.toLowerCase());
+    if (!user) throw new Error(`no stand-in GitHub user ${login}`);
+    this.authorized.add(user.login.toLowerCase());
+    const token = this.mint(user.login);
+    return { accessToken: token.token, refreshToken: token.refreshToken, refreshTokenExpiresIn: REFRESH_TTL_SECONDS };
+  }
+
+  revokeUserTokens(login: string): void {
+    for (const token of this.tokens) if (token.login.toLowerCase() === login.toLowerCase()) token.revoked = true;
+  }
+
+  forgetAuthorization(login: string): void {
+    this.authorized.delete(login.toLowerCase());
+  }
+
+  userOfToken(authorization: string | undefined): StandInUser | undefined {
+    const given = /^(?:token|bearer) (ghu_\S+)$/i.exec(authorization ?? '')?.[1];
+    const token = this.tokens.find((t) => t.token === given);
+    if (!token || token.revoked || token.expiresAt <= Date.now()) return undefined;
+    return this.users.get(token.login.toLowerCase());
+  }
+
+  refusal(authorization: string | undefined): UserAuthAnswer {
+    // An installation token on a user route: GitHub refuses it as not accessible by an integration.
+    return /^(?:token|bearer) ghs_/i.test(authorization ?? '')
+      ? { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' } }
+      : badCredentials();
+  }
+
+  browserUser(req: IncomingMessage): StandInUser | undefined {
+    const login = cookieOf(req, USER_COOKIE);
+    return login ? this.users.get(login.toLowerCase()) : undefined;
+  }
+
+  signInPage(returnTo: string): UserAuthAnswer {
+    return page(
+      'Sign in to GitHub',
+      `<h1>Sign in to GitHub</h1><form method="post" action="/session"><input type="hidden" name="return_to" value="${escapeHtml(returnTo)}">
+<label>Username <input type="text" name="login" required></label> <label>Password <input type="password" name="password"></label>
+<button type="submit" name="commit" value="sign-in">Sign in</button></form>`,
+    );
+  }
+
+  private mint(login: string): UserToken {
     const token: UserToken = {
       token: `ghu_${randomBytes(18).toString('base64url')}`,
       refreshToken: `ghr_${randomBytes(30).toString('base64url')}`,
@@ -137,56 +247,13 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
       expiresAt: Date.now() + TOKEN_TTL_SECONDS * 1000,
       revoked: false,
     };
-    tokens.push(token);
+    this.tokens.push(token);
     return token;
-  };
-  const tokenAnswer = (token: UserToken): UserAuthAnswer => ({
-    status: 200,
-    body: {
-      access_token: token.token,
-      expires_in: TOKEN_TTL_SECONDS,
-      refresh_token: token.refreshToken,
-      refresh_token_expires_in: REFRESH_TTL_SECONDS,
-      scope: '',
-      token_type: 'bearer',
-    },
-  });
-  const userOfToken = (authorization: string | undefined): StandInUser | undefined => {
-    const given = /^(?:token|bearer) (ghu_\S+)$/i.exec(authorization ?? '')?.[1];
-    const token = tokens.find((t) => t.token === given);
-    if (!token || token.revoked || token.expiresAt <= Date.now()) return undefined;
-    return users.get(token.login.toLowerCase());
-  };
-  const userJson = (user: StandInUser) => ({
-    login: user.login,
-    id: user.id,
-    node_id: `U_${user.id}`,
-    avatar_url: `https://avatars.githubusercontent.com/u/${user.id}?v=4`,
-    type: 'User',
-    site_admin: false,
-    name: user.name ?? null,
-    email: user.email ?? null,
-  });
-
-  const browserUser = (req: IncomingMessage): StandInUser | undefined => {
-    const login = cookieOf(req, USER_COOKIE);
-    return login ? users.get(login.toLowerCase()) : undefined;
-  };
-  const signInPage = (returnTo: string): UserAuthAnswer =>
-    page(
-      'Sign in to GitHub',
-      `<h1>Sign in to GitHub</h1><form method="post" action="/session"><input type="hidden" name="return_to" value="${escapeHtml(returnTo)}">
-<label>Username <input type="text" name="login" required></label> <label>Password <input type="password" name="password"></label>
-<button type="submit" name="commit" value="sign-in">Sign in</button></form>`,
-    );
-  const refusal = (authorization: string | undefined): UserAuthAnswer =>
-    // An installation token on a user route: GitHub refuses it as not accessible by an integration.
-    /^(?:token|bearer) ghs_/i.test(authorization ?? '')
-      ? { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' } }
-      : badCredentials();
+  }
 
   /** GET /login/oauth/authorize: who the browser is (its sign-in form first), then ask once, then redirect with a code. */
-  const authorize = (req: IncomingMessage, url: URL): UserAuthAnswer => {
+  private authorize(req: IncomingMessage, url: URL): UserAuthAnswer {
+    const { app } = this;
     if (!app || url.searchParams.get('client_id') !== app.clientId)
       return { ...page('Not found', '<h1>404: this application does not exist</h1>'), status: 404 };
     const state = url.searchParams.get('state') ?? '';
@@ -204,10 +271,10 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
     if ((method !== null || challenge !== null) && (method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(challenge ?? ''))) {
       return { ...page('Bad request', '<h1>code_challenge_method must be S256 with a 43-character code_challenge</h1>'), status: 400 };
     }
-    const user = browserUser(req);
+    const user = this.browserUser(req);
     const here = `${url.pathname}${url.search}`;
-    if (!user) return signInPage(here);
-    if (!authorized.has(user.login.toLowerCase())) {
+    if (!user) return this.signInPage(here);
+    if (!this.authorized.has(user.login.toLowerCase())) {
       return page(
         'Authorize application',
         `<h1>Authorize ${escapeHtml(app.name ?? app.clientId)}</h1><form method="post" action="/login/oauth/authorize/decision">
@@ -216,53 +283,53 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
       );
     }
     const code = randomBytes(10).toString('hex');
-    codes.set(code, { login: user.login, redirectUri: given, challenge, expiresAt: Date.now() + CODE_TTL_MS });
+    this.codes.set(code, { login: user.login, redirectUri: given, challenge, expiresAt: Date.now() + CODE_TTL_MS });
     const back = new URL(given ?? registered);
     back.searchParams.set('code', code);
     if (state !== '') back.searchParams.set('state', state);
     return redirect(back.href);
-  };
+  }
 
-  const signIn = async (req: IncomingMessage): Promise<UserAuthAnswer> => {
+  private async signIn(req: IncomingMessage): Promise<UserAuthAnswer> {
     const form = await formOrJson(req);
-    const user = users.get((form.login ?? '').toLowerCase());
+    const user = this.users.get((form.login ?? '').toLowerCase());
     if (!user) return { ...page('Sign in to GitHub', '<h1>Incorrect username or password.</h1>'), status: 401 };
     return redirect(form.return_to?.startsWith('/') ? form.return_to : '/', {
       'set-cookie': `${USER_COOKIE}=${encodeURIComponent(user.login)}; Path=/; HttpOnly`,
     });
-  };
+  }
 
-  const decide = async (req: IncomingMessage): Promise<UserAuthAnswer> => {
+  private async decide(req: IncomingMessage): Promise<UserAuthAnswer> {
     const form = await formOrJson(req);
     const login = cookieOf(req, USER_COOKIE);
     const returnTo = new URL(form.return_to ?? '/', 'http://stand-in');
-    if (!login || !app) return badCredentials();
+    if (!login || !this.app) return badCredentials();
     if (form.authorize === '1') {
-      authorized.add(login.toLowerCase());
+      this.authorized.add(login.toLowerCase());
       return redirect(`${returnTo.pathname}${returnTo.search}`);
     }
     // Cancel: GitHub sends the browser back with access_denied.
-    const back = new URL(returnTo.searchParams.get('redirect_uri') ?? app.callbackUrls[0] ?? '');
+    const back = new URL(returnTo.searchParams.get('redirect_uri') ?? this.app.callbackUrls[0] ?? '');
     back.searchParams.set('error', 'access_denied');
     back.searchParams.set('error_description', 'The user has denied your application access.');
     back.searchParams.set('state', returnTo.searchParams.get('state') ?? '');
     return redirect(back.href);
-  };
+  }
 
   /** POST /login/oauth/access_token: the code (once, 10 minutes, PKCE, the same redirect URI) or a refresh token → a user token. */
-  const exchange = async (req: IncomingMessage): Promise<UserAuthAnswer> => {
+  private async exchange(req: IncomingMessage): Promise<UserAuthAnswer> {
     const form = await formOrJson(req);
-    if (!app || form.client_id !== app.clientId || form.client_secret !== app.clientSecret) {
+    if (!this.app || form.client_id !== this.app.clientId || form.client_secret !== this.app.clientSecret) {
       return tokenError('incorrect_client_credentials', 'The client_id and/or client_secret passed are incorrect.');
     }
     if (form.grant_type === 'refresh_token') {
-      const old = tokens.find((t) => t.refreshToken === form.refresh_token && !t.revoked);
+      const old = this.tokens.find((t) => t.refreshToken === form.refresh_token && !t.revoked);
       if (!old) return tokenError('bad_refresh_token', 'The refresh token passed is incorrect or expired.');
       old.revoked = true;
-      return tokenAnswer(mint(old.login));
+      return tokenAnswer(this.mint(old.login));
     }
-    const pending = codes.get(form.code ?? '');
-    codes.delete(form.code ?? '');
+    const pending = this.codes.get(form.code ?? '');
+    this.codes.delete(form.code ?? '');
     if (!pending || pending.expiresAt <= Date.now()) return tokenError('bad_verification_code', 'The code passed is incorrect or expired.');
     if (form.redirect_uri !== undefined && pending.redirectUri !== null && form.redirect_uri !== pending.redirectUri) {
       return tokenError('redirect_uri_mismatch', 'The redirect_uri MUST match the registered callback URL for this application.');
@@ -274,66 +341,24 @@ export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: r
         return tokenError('bad_verification_code', 'The code passed is incorrect or expired.');
       }
     }
-    return tokenAnswer(mint(pending.login));
-  };
+    return tokenAnswer(this.mint(pending.login));
+  }
 
-  const apiRoute = (req: IncomingMessage, url: URL): UserAuthAnswer | undefined => {
+  private apiRoute(req: IncomingMessage, url: URL): UserAuthAnswer | undefined {
     if (req.method !== 'GET') return undefined;
     const path = url.pathname;
     if (path !== '/user' && path !== '/user/emails' && !path.startsWith('/user/memberships/orgs/')) return undefined;
-    const user = userOfToken(req.headers.authorization);
-    if (!user) return refusal(req.headers.authorization);
+    const user = this.userOfToken(req.headers.authorization);
+    if (!user) return this.refusal(req.headers.authorization);
     if (path === '/user') return { status: 200, body: userJson(user) };
     if (path === '/user/emails') {
       const emails = user.emails ?? (user.email ? [{ email: user.email, primary: true, verified: true, visibility: 'public' as const }] : []);
       return { status: 200, body: emails };
     }
-    const org = decodeURIComponent(path.slice('/user/memberships/orgs/'.length));
-    const membership = Object.entries(user.orgs ?? {}).find(([name]) => name.toLowerCase() === org.toLowerCase());
-    if (!membership) return notFound();
-    const [orgLogin, { role, state }] = membership;
-    return {
-      status: 200,
-      body: {
-        url: `${DOCS}/user/memberships/orgs/${orgLogin}`,
-        state,
-        role,
-        organization_url: `${DOCS}/orgs/${orgLogin}`,
-        organization: { login: orgLogin, id: 9000 + orgLogin.length, node_id: `O_${orgLogin}` },
-        user: userJson(user),
-      },
-    };
-  };
+    return membershipAnswer(user, decodeURIComponent(path.slice('/user/memberships/orgs/'.length)));
+  }
+}
 
-  return {
-    async handle(req, url) {
-      const method = req.method ?? 'GET';
-      if (method === 'GET' && url.pathname === '/login/oauth/authorize') return authorize(req, url);
-      if (method === 'POST' && url.pathname === '/login/oauth/authorize/decision') return decide(req);
-      if (method === 'POST' && url.pathname === '/session') return signIn(req);
-      if (method === 'POST' && url.pathname === '/login/oauth/access_token') return exchange(req);
-      return apiRoute(req, url);
-    },
-    addUser(user) {
-      users.set(user.login.toLowerCase(), user);
-    },
-    userTokens: () => tokens.map((t) => ({ login: t.login, token: t.token })),
-    authorizeUser(login) {
-      const user = users.get(login.toLowerCase());
-      if (!user) throw new Error(`no stand-in GitHub user ${login}`);
-      authorized.add(user.login.toLowerCase());
-      const token = mint(user.login);
-      return { accessToken: token.token, refreshToken: token.refreshToken, refreshTokenExpiresIn: REFRESH_TTL_SECONDS };
-    },
-    revokeUserTokens(login) {
-      for (const token of tokens) if (token.login.toLowerCase() === login.toLowerCase()) token.revoked = true;
-    },
-    forgetAuthorization(login) {
-      authorized.delete(login.toLowerCase());
-    },
-    userOfToken,
-    refusal,
-    browserUser,
-    signInPage,
-  };
+export function createUserAuth(app: StandInOAuthApp | undefined, initialUsers: readonly StandInUser[]): UserAuth {
+  return new StandInUserAuth(app, initialUsers);
 }

@@ -9,7 +9,7 @@ import { limitPerToken } from '../handlers/rateLimits.js';
 import { restRoute } from './restRoute.js';
 import { routeHandler } from '../handlers/routeHandler.js';
 import { runEventsRoute } from './runEventStream.js';
-import './state.js';
+import '../auth/state.js';
 
 function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
   switch (`${route.method} ${route.path}`) {

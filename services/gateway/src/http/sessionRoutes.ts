@@ -11,7 +11,7 @@ import { revokeApiKey } from './revokeApiKey.js';
 import { revokeCurrentApiKey } from './revokeCurrentApiKey.js';
 import { authenticateToken } from '../auth/authenticateToken.js';
 import { checkOrigin, requireSession } from '../auth/sessionAuth.js';
-import './state.js';
+import '../auth/state.js';
 
 /**
  * The internal, unversioned `/api/*` routes of the web app (not part of the public contract):

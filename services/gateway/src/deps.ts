@@ -7,8 +7,8 @@ import type { GatewayConfigSchema, GitHubConnectionSettings } from './config.js'
 import type { Peer } from './peers.js';
 import type { RateLimiter } from './store/rateLimiter.js';
 import type { RunSignalSubscriber } from '@ars/run-signals';
-import type { SessionStore } from './store/sessions.js';
-import type { TokenStore } from './store/personalAccessTokens.js';
+import type { BrowserSessionStore } from './store/browserSessions.js';
+import type { PersonalAccessTokenStore } from './store/personalAccessTokens.js';
 import type { CliLoginGrant } from './domain/cliLogin.js';
 import type { DevSignInGrant } from './domain/devSignIn.js';
 import type { OneTimeCodeStore } from './store/oneTimeCodes.js';
@@ -33,8 +33,8 @@ export interface Gateway {
   /** Announcements that a run changed: what an event stream waits on between reads (`@ars/run-signals`). */
   runSignals: RunSignalSubscriber;
   users: UserStore;
-  sessions: SessionStore;
-  tokens: TokenStore;
+  browserSessions: BrowserSessionStore;
+  personalAccessTokens: PersonalAccessTokenStore;
   /** The one-time codes of `ars login` (http/cliLogin.ts). */
   cliLoginCodes: OneTimeCodeStore<CliLoginGrant>;
   /** The OAuth grants of users to MCP clients, as a whole (offboarding). */

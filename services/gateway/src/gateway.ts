@@ -17,8 +17,8 @@ import { GITHUB_WEBHOOK_PATH, githubWebhookRoutes } from './http/githubWebhooks.
 import { publicRoutes } from './http/publicRoutes.js';
 import { sessionRoutes } from './http/sessionRoutes.js';
 import { createPeerClients, peerReadinessChecks } from './peers.js';
-import { sessionIndexes, sessionStore } from './store/sessions.js';
-import { tokenIndexes, tokenStore } from './store/personalAccessTokens.js';
+import { sessionIndexes, browserSessionStore } from './store/browserSessions.js';
+import { tokenIndexes, personalAccessTokenStore } from './store/personalAccessTokens.js';
 import { CLI_LOGIN_CODES, DEV_SIGN_IN_CODES, GITHUB_CONNECT_ATTEMPTS, oneTimeCodeIndexes, oneTimeCodeStore, SIGN_IN_ATTEMPTS } from './store/oneTimeCodes.js';
 import { CLI_LOGIN_PATH, cliLoginRoutes } from './http/cliLogin.js';
 import { devSignInRoutes } from './http/devSignIn.js';
@@ -79,8 +79,8 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
     limiter,
     runSignals,
     users: userStore(ctx.mongo.db),
-    sessions: sessionStore(ctx.mongo.db),
-    tokens: tokenStore(ctx.mongo.db),
+    browserSessions: browserSessionStore(ctx.mongo.db),
+    personalAccessTokens: personalAccessTokenStore(ctx.mongo.db),
     cliLoginCodes: oneTimeCodeStore<CliLoginGrant>(ctx.mongo.db, CLI_LOGIN_CODES),
     devSignInCodes: oneTimeCodeStore<DevSignInGrant>(ctx.mongo.db, DEV_SIGN_IN_CODES),
     oauthGrants: oauthGrantStore(ctx.mongo.db),

@@ -332,7 +332,7 @@ describe('a clone failure on the Kubernetes provider ends the public sandbox fai
 
 /** The sandbox lifecycle of a run (event type, decision code, payload). */
 async function lifecycleOfRun(runId: string): Promise<{ event_type: string; decision_code: string | null; payload: Record<string, unknown> }[]> {
-  const session = await kit.service!.deps.sessions.get(runId);
+  const session = await kit.service!.deps.runSessions.get(runId);
   const events = await kit.service!.deps.sandboxes.lifecycleOf(session!.sandboxRecordId!);
   return events.map((event) => ({ event_type: event.event_type, decision_code: event.decision_code, payload: event.payload }));
 }

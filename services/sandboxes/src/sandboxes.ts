@@ -23,7 +23,7 @@ import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
 import { ConversationThreadStore } from './store/conversationThreads.js';
 import { SandboxLogStore } from './store/sandboxLogs.js';
 import { SandboxStore } from './store/sandboxes.js';
-import { SessionStore } from './store/sessions.js';
+import { RunSessionStore } from './store/runSessions.js';
 import { SnapshotStore } from './store/snapshots.js';
 import type { SessionDeps } from './sessions/deps.js';
 import { LiveSessions } from './sessions/liveSessions.js';
@@ -173,7 +173,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const sessions: SessionDeps = {
         instanceId,
         bus,
-        sessions: new SessionStore(db),
+        runSessions: new RunSessionStore(db),
         sandboxes: sandboxStore,
         provider,
         catalog,
@@ -245,7 +245,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         if (left > 0) ctx.logger.warn({ live_runs: left }, 'live runs still running after the drain: aborted');
       }, 'live runs drain');
       ctx.onShutdown(async () => {
-        const handed = await sessions.sessions.handBack(sessions.instanceId);
+        const handed = await sessions.runSessions.handBack(sessions.instanceId);
         if (handed > 0) ctx.logger.info({ queued_runs: handed }, 'queued runs handed back: another instance (or this one restarted) takes them');
       }, 'queued runs');
       const consumer = await consumeRunRequested(bus, db, sessions, consumerSession ? { session: consumerSession } : {});

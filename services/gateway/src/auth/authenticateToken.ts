@@ -4,7 +4,7 @@ import { hashToken, isWellFormedToken } from '../domain/personalAccessTokens.js'
 import { missingScopeMessage, type Scope } from '../domain/scopes.js';
 import type { Gateway } from '../deps.js';
 import type { Principal } from './state.js';
-import { TOKEN_USE_RESOLUTION_MS, type TokenDocument } from '../store/personalAccessTokens.js';
+import { TOKEN_USE_RESOLUTION_MS, type PersonalAccessTokenDocument } from '../store/personalAccessTokens.js';
 
 /**
  * CONTRACT.md, Authentication 8: no header → 401; a header that is not `Bearer tok_…` → 401; a token
@@ -21,7 +21,7 @@ export async function resolveBearer(gateway: Gateway, authorization: string | un
   }
   let record;
   try {
-    record = await gateway.tokens.findByHash(hashToken(token));
+    record = await gateway.personalAccessTokens.findByHash(hashToken(token));
   } catch (error) {
     gateway.logger.error({ err: error }, 'token lookup failed');
     throw AppError.unavailable('Token store unavailable; retry shortly');
@@ -34,9 +34,11 @@ export async function resolveBearer(gateway: Gateway, authorization: string | un
 }
 
 /** The settings page's "last used", kept to the minute without a write per request; a failed write costs the request nothing. */
-function noteUse(gateway: Gateway, record: TokenDocument, now: Date): void {
+function noteUse(gateway: Gateway, record: PersonalAccessTokenDocument, now: Date): void {
   if (record.lastUsedAt && now.getTime() - record.lastUsedAt.getTime() < TOKEN_USE_RESOLUTION_MS) return;
-  gateway.tokens.markUsed(record._id, now).catch((error: unknown) => gateway.logger.warn({ err: error, token_id: record._id }, 'token use not recorded'));
+  gateway.personalAccessTokens
+    .markUsed(record._id, now)
+    .catch((error: unknown) => gateway.logger.warn({ err: error, token_id: record._id }, 'token use not recorded'));
 }
 
 export function authenticateToken(gateway: Gateway): Middleware {

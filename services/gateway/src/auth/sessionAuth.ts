@@ -25,7 +25,7 @@ export function servedOverTls(gateway: Gateway, ctx: Context): boolean {
 /** Creates a session for the user and sets its cookie; returns `<name>=<value>` for non-browser callers. */
 export async function startSession(gateway: Gateway, ctx: Context, userId: string, signIn?: { idToken: string }): Promise<string> {
   const sessionId = generateSessionId();
-  await gateway.sessions.create(hashSessionId(sessionId), userId, gateway.config.SESSION_TTL_SECONDS, signIn);
+  await gateway.browserSessions.create(hashSessionId(sessionId), userId, gateway.config.SESSION_TTL_SECONDS, signIn);
   ctx.append('Set-Cookie', sessionCookieHeader(sessionId, { maxAgeSeconds: gateway.config.SESSION_TTL_SECONDS, secure: servedOverTls(gateway, ctx) }));
   return `${SESSION_COOKIE}=${sessionId}`;
 }
@@ -39,7 +39,7 @@ export async function sessionOf(gateway: Gateway, ctx: Context): Promise<Session
   const sessionId = sessionIdFromCookieHeader(ctx.get('Cookie') || undefined);
   if (!sessionId || !isWellFormedSessionId(sessionId)) return undefined;
   const idHash = hashSessionId(sessionId);
-  const session = await gateway.sessions.find(idHash);
+  const session = await gateway.browserSessions.find(idHash);
   return session ? { userId: session.userId, idHash, expiresAt: session.expiresAt, ...(session.idToken ? { idToken: session.idToken } : {}) } : undefined;
 }
 

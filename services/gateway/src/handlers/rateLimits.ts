@@ -17,7 +17,7 @@ async function consumeOrUnavailable(gateway: Gateway, windows: readonly RateWind
 }
 
 /** 60 requests per rolling 60 s per PAT, on every request with it (after authentication, before the route). */
-export function limitPerToken(gateway: Gateway): Middleware {
+export function limitPerPat(gateway: Gateway): Middleware {
   return async (ctx, next) => {
     const result = await consumeOrUnavailable(gateway, [perTokenWindow(principalOf(ctx.state).tokenId)]);
     if (!result.allowed) throw AppError.rateLimited(PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS);

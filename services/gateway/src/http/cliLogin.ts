@@ -15,7 +15,7 @@ import { signInPageHtml } from '../oauth/consentPage.js';
 import { askToSignIn } from '../signIn/askToSignIn.js';
 import { html } from './pageAnswer.js';
 import { cliConsentPageHtml, cliLoginErrorPageHtml } from './cliLoginPage.js';
-import { mintToken } from './createApiKey.js';
+import { mintPersonalAccessToken } from './createPersonalAccessToken.js';
 import type { Gateway } from '../deps.js';
 import { requestBody } from './requestBody.js';
 import { checkOrigin, sessionOf } from '../auth/sessionAuth.js';
@@ -123,7 +123,7 @@ function exchangeLoginCode(gateway: Gateway): RouterMiddleware {
     if (!taken) throw AppError.badRequest(INVALID_LOGIN_CODE);
     if (!verifierMatches(body.code_verifier, taken.codeChallenge)) throw AppError.badRequest('code_verifier does not match the code_challenge');
     if (body.redirect_uri !== taken.redirectUri) throw AppError.badRequest('redirect_uri does not match the login request');
-    const minted = await mintToken(gateway, { userId: taken.userId, name: cliTokenName(taken.clientName), scopes: taken.scopes });
+    const minted = await mintPersonalAccessToken(gateway, { userId: taken.userId, name: cliTokenName(taken.clientName), scopes: taken.scopes });
     ctx.set('Cache-Control', 'no-store');
     ok(ctx, { token: minted.token, id: minted.id, prefix: minted.prefix, scopes: minted.scopes, expiresAt: minted.expiresAt });
   };

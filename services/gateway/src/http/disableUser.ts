@@ -26,8 +26,8 @@ export async function disableUser(gateway: Gateway, idOrEmail: string): Promise<
   // Disabled first, so no sign-in between the steps makes a new session.
   const user = await gateway.users.disable(target._id);
   const [sessionsEnded, tokensRevoked, oauthGrantsRevoked] = await Promise.all([
-    gateway.sessions.removeAllOf(target._id),
-    gateway.tokens.revokeAllOf(target._id),
+    gateway.browserSessions.removeAllOf(target._id),
+    gateway.personalAccessTokens.revokeAllOf(target._id),
     gateway.oauthGrants.revokeAllOf(target._id),
   ]);
   gateway.logger.info({ user_id: target._id, sessions: sessionsEnded, tokens: tokensRevoked, oauth_grants: oauthGrantsRevoked }, 'user disabled');

@@ -6,7 +6,7 @@ import { clearSessionCookie, sessionOf } from '../auth/sessionAuth.js';
 export function logout(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const session = await sessionOf(gateway, ctx);
-    if (session) await gateway.sessions.remove(session.idHash);
+    if (session) await gateway.browserSessions.remove(session.idHash);
     clearSessionCookie(gateway, ctx);
     ok(ctx, { loggedOut: true });
   };

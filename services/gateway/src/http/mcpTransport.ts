@@ -1,7 +1,7 @@
 import { isAppError } from '@ars/errors';
 import { readRawBody, type RouterContext, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from '../deps.js';
-import { limitPerToken } from '../handlers/rateLimits.js';
+import { limitPerPat } from '../handlers/rateLimits.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { mcpServerFor } from '../mcp/mcpServer.js';
 import { jsonRpcRefusal } from '../mcp/jsonRpcRequest.js';
@@ -43,7 +43,7 @@ export function mcpGet(): RouterMiddleware {
 }
 
 export function mcpPost(gateway: Gateway): RouterMiddleware {
-  const perToken = limitPerToken(gateway);
+  const perToken = limitPerPat(gateway);
   return async (ctx) => {
     try {
       ctx.state.principal = await resolveMcpBearer(gateway, ctx.get('Authorization') || undefined);

@@ -5,7 +5,7 @@ import { authenticateToken, requireScope } from '../auth/authenticateToken.js';
 import { parseJsonBody } from './jsonBody.js';
 import { mcpGet, mcpPost, mcpPreflight } from './mcpTransport.js';
 import { openApiDocumentRoute } from './openApiDocument.js';
-import { limitPerToken } from '../handlers/rateLimits.js';
+import { limitPerPat } from '../handlers/rateLimits.js';
 import { restRoute } from './restRoute.js';
 import { routeHandler } from '../handlers/routeHandler.js';
 import { runEventsRoute } from './runEventStream.js';
@@ -36,7 +36,7 @@ function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
 export function publicRoutes(gateway: Gateway): Router {
   const router = new Router({ prefix: PUBLIC_PREFIX });
   const authenticate = authenticateToken(gateway);
-  const perToken = limitPerToken(gateway);
+  const perToken = limitPerPat(gateway);
   const jsonBody = parseJsonBody();
   for (const route of PUBLIC_ROUTES) {
     const chain: Middleware[] = [];

@@ -1,14 +1,14 @@
 import { Router } from '@ars/http-app';
 import type { Gateway } from '../deps.js';
-import { createApiKey } from './createApiKey.js';
+import { createPersonalAccessToken } from './createPersonalAccessToken.js';
 import { createDevAccount } from './createDevAccount.js';
 import { currentSession } from './currentSession.js';
-import { listApiKeys } from './listApiKeys.js';
+import { listPersonalAccessTokens } from './listPersonalAccessTokens.js';
 import { logout } from './logout.js';
 import { deleteMcpServer, listMcpServerSettings, putMcpServer } from './mcpServerSettings.js';
 import { openDevPullRequest } from './openDevPullRequest.js';
-import { revokeApiKey } from './revokeApiKey.js';
-import { revokeCurrentApiKey } from './revokeCurrentApiKey.js';
+import { revokePersonalAccessToken } from './revokePersonalAccessToken.js';
+import { revokeCurrentPersonalAccessToken } from './revokeCurrentPersonalAccessToken.js';
 import { authenticateToken } from '../auth/authenticateToken.js';
 import { checkOrigin, requireSession } from '../auth/sessionAuth.js';
 import '../auth/state.js';
@@ -23,11 +23,11 @@ export function sessionRoutes(gateway: Gateway): Router {
   const origin = checkOrigin(gateway);
   router.get('/session', session, currentSession());
   router.post('/session/logout', origin, logout(gateway));
-  router.get('/settings/api-keys', session, listApiKeys(gateway));
-  router.post('/settings/api-keys', session, origin, createApiKey(gateway));
+  router.get('/settings/api-keys', session, listPersonalAccessTokens(gateway));
+  router.post('/settings/api-keys', session, origin, createPersonalAccessToken(gateway));
   // Before `/:id`: `current` is the PAT's own self-revocation (bearer only), never a session route.
-  router.delete('/settings/api-keys/current', authenticateToken(gateway), revokeCurrentApiKey(gateway));
-  router.delete('/settings/api-keys/:id', session, origin, revokeApiKey(gateway));
+  router.delete('/settings/api-keys/current', authenticateToken(gateway), revokeCurrentPersonalAccessToken(gateway));
+  router.delete('/settings/api-keys/:id', session, origin, revokePersonalAccessToken(gateway));
   const toolServerSession = requireSession(gateway, 'Personal access tokens cannot manage tool server settings; sign in with a browser session');
   router.get('/settings/mcp-servers', toolServerSession, listMcpServerSettings(gateway));
   router.put('/settings/mcp-servers/:name', toolServerSession, origin, putMcpServer(gateway));

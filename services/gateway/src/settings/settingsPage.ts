@@ -4,13 +4,13 @@ import { escapeHtml, page, SCOPE_WORDS } from '../oauth/consentPage.js';
 import { SIGN_OUT_PATH } from '../domain/signIn.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { GitHubConnection } from '@ars/catalog/client';
-import type { TokenDocument } from '../store/personalAccessTokens.js';
+import type { PersonalAccessTokenDocument } from '../store/personalAccessTokens.js';
 
 export interface SettingsView {
   userId: string;
   name: string | undefined;
   email: string | undefined;
-  tokens: readonly TokenDocument[];
+  tokens: readonly PersonalAccessTokenDocument[];
   now: Date;
   /** Absent when Connect GitHub is not configured; `unavailable` when the catalog could not say. */
   github?: { connection: GitHubConnection | null } | 'unavailable';
@@ -18,7 +18,7 @@ export interface SettingsView {
 
 const day = (date: Date | null | undefined): string => (date ? escapeHtml(date.toISOString().slice(0, 16).replace('T', ' ')) : '—');
 
-function tokenRow(token: TokenDocument, now: Date): string {
+function tokenRow(token: PersonalAccessTokenDocument, now: Date): string {
   const status = token.revokedAt ? 'revoked' : token.expiresAt && token.expiresAt.getTime() <= now.getTime() ? 'expired' : 'active';
   const revoke =
     status === 'active'

@@ -2,11 +2,11 @@
 // (create, list, revoke) and sign-out. HTML forms posting to the gateway itself (Origin checked,
 // SameSite=Lax session cookie), not framable, no script.
 //   GET  /settings                         → the page; a signed-out browser goes to sign-in and back
-//   POST /settings/api-keys                → a token minted (mintToken, as POST /api/settings/api-keys), shown once
+//   POST /settings/api-keys                → a token minted (mintPersonalAccessToken, as POST /api/settings/api-keys), shown once
 //   POST /settings/api-keys/:id/revoke     → revoked, 303 back to /settings; another user's token 404
 import { readRawBody, Router, type RouterMiddleware } from '@ars/http-app';
 import { SCOPES, type Scope } from '../domain/scopes.js';
-import { mintToken, MAX_EXPIRES_IN_DAYS } from '../http/createApiKey.js';
+import { mintPersonalAccessToken, MAX_EXPIRES_IN_DAYS } from '../http/createPersonalAccessToken.js';
 import type { Gateway } from '../deps.js';
 import { checkOrigin, requireSession, sessionOf, sessionPrincipalOf } from '../auth/sessionAuth.js';
 import { html } from '../http/pageAnswer.js';
@@ -22,7 +22,7 @@ function showSettings(gateway: Gateway): RouterMiddleware {
     if (!session) return askToSignIn(gateway, ctx);
     const [user, tokens, github] = await Promise.all([
       gateway.users.find(session.userId),
-      gateway.tokens.listForUser(session.userId),
+      gateway.personalAccessTokens.listForUser(session.userId),
       gitHubViewOf(gateway, session.userId),
     ]);
     html(ctx, 200, settingsPageHtml({ userId: session.userId, name: user?.name, email: user?.email, tokens, now: new Date(), ...(github ? { github } : {}) }));
@@ -60,7 +60,7 @@ function createToken(gateway: Gateway): RouterMiddleware {
     const { userId } = sessionPrincipalOf(ctx.state);
     const form = readTokenForm(new URLSearchParams(await readRawBody(ctx, FORM_LIMIT_BYTES)));
     if (!form.ok) return html(ctx, 400, settingsProblemPageHtml(form.problem));
-    const minted = await mintToken(gateway, { userId, name: form.name, scopes: form.scopes, expiresInDays: form.expiresInDays });
+    const minted = await mintPersonalAccessToken(gateway, { userId, name: form.name, scopes: form.scopes, expiresInDays: form.expiresInDays });
     html(ctx, 201, tokenCreatedPageHtml(minted, form.name));
   };
 }
@@ -68,7 +68,7 @@ function createToken(gateway: Gateway): RouterMiddleware {
 function revokeToken(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const { userId } = sessionPrincipalOf(ctx.state);
-    const token = await gateway.tokens.revoke(userId, String(ctx.params.id));
+    const token = await gateway.personalAccessTokens.revoke(userId, String(ctx.params.id));
     if (!token) return html(ctx, 404, settingsProblemPageHtml('No such token of yours.'));
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 303;

@@ -108,7 +108,7 @@ function finishSignIn(gateway: Gateway, methodName: SignInAttempt['method']): Ro
     const user = await gateway.users.signedIn(signedIn.identity, { email: signedIn.email, name: signedIn.name });
     // A new session id at every sign-in: a session cookie planted before it is worth nothing after.
     const previous = await sessionOf(gateway, ctx);
-    if (previous) await gateway.sessions.remove(previous.idHash);
+    if (previous) await gateway.browserSessions.remove(previous.idHash);
     await startSession(gateway, ctx, user._id, signedIn.idToken ? { idToken: signedIn.idToken } : undefined);
     await recheckGitHubAtSignIn(gateway, user._id, signedIn.gitHubTokens);
     gateway.logger.info({ user_id: user._id, method: method.method }, 'signed in');
@@ -119,7 +119,7 @@ function finishSignIn(gateway: Gateway, methodName: SignInAttempt['method']): Ro
 function signOut(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const session = await sessionOf(gateway, ctx);
-    if (session) await gateway.sessions.remove(session.idHash);
+    if (session) await gateway.browserSessions.remove(session.idHash);
     clearSessionCookie(gateway, ctx);
     const signedOut = `${gateway.publicOrigin}${SIGNED_OUT_PATH}`;
     // Only an OpenID Connect session carries an ID token; its provider may end its own session too.

@@ -3,7 +3,7 @@ import type { CollectionIndexes, Db } from '@ars/mongo';
 import type { Scope } from '../domain/scopes.js';
 
 /** A PAT: only the SHA-256 of the plaintext and its first 12 characters are kept. */
-export interface TokenDocument {
+export interface PersonalAccessTokenDocument {
   _id: string;
   userId: string;
   name: string;
@@ -38,24 +38,24 @@ export interface NewToken {
   expiresAt: Date | null;
 }
 
-export interface TokenStore {
-  create(token: NewToken): Promise<TokenDocument>;
+export interface PersonalAccessTokenStore {
+  create(token: NewToken): Promise<PersonalAccessTokenDocument>;
   /** Looked up on every request (no cache): revocation and expiry apply to the very next request. */
-  findByHash(tokenHash: string): Promise<TokenDocument | undefined>;
-  listForUser(userId: string): Promise<TokenDocument[]>;
+  findByHash(tokenHash: string): Promise<PersonalAccessTokenDocument | undefined>;
+  listForUser(userId: string): Promise<PersonalAccessTokenDocument[]>;
   /** Sets `revokedAt` (kept when already revoked); false when the user has no such token. */
-  revoke(userId: string, id: string, now?: Date): Promise<TokenDocument | undefined>;
+  revoke(userId: string, id: string, now?: Date): Promise<PersonalAccessTokenDocument | undefined>;
   /** Revokes every live token of the user at once; how many. */
   revokeAllOf(userId: string, now?: Date): Promise<number>;
   /** Records a use at `at` (never moving `lastUsedAt` back). */
   markUsed(id: string, at: Date): Promise<void>;
 }
 
-export function tokenStore(db: Db): TokenStore {
-  const tokens = db.collection<TokenDocument>(TOKENS);
+export function personalAccessTokenStore(db: Db): PersonalAccessTokenStore {
+  const tokens = db.collection<PersonalAccessTokenDocument>(TOKENS);
   return {
     async create(token) {
-      const document: TokenDocument = { _id: `pat_${randomBytes(12).toString('hex')}`, ...token, createdAt: new Date(), revokedAt: null };
+      const document: PersonalAccessTokenDocument = { _id: `pat_${randomBytes(12).toString('hex')}`, ...token, createdAt: new Date(), revokedAt: null };
       await tokens.insertOne(document);
       return document;
     },

@@ -65,7 +65,7 @@ describe('a sandbox that cannot be allocated ends the run failed (failure sandbo
       failure: 'sandbox_allocation',
       error: 'the root directory "packages/nope" does not exist in the repository on branch "main"',
     });
-    const sessions = kit.service!.deps.sessions;
+    const sessions = kit.service!.deps.runSessions;
     const session = await sessions.get(request.runId);
     const record = await kit.service!.deps.sandboxes.get(repo.userId, session!.sandboxRecordId!);
     expect(record).toMatchObject({ status: 'failed', error: finished.error, root_directory: 'packages/nope' });

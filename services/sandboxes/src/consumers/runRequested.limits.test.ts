@@ -22,7 +22,7 @@ const ALLOCATION = `@shell node -e "const kept = []; for (let i = 0; i < 400; i+
 const DISK_FILLER = '@shell dd if=/dev/zero of=filler bs=1M count=64; echo wrote';
 
 async function lifecycleOf(runId: string): Promise<{ event_type: string; decision_code: string | null; payload: Record<string, unknown> }[]> {
-  const session = await kit.service!.deps.sessions.get(runId);
+  const session = await kit.service!.deps.runSessions.get(runId);
   const events = await kit.service!.deps.sandboxes.lifecycleOf(session!.sandboxRecordId!);
   return events.map((event) => ({ event_type: event.event_type, decision_code: event.decision_code, payload: event.payload }));
 }

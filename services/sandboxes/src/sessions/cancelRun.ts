@@ -9,9 +9,9 @@ import type { SessionDeps } from './deps.js';
  * nothing. Another user's run is NOT_FOUND.
  */
 export async function cancelRun(deps: SessionDeps, runId: string, userId: string): Promise<CancelState> {
-  let session = await deps.sessions.get(runId);
+  let session = await deps.runSessions.get(runId);
   if (!session) {
-    const placed = await deps.sessions.placeCancel(runId, userId);
+    const placed = await deps.runSessions.placeCancel(runId, userId);
     if (placed === true) {
       deps.logger.info({ run_id: runId }, 'cancel recorded before the run request arrived');
       return 'not_started';
@@ -21,13 +21,13 @@ export async function cancelRun(deps: SessionDeps, runId: string, userId: string
   if (session.userId !== userId) throw AppError.notFound('Run not found');
   if (session.state === 'queued') {
     // Nothing runs yet: whichever instance queued it, the run ends here (its queue drops it at its next look).
-    if (await deps.sessions.finishQueued(runId, cancelled(0))) {
+    if (await deps.runSessions.finishQueued(runId, cancelled(0))) {
       deps.queue.remove(runId);
       deps.kickRelay();
       deps.logger.info({ run_id: runId }, 'queued run cancelled: it leaves the queue, not started');
       return 'not_started';
     }
-    session = (await deps.sessions.get(runId)) ?? session;
+    session = (await deps.runSessions.get(runId)) ?? session;
   }
   if (session.state === 'cancel_requested') return 'not_started';
   if (session.state === 'finished') return 'finished';
@@ -35,7 +35,7 @@ export async function cancelRun(deps: SessionDeps, runId: string, userId: string
     deps.logger.info({ run_id: runId }, 'session cancelled: harness signalled');
     return 'signalled';
   }
-  const marked = await deps.sessions.requestCancel(runId);
+  const marked = await deps.runSessions.requestCancel(runId);
   if (marked) {
     deps.logger.info({ run_id: runId, instance_id: marked.instanceId }, 'cancel recorded for the instance running the session');
     return 'signalled';

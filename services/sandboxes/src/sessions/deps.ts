@@ -8,7 +8,7 @@ import type { LifecycleDeps } from '../lifecycle/deps.js';
 import type { SandboxProvider } from '../providers/provider.js';
 import type { ConversationThreadStore } from '../store/conversationThreads.js';
 import type { SandboxStore } from '../store/sandboxes.js';
-import type { SessionStore } from '../store/sessions.js';
+import type { RunSessionStore } from '../store/runSessions.js';
 import type { LiveSessions } from './liveSessions.js';
 import type { RunQueue } from './runQueue.js';
 
@@ -34,7 +34,7 @@ export interface SessionDeps {
   /** This process instance: a session belongs to the instance that claimed it. */
   instanceId: string;
   bus: Bus;
-  sessions: SessionStore;
+  runSessions: RunSessionStore;
   sandboxes: SandboxStore;
   provider: SandboxProvider;
   catalog: CatalogClient;

@@ -17,7 +17,7 @@ export async function endSession(
   const { runId, sandboxRecordId, sandbox } = input;
   const result = withSanitizedError(input.result, input.secrets ?? deps.settings.secrets);
   const log = deps.logger.child({ run_id: runId });
-  const written = await deps.sessions.finish(runId, deps.instanceId, result);
+  const written = await deps.runSessions.finish(runId, deps.instanceId, result);
   if (written) deps.kickRelay();
   else log.warn('session was no longer live here (already ended or swept): its result is not reported twice');
   if (input.workspace && (await keptForWorkspace(deps, input.runId, sandboxRecordId, result, input.workspace))) {

@@ -55,7 +55,7 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
   // Events leave in order, several to a send while the bus is busy; the run's event count is what was sent.
   const events = new RunEventPublisher(
     (messages) => publishManyWithRetry(deps.bus, 'runs.agent-events', messages, { deadlineMs: deps.settings.publishDeadlineMs, logger: log }),
-    (sent) => deps.sessions.recordEventCount(runId, sent).catch((error: unknown) => log.warn({ err: error }, 'event count not recorded')),
+    (sent) => deps.runSessions.recordEventCount(runId, sent).catch((error: unknown) => log.warn({ err: error }, 'event count not recorded')),
   );
   const failedToPublish = (error: unknown): void => {
     if (!(error instanceof PublishError)) return;

@@ -33,12 +33,12 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
   const { runId, userId } = request;
   const log = deps.logger.child({ run_id: runId });
 
-  const existing = await deps.sessions.get(runId);
+  const existing = await deps.runSessions.get(runId);
   if (existing) return alreadyThere(deps, existing, request);
 
   if (request.startBy !== undefined && Number.isFinite(Date.parse(request.startBy)) && now.getTime() > Date.parse(request.startBy)) {
     const result = failed('sandbox_allocation', `the run was not started: its start deadline (${request.startBy}) had passed when the request arrived`, 0);
-    const inserted = await deps.sessions.insertFinished(runId, userId, result);
+    const inserted = await deps.runSessions.insertFinished(runId, userId, result);
     if (inserted !== true) return alreadyThere(deps, inserted, request);
     log.warn({ start_by: request.startBy }, 'run request arrived after its start deadline: not started');
     deps.kickRelay();
@@ -48,12 +48,12 @@ export async function startRun(deps: SessionDeps, request: RunRequestedData, now
   // The run's trace (this consumer span's), kept so the run starts in it whenever and wherever it leaves the queue.
   const headers = traceHeaders();
   const trace = headers.traceparent ? { trace: headers } : {};
-  const queued = await deps.sessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), ...trace });
+  const queued = await deps.runSessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), ...trace });
   if (queued !== true) return alreadyThere(deps, queued, request);
   deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full', ...trace });
   await pumpQueue(deps);
   const waiting = deps.queue.get(runId);
-  if (waiting && (await deps.sessions.notice(runId, deps.instanceId, waiting.reason))) {
+  if (waiting && (await deps.runSessions.notice(runId, deps.instanceId, waiting.reason))) {
     log.info({ reason: waiting.reason, queued: deps.queue.size, live: deps.live.size }, 'run queued: it starts when a session slot and its user’s room allow');
     deps.kickRelay();
   }
@@ -99,12 +99,12 @@ async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
   const log = deps.logger.child({ run_id: runId });
   let sandbox: WorkspaceTake | null = null;
   try {
-    const current = await deps.sessions.get(runId);
+    const current = await deps.runSessions.get(runId);
     if (current?.state !== 'queued' || current.instanceId !== deps.instanceId) return 'gone';
     sandbox = await sandboxForRun(deps, request);
     if (sandbox.kind === 'user_full') return 'user_full';
     if (sandbox.kind === 'held') return 'held';
-    const admitted = await deps.sessions.admit(runId, deps.instanceId, sandbox.recordId);
+    const admitted = await deps.runSessions.admit(runId, deps.instanceId, sandbox.recordId);
     if (!admitted) {
       // Cancelled between the look and the write: the record made for it ends at once (a kept workspace sandbox stays).
       await unused(deps, run, sandbox, 'stopped');
@@ -212,7 +212,11 @@ async function allocateAndRun(
       throw error;
     }
     const runtime = { provider: runtimeProviderOf(deps, request.harness), runId: sessionId };
-    await deps.sessions.markRunning(runId, deps.instanceId, { sandboxId: allocated.sandboxId, sandboxDir: allocated.dir, runtimeProvider: runtime.provider });
+    await deps.runSessions.markRunning(runId, deps.instanceId, {
+      sandboxId: allocated.sandboxId,
+      sandboxDir: allocated.dir,
+      runtimeProvider: runtime.provider,
+    });
     await deps.sandboxes.noteProvider(sandboxRecordId, allocated);
     await recordLimitsInForce(deps.sandboxes, deps.provider, sandboxRecordId, allocated, {
       runId,
@@ -268,7 +272,7 @@ function abortResult(reason: AbortReason | null, eventCount: number): SessionRes
 async function alreadyThere(deps: SessionDeps, existing: SessionDoc, request: RunRequestedData): Promise<void> {
   const log = deps.logger.child({ run_id: request.runId });
   if (existing.state === 'cancel_requested') {
-    if (await deps.sessions.finishPlaceholder(request.runId, cancelled(0))) {
+    if (await deps.runSessions.finishPlaceholder(request.runId, cancelled(0))) {
       log.info('run cancelled before its request arrived: not started');
       deps.kickRelay();
     }

@@ -19,9 +19,9 @@ export function startSupervisor(deps: SessionDeps, options: { heartbeatMs: numbe
   const nextLostCutoff = lostCutoffs(options);
   const pass = async (): Promise<void> => {
     const lostBefore = nextLostCutoff();
-    await deps.sessions.heartbeat(deps.instanceId, [...deps.live.runIds(), ...deps.queue.runIds()]);
+    await deps.runSessions.heartbeat(deps.instanceId, [...deps.live.runIds(), ...deps.queue.runIds()]);
     await deps.sandboxes.touchMany(deps.live.sandboxRecordIds());
-    for (const runId of await deps.sessions.cancelRequestedOn(deps.instanceId)) {
+    for (const runId of await deps.runSessions.cancelRequestedOn(deps.instanceId)) {
       if (deps.live.abort(runId, 'cancel')) deps.logger.info({ run_id: runId }, 'cancel recorded by another instance: session aborted');
     }
     await adoptQueued(deps, lostBefore);
@@ -39,7 +39,7 @@ export function startSupervisor(deps: SessionDeps, options: { heartbeatMs: numbe
  */
 export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise<number> {
   let adopted = 0;
-  for (const doc of await deps.sessions.adoptable(staleBefore)) {
+  for (const doc of await deps.runSessions.adoptable(staleBefore)) {
     if (deps.queue.closed) break;
     const queue = doc.queue;
     if (!queue) continue;
@@ -49,7 +49,7 @@ export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise
         'the run was not started: it waited in the queue of a sandboxes instance that stopped, and its start deadline passed before another one took it',
         0,
       );
-      if (await deps.sessions.finishQueued(doc._id, result)) {
+      if (await deps.runSessions.finishQueued(doc._id, result)) {
         deps.logger.warn(
           { run_id: doc._id, instance_id: doc.instanceId },
           'queued run of a stopped instance found past its start deadline: ended, not started',
@@ -58,7 +58,7 @@ export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise
       }
       continue;
     }
-    if (!(await deps.sessions.adopt(doc, deps.instanceId))) continue;
+    if (!(await deps.runSessions.adopt(doc, deps.instanceId))) continue;
     adopted += 1;
     deps.queue.add({
       runId: doc._id,
@@ -68,7 +68,7 @@ export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise
       reason: queue.reason,
       ...(queue.trace ? { trace: queue.trace } : {}),
     });
-    await deps.sessions.notice(doc._id, deps.instanceId, queue.reason);
+    await deps.runSessions.notice(doc._id, deps.instanceId, queue.reason);
     deps.logger.info(
       { run_id: doc._id, from_instance: doc.instanceId, queued_at: queue.queuedAt },
       'queued run taken over from an instance that stopped or handed it back',
@@ -81,9 +81,9 @@ export async function adoptQueued(deps: SessionDeps, staleBefore: Date): Promise
 /** Renews the `queued` notice of this instance's queued runs due before `dueBefore` (runs' start deadline restarts with each). */
 async function renewNotices(deps: SessionDeps, dueBefore: Date): Promise<void> {
   let renewed = 0;
-  for (const doc of await deps.sessions.noticesDue(deps.instanceId, dueBefore)) {
+  for (const doc of await deps.runSessions.noticesDue(deps.instanceId, dueBefore)) {
     const waiting = deps.queue.get(doc._id);
-    if (waiting && (await deps.sessions.notice(doc._id, deps.instanceId, waiting.reason))) renewed += 1;
+    if (waiting && (await deps.runSessions.notice(doc._id, deps.instanceId, waiting.reason))) renewed += 1;
   }
   if (renewed > 0) deps.kickRelay();
 }
@@ -91,9 +91,9 @@ async function renewNotices(deps: SessionDeps, dueBefore: Date): Promise<void> {
 /** Ends every session whose heartbeat is older than `before`: `run.finished` failed `sandbox_lost`. */
 export async function sweepLost(deps: SessionDeps, before: Date): Promise<number> {
   let ended = 0;
-  for (const session of await deps.sessions.stale(before)) {
+  for (const session of await deps.runSessions.stale(before)) {
     if (deps.live.get(session._id)) continue; // ours and alive (its heartbeat write is late, not lost)
-    const result = await deps.sessions.finishLost(session, SANDBOX_LOST_MESSAGE);
+    const result = await deps.runSessions.finishLost(session, SANDBOX_LOST_MESSAGE);
     if (!result) continue;
     ended += 1;
     deps.logger.warn(

@@ -19,7 +19,7 @@ export const sessionIndexes: CollectionIndexes = {
   ],
 };
 
-export interface SessionStore {
+export interface BrowserSessionStore {
   create(idHash: string, userId: string, ttlSeconds: number, signIn?: { idToken: string }): Promise<SessionDocument>;
   /** The live session with that hash (an expired one is treated as absent). */
   find(idHash: string, now?: Date): Promise<SessionDocument | undefined>;
@@ -28,7 +28,7 @@ export interface SessionStore {
   removeAllOf(userId: string): Promise<number>;
 }
 
-export function sessionStore(db: Db): SessionStore {
+export function browserSessionStore(db: Db): BrowserSessionStore {
   const sessions = db.collection<SessionDocument>(SESSIONS);
   return {
     async create(idHash, userId, ttlSeconds, signIn) {

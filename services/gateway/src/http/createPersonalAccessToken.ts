@@ -13,13 +13,13 @@ export const MAX_EXPIRES_IN_DAYS = 3650;
  */
 export const DEFAULT_EXPIRES_IN_DAYS = 90;
 
-interface CreateApiKeyBody {
+interface CreatePersonalAccessTokenBody {
   name: string;
   scopes?: Scope[];
   expiresInDays?: number;
 }
 
-const parseCreateApiKey = validateBody<CreateApiKeyBody>({
+const parseCreatePersonalAccessToken = validateBody<CreatePersonalAccessTokenBody>({
   type: 'object',
   required: ['name'],
   properties: {
@@ -30,7 +30,7 @@ const parseCreateApiKey = validateBody<CreateApiKeyBody>({
 });
 
 /** What a newly minted token answers: the plaintext, here only. */
-export interface MintedToken {
+export interface MintedPersonalAccessToken {
   id: string;
   token: string;
   prefix: string;
@@ -42,13 +42,13 @@ export interface MintedToken {
  * A new PAT for the user: the plaintext answered once, the store keeps its SHA-256 and the first
  * 12 characters. `expiresAt` is always a date: `expiresInDays` (default DEFAULT_EXPIRES_IN_DAYS) from now.
  */
-export async function mintToken(
+export async function mintPersonalAccessToken(
   gateway: Gateway,
   request: { userId: string; name: string; scopes: readonly Scope[]; expiresInDays?: number },
-): Promise<MintedToken> {
+): Promise<MintedPersonalAccessToken> {
   const token = generateToken();
   const expiresAt = new Date(Date.now() + (request.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS) * 86_400_000);
-  const record = await gateway.tokens.create({
+  const record = await gateway.personalAccessTokens.create({
     userId: request.userId,
     name: request.name,
     tokenHash: hashToken(token),
@@ -59,12 +59,12 @@ export async function mintToken(
   return { id: record._id, token, prefix: record.prefix, scopes: record.scopes, expiresAt: expiresAt.toISOString() };
 }
 
-/** POST /api/settings/api-keys → 201 `{id, token, prefix, scopes, expiresAt}` (mintToken). */
-export function createApiKey(gateway: Gateway): RouterMiddleware {
+/** POST /api/settings/api-keys → 201 `{id, token, prefix, scopes, expiresAt}` (mintPersonalAccessToken). */
+export function createPersonalAccessToken(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const { userId } = sessionPrincipalOf(ctx.state);
-    const body = parseCreateApiKey(requestBody(ctx));
-    const minted = await mintToken(gateway, {
+    const body = parseCreatePersonalAccessToken(requestBody(ctx));
+    const minted = await mintPersonalAccessToken(gateway, {
       userId,
       name: body.name.trim(),
       scopes: body.scopes ?? DEFAULT_SCOPES,

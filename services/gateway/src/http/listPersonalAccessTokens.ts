@@ -1,10 +1,10 @@
 import { ok, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from '../deps.js';
-import type { TokenDocument } from '../store/personalAccessTokens.js';
+import type { PersonalAccessTokenDocument } from '../store/personalAccessTokens.js';
 import { sessionPrincipalOf } from '../auth/sessionAuth.js';
 
 /** A token as listed: never the plaintext or the hash. */
-export function describeApiKey(token: TokenDocument) {
+export function describePersonalAccessToken(token: PersonalAccessTokenDocument) {
   return {
     id: token._id,
     name: token.name,
@@ -18,9 +18,9 @@ export function describeApiKey(token: TokenDocument) {
 }
 
 /** GET /api/settings/api-keys → `{apiKeys: [...]}`, newest first, the session user's only. */
-export function listApiKeys(gateway: Gateway): RouterMiddleware {
+export function listPersonalAccessTokens(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const { userId } = sessionPrincipalOf(ctx.state);
-    ok(ctx, { apiKeys: (await gateway.tokens.listForUser(userId)).map(describeApiKey) });
+    ok(ctx, { apiKeys: (await gateway.personalAccessTokens.listForUser(userId)).map(describePersonalAccessToken) });
   };
 }

@@ -59,7 +59,7 @@ export type ClaimOutcome = { claimed: true; session: SessionDoc } | { claimed: f
  * meet on one document and every state change is one conditional single-document write. The
  * terminal change carries its `run.finished` in the document's outbox (the relay publishes it).
  */
-export class SessionStore {
+export class RunSessionStore {
   readonly collection: Collection<SessionDoc>;
 
   constructor(db: Db) {

@@ -8,10 +8,10 @@ import type { Gateway } from '../deps.js';
  * itself (`ars logout`), whatever its scopes; the id comes from the token, never from the request, so
  * a PAT cannot name another. A session cookie alone is no bearer: 401 like any PAT route.
  */
-export function revokeCurrentApiKey(gateway: Gateway): RouterMiddleware {
+export function revokeCurrentPersonalAccessToken(gateway: Gateway): RouterMiddleware {
   return async (ctx) => {
     const { userId, tokenId } = principalOf(ctx.state);
-    const token = await gateway.tokens.revoke(userId, tokenId);
+    const token = await gateway.personalAccessTokens.revoke(userId, tokenId);
     if (!token) throw AppError.unauthorized('Invalid access token');
     ok(ctx, { revoked: true, id: token._id });
   };

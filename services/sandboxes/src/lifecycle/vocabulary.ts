@@ -108,6 +108,25 @@ export const LIFECYCLE_EVENTS = {
     means:
       'the run reached a limit of its sandbox (a refused fork, an out-of-memory kill, a full disk, its wall-clock limit, its token budget): it ends `failed` naming the limit',
   },
+  thread_new: {
+    decisionCodes: ['first_run', 'none_kept', 'other_harness_or_repo', 'restore_failed'],
+    means:
+      'a run of a conversation started a new agent thread, and why (its first run; its last run left no thread; the kept thread is of another harness or repository; writing it back failed); payload: `conversationId`',
+  },
+  thread_resumed: {
+    decisionCodes: ['restored'],
+    means: 'a run of a conversation resumed its thread; payload: `conversationId`, `threadId`, `fromRunId` (the run that kept it)',
+  },
+  thread_kept: {
+    decisionCodes: ['kept', 'over_limit'],
+    means:
+      'after a run of a conversation, its thread was stored (`over_limit`: too large, recorded so that the next run fails saying so); payload: `conversationId`, `threadId`, `files`, `bytes`',
+  },
+  thread_not_kept: {
+    decisionCodes: ['no_state', 'unreadable', 'store_failed'],
+    means:
+      'after a run of a conversation, no thread was stored (the harness left none; its files could not be read; the store refused): the next run starts a new thread',
+  },
   lost: { decisionCodes: ['sandbox_lost', 'cancelled'], means: 'the instance keeping it stopped (found by the heartbeat sweep): `failed`' },
 } as const;
 

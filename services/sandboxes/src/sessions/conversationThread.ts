@@ -18,6 +18,7 @@ import {
   type ThreadFile,
   type ThreadLocation,
 } from '../harness/index.js';
+import type { LIFECYCLE_EVENTS } from '../lifecycle/vocabulary.js';
 import { HomeFilesTooLarge, type AllocatedSandbox, type HomeFiles } from '../providers/provider.js';
 import { conversationKey } from '../store/conversationThreads.js';
 import type { SessionDeps } from './deps.js';
@@ -36,11 +37,11 @@ export interface ThreadPlace {
  * kept: a follow-up that forgot what came before is explained in its sandbox's lifecycle, not
  * only in a log line.
  */
-type ThreadDecision =
-  | { eventType: 'thread_resumed'; decisionCode: 'restored' }
-  | { eventType: 'thread_new'; decisionCode: 'first_run' | 'none_kept' | 'other_harness_or_repo' | 'restore_failed' }
-  | { eventType: 'thread_kept'; decisionCode: 'kept' | 'over_limit' }
-  | { eventType: 'thread_not_kept'; decisionCode: 'no_state' | 'unreadable' | 'store_failed' };
+type DecisionOf<T extends 'thread_new' | 'thread_resumed' | 'thread_kept' | 'thread_not_kept'> = {
+  eventType: T;
+  decisionCode: (typeof LIFECYCLE_EVENTS)[T]['decisionCodes'][number];
+};
+type ThreadDecision = DecisionOf<'thread_new'> | DecisionOf<'thread_resumed'> | DecisionOf<'thread_kept'> | DecisionOf<'thread_not_kept'>;
 
 async function recordThreadDecision(
   deps: SessionDeps,
@@ -81,7 +82,7 @@ export async function threadToResume(deps: SessionDeps, request: RunRequestedDat
   const home = homeAccess(deps, place);
   if (!request.conversationId || home.kind === 'none') return null;
   const kept = await deps.threads.get(request.userId, request.conversationId);
-  const startNew = async (decisionCode: Extract<ThreadDecision, { eventType: 'thread_new' }>['decisionCode']): Promise<null> => {
+  const startNew = async (decisionCode: DecisionOf<'thread_new'>['decisionCode']): Promise<null> => {
     await recordThreadDecision(deps, request, place, { eventType: 'thread_new', decisionCode });
     return null;
   };

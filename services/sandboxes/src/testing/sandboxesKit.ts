@@ -211,7 +211,11 @@ export async function startSandboxesKit(): Promise<SandboxesKit> {
     // Different topics carry no order between them: the finish may be read before the last events,
     // so this waits for `eventCount` events too (as runs must).
     waitFinished: async (runId, timeoutMs = 45_000) => {
-      const finished = await kit.waitFor(`run.finished of ${runId}`, () => messagesOf(runId).finished[0], timeoutMs);
+      const finished = await kit
+        .waitFor(`run.finished of ${runId}`, () => messagesOf(runId).finished[0], timeoutMs)
+        .catch(async (error: unknown) => {
+          throw new Error(`${error instanceof Error ? error.message : String(error)}\n${await runStory(runId, messagesOf(runId), logLines, kit.service)}`);
+        });
       await kit.waitFor(`${finished.eventCount ?? 0} events of ${runId}`, () => messagesOf(runId).events.length >= (finished.eventCount ?? 0), 10_000);
       return finished;
     },
@@ -234,6 +238,50 @@ export async function startSandboxesKit(): Promise<SandboxesKit> {
     },
   };
   return kit;
+}
+
+/**
+ * What a run went through, for a wait that timed out: the messages seen for it, its session as
+ * stored, this instance's live sessions and queue, and the service's log lines naming it (a CI log
+ * has nothing else to tell why a run never finished).
+ */
+async function runStory(runId: string, seen: RunMessages, logLines: string[], service: RunningSandboxes | undefined): Promise<string> {
+  const notices = seen.queued.map((n) => `${n.state}/${n.reason}`).join(',') || 'none';
+  const session = service ? await service.deps.runSessions.get(runId).catch((error: unknown) => `unreadable: ${String(error)}`) : 'no service running';
+  const stored = session && typeof session === 'object' ? JSON.stringify({ ...session, _outbox: undefined }) : String(session);
+  const live = service ? service.deps.live.runIds() : [];
+  const lines = logLinesNaming(logLines, [runId], 30);
+  const liveLines = logLinesNaming(logLines, live, 20);
+  return [
+    `seen: queued notices ${notices}, allocated ${seen.allocated.length}, events ${seen.events.length}, finished ${seen.finished.length}`,
+    `its session: ${stored}`,
+    service ? `this instance: live ${JSON.stringify(live)}, queued ${JSON.stringify(service.deps.queue.runIds())}` : '',
+    `the service's log lines naming it (last ${lines.length}):`,
+    ...lines,
+    `the service's log lines naming its live runs (last ${liveLines.length}):`,
+    ...liveLines,
+  ].join('\n');
+}
+
+function logLinesNaming(logLines: string[], runIds: string[], last: number): string[] {
+  if (runIds.length === 0) return [];
+  return logLines
+    .filter((line) => runIds.some((runId) => line.includes(runId)))
+    .slice(-last)
+    .map((line) => {
+      try {
+        const { time, level, msg, err, run_id } = JSON.parse(line) as {
+          time?: unknown;
+          level?: unknown;
+          msg?: unknown;
+          run_id?: unknown;
+          err?: { message?: unknown };
+        };
+        return `  ${String(time)} ${String(level)} ${String(run_id)} ${String(msg)}${err?.message ? ` (${String(err.message)})` : ''}`;
+      } catch {
+        return `  ${line.slice(0, 300)}`;
+      }
+    });
 }
 
 /** `git` in a directory, output trimmed. */

@@ -3,11 +3,11 @@
 import type { Logger } from '@ars/logger';
 import { gauge, sampledEvery } from '@ars/metrics';
 import type { ProviderName } from './providers/provider.js';
-import type { SandboxStore } from './store/sandboxes.js';
+import type { SandboxRecordStore } from './store/sandboxRecords.js';
 
 interface LiveReport {
   provider: ProviderName;
-  read: () => Promise<Awaited<ReturnType<SandboxStore['liveCounts']>> | undefined>;
+  read: () => Promise<Awaited<ReturnType<SandboxRecordStore['liveCounts']>> | undefined>;
 }
 
 /** The service started last in this process (one per process; tests may start it again in-process). */
@@ -18,7 +18,7 @@ let current: LiveReport | undefined;
  * in MongoDB at most every 15 s at scrape time. Every instance reports the same cluster-wide count
  * (the records are the truth, not an instance's memory): aggregate with `max`, never `sum`.
  */
-export function reportLiveSandboxes(store: Pick<SandboxStore, 'liveCounts'>, provider: ProviderName, logger: Logger): void {
+export function reportLiveSandboxes(store: Pick<SandboxRecordStore, 'liveCounts'>, provider: ProviderName, logger: Logger): void {
   current = {
     provider,
     read: sampledEvery(() => store.liveCounts(), {

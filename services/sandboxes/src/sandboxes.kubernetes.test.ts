@@ -188,9 +188,9 @@ describe('a run on the Kubernetes provider: the harness runs through exec in a P
 
       // After the run: Pod and Secret deleted; the record stopped with its lifecycle.
       await waitGone(pod);
-      const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
+      const record = await kit.service!.deps.sandboxRecords.get(repo.userId, allocated[0]!.sandboxRecordId);
       expect(record).toMatchObject({ status: 'stopped', provider: 'kubernetes', sandbox_id: pod, working_branch: working, error: null });
-      const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
+      const lifecycle = await kit.service!.deps.sandboxRecords.lifecycleOf(allocated[0]!.sandboxRecordId);
       expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'limits', 'ready', 'stopped']);
     },
   );
@@ -333,7 +333,7 @@ describe('a clone failure on the Kubernetes provider ends the public sandbox fai
 /** The sandbox lifecycle of a run (event type, decision code, payload). */
 async function lifecycleOfRun(runId: string): Promise<{ event_type: string; decision_code: string | null; payload: Record<string, unknown> }[]> {
   const session = await kit.service!.deps.runSessions.get(runId);
-  const events = await kit.service!.deps.sandboxes.lifecycleOf(session!.sandboxRecordId!);
+  const events = await kit.service!.deps.sandboxRecords.lifecycleOf(session!.sandboxRecordId!);
   return events.map((event) => ({ event_type: event.event_type, decision_code: event.decision_code, payload: event.payload }));
 }
 

@@ -22,13 +22,13 @@ import type { LocalIsolation } from './providers/local/localIsolation.js';
 import { COLLECTIONS, SANDBOXES_INDEXES } from './store/collections.js';
 import { ConversationThreadStore } from './store/conversationThreads.js';
 import { SandboxLogStore } from './store/sandboxLogs.js';
-import { SandboxStore } from './store/sandboxes.js';
+import { SandboxRecordStore } from './store/sandboxRecords.js';
 import { RunSessionStore } from './store/runSessions.js';
 import { SnapshotStore } from './store/snapshots.js';
 import type { SessionDeps } from './sessions/deps.js';
 import { LiveSessions } from './sessions/liveSessions.js';
 import { RunQueue } from './sessions/runQueue.js';
-import { pumpQueue } from './sessions/startRun.js';
+import { pumpQueue } from './sessions/startRunSession.js';
 import { startSupervisor } from './sessions/supervisor.js';
 
 export const SANDBOXES_PORT = 8083;
@@ -112,7 +112,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
       // Redacted from every event, error, lifecycle payload and sandbox log this service publishes or keeps.
       const secrets = knownSecrets(configSecrets(sandboxesConfigSchema, config));
-      const sandboxStore = new SandboxStore(
+      const sandboxStore = new SandboxRecordStore(
         db,
         { maxLivePerUser: config.SANDBOX_MAX_LIVE_PER_USER, lifecycleEventsKept: config.SANDBOX_LIFECYCLE_EVENTS_MAX },
         secrets,
@@ -148,7 +148,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       reportLiveSandboxes(sandboxStore, provider.name, ctx.logger);
       const lifecycle: LifecycleDeps = {
         instanceId,
-        sandboxes: sandboxStore,
+        sandboxRecords: sandboxStore,
         logs: new SandboxLogStore(db),
         snapshots: new SnapshotStore(db),
         provider,
@@ -174,7 +174,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
         instanceId,
         bus,
         runSessions: new RunSessionStore(db),
-        sandboxes: sandboxStore,
+        sandboxRecords: sandboxStore,
         provider,
         catalog,
         live: new LiveSessions(),

@@ -1,6 +1,6 @@
 import type { OutboxMessage, RunFinishedData } from '@ars/bus';
 import type { Logger } from '@ars/logger';
-import { overdueVerdict, type WatchdogSettings } from '../domain/watchdog.js';
+import { overdueVerdict, type WatchdogSettings } from '../domain/overdueRuns.js';
 import type { RunDoc } from '../store/collections.js';
 import type { RunStore } from '../store/runs.js';
 

@@ -68,7 +68,7 @@ describe('a sandbox reaches outside only through its egress proxy, and only what
     ]);
 
     const session = await kit.service!.deps.runSessions.get(request.runId);
-    const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(session!.sandboxRecordId!);
+    const lifecycle = await kit.service!.deps.sandboxRecords.lifecycleOf(session!.sandboxRecordId!);
     const egress = lifecycle.filter((event) => event.event_type.startsWith('egress_'));
     expect(egress.map((event) => [event.event_type, event.decision_code, event.payload.host])).toEqual([
       ['egress_allowed', 'agent', 'api.testhost.example'],

@@ -67,7 +67,7 @@ describe('a sandbox that cannot be allocated ends the run failed (failure sandbo
     });
     const sessions = kit.service!.deps.runSessions;
     const session = await sessions.get(request.runId);
-    const record = await kit.service!.deps.sandboxes.get(repo.userId, session!.sandboxRecordId!);
+    const record = await kit.service!.deps.sandboxRecords.get(repo.userId, session!.sandboxRecordId!);
     expect(record).toMatchObject({ status: 'failed', error: finished.error, root_directory: 'packages/nope' });
   });
 

@@ -50,7 +50,7 @@ describe('a requested run streams every harness event in order, then run.finishe
       expect(events.filter((e) => e.eventType === 'assistant_message').map((e) => e.message)).toEqual(['looking around', 'done']);
 
       // The sandbox record follows the session: stopped after the run, its lifecycle recorded.
-      const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
+      const record = await kit.service!.deps.sandboxRecords.get(repo.userId, allocated[0]!.sandboxRecordId);
       expect(record).toMatchObject({
         status: 'stopped',
         repo_id: repo.repoId,
@@ -59,7 +59,7 @@ describe('a requested run streams every harness event in order, then run.finishe
         error: null,
         sandbox_id: allocated[0]!.sandboxId,
       });
-      const lifecycle = await kit.service!.deps.sandboxes.lifecycleOf(allocated[0]!.sandboxRecordId);
+      const lifecycle = await kit.service!.deps.sandboxRecords.lifecycleOf(allocated[0]!.sandboxRecordId);
       expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'limits', 'ready', 'stopped']);
     },
   );

@@ -23,7 +23,7 @@ const DISK_FILLER = '@shell dd if=/dev/zero of=filler bs=1M count=64; echo wrote
 
 async function lifecycleOf(runId: string): Promise<{ event_type: string; decision_code: string | null; payload: Record<string, unknown> }[]> {
   const session = await kit.service!.deps.runSessions.get(runId);
-  const events = await kit.service!.deps.sandboxes.lifecycleOf(session!.sandboxRecordId!);
+  const events = await kit.service!.deps.sandboxRecords.lifecycleOf(session!.sandboxRecordId!);
   return events.map((event) => ({ event_type: event.event_type, decision_code: event.decision_code, payload: event.payload }));
 }
 

@@ -1,7 +1,7 @@
 import { mongoProcessedStore, type Bus, type BusConsumer, type RunRequestedData } from '@ars/bus';
 import type { Db } from '@ars/mongo';
 import type { SessionDeps } from '../sessions/deps.js';
-import { startRun } from '../sessions/startRun.js';
+import { startRunSession } from '../sessions/startRunSession.js';
 
 export const CONSUMER_GROUP = 'sandboxes';
 
@@ -28,7 +28,7 @@ export async function consumeRunRequested(
     processed,
     ...(options.session ? { session: options.session } : {}),
     handle: async (message) => {
-      await startRun(deps, message.data as RunRequestedData);
+      await startRunSession(deps, message.data as RunRequestedData);
     },
   });
 }

@@ -2,7 +2,7 @@ import type { SandboxCancelAnswer } from '@ars/contract';
 import { AppError } from '@ars/errors';
 import { ok, validateBody, type Router } from '@ars/http-app';
 import type { SessionDeps } from '../sessions/deps.js';
-import { cancelRun } from '../sessions/cancelRun.js';
+import { cancelRunSession } from '../sessions/cancelRunSession.js';
 
 const parseBody = validateBody<{ userId: string }>({
   type: 'object',
@@ -21,7 +21,7 @@ export function cancelRunRoute(router: Router, deps: SessionDeps): void {
     const { userId } = parseBody((ctx.request as { body?: unknown }).body);
     const runId = ctx.params.runId;
     if (!runId || runId.length > 200) throw AppError.notFound('Run not found');
-    const state = await cancelRun(deps, runId, userId);
+    const state = await cancelRunSession(deps, runId, userId);
     const answer: SandboxCancelAnswer = { runId, state };
     ok(ctx, answer, 202);
   });

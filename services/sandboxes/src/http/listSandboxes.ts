@@ -17,7 +17,7 @@ export function listSandboxesRoute(router: Router, deps: LifecycleDeps): void {
     const userId = pathParam(ctx, 'userId');
     const limit = clampLimit(ctx.query.limit, SANDBOXES_LIMIT);
     const filters = parseFilters(ctx.query);
-    const docs = await deps.sandboxes.list(userId, {
+    const docs = await deps.sandboxRecords.list(userId, {
       limit,
       ...(filters.repo_id !== undefined ? { repoId: filters.repo_id } : {}),
       ...(filters.status !== undefined ? { status: filters.status } : {}),

@@ -10,9 +10,9 @@ import { pathParam, sandboxNotFound } from './params.js';
  */
 export function sandboxLogsRoute(router: Router, deps: LifecycleDeps): void {
   router.get('/users/:userId/sandboxes/:sandboxId/logs', async (ctx) => {
-    const sandbox = await deps.sandboxes.get(pathParam(ctx, 'userId'), pathParam(ctx, 'sandboxId'));
+    const sandbox = await deps.sandboxRecords.get(pathParam(ctx, 'userId'), pathParam(ctx, 'sandboxId'));
     if (!sandbox) throw sandboxNotFound();
-    const [logs, events] = await Promise.all([deps.logs.get(sandbox._id), deps.sandboxes.lifecycleOf(sandbox._id)]);
+    const [logs, events] = await Promise.all([deps.logs.get(sandbox._id), deps.sandboxRecords.lifecycleOf(sandbox._id)]);
     ok(ctx, toSandboxLogs(sandbox, logs, events));
   });
 }

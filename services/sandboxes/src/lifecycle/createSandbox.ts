@@ -15,7 +15,7 @@ import {
   type SnapshotSelector,
 } from '../domain/sandboxRequest.js';
 import type { SandboxDoc, SnapshotDoc } from '../store/collections.js';
-import { newSandboxRecordId } from '../store/sandboxes.js';
+import { newSandboxRecordId } from '../store/sandboxRecords.js';
 import type { LifecycleDeps } from './deps.js';
 import { startProvisioning } from './provisionSandbox.js';
 
@@ -33,9 +33,9 @@ export async function createSandbox(deps: LifecycleDeps, userId: string, body: C
   const key = reuseKey(userId, plan);
   // A racing identical create may win the key between our look and our insert: look again.
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const live = await deps.sandboxes.liveByReuseKey(key);
+    const live = await deps.sandboxRecords.liveByReuseKey(key);
     if (live) {
-      const reused = await deps.sandboxes.transition(
+      const reused = await deps.sandboxRecords.transition(
         live._id,
         {},
         {
@@ -45,11 +45,11 @@ export async function createSandbox(deps: LifecycleDeps, userId: string, body: C
         },
         ['provisioning', 'ready'],
       );
-      const current = reused ? await deps.sandboxes.byId(live._id) : null;
+      const current = reused ? await deps.sandboxRecords.byId(live._id) : null;
       if (current) return { sandbox: current, reused: true };
       continue;
     }
-    const created = await deps.sandboxes.create(newSandboxRecordId(), newSandbox(deps, userId, plan, key, null), requested(plan, 'new_sandbox'));
+    const created = await deps.sandboxRecords.create(newSandboxRecordId(), newSandbox(deps, userId, plan, key, null), requested(plan, 'new_sandbox'));
     if (created.kind === 'user_full') throw overLiveLimit(created.limit);
     if (created.kind === 'created') {
       startProvisioning(deps, created.doc);
@@ -77,7 +77,7 @@ async function restoreSandbox(deps: LifecycleDeps, userId: string, body: CreateS
   if (!(await exists(snapshot.file))) throw AppError.conflict(`snapshot "${snapshot._id}" is no longer available (its archive is gone)`);
   const plan = restorePlan(body, snapshot);
   // A restore always makes a new sandbox: it never takes the reuse key of a fresh checkout.
-  const created = await deps.sandboxes.create(
+  const created = await deps.sandboxRecords.create(
     newSandboxRecordId(),
     newSandbox(deps, userId, plan, undefined, snapshot._id),
     requested(plan, 'restore_snapshot', snapshot._id),

@@ -2,7 +2,7 @@ import type { Logger } from '@ars/logger';
 import type { CatalogClient } from '@ars/catalog/client';
 import type { SandboxProvider } from '../providers/provider.js';
 import type { SandboxLogStore } from '../store/sandboxLogs.js';
-import type { SandboxStore } from '../store/sandboxes.js';
+import type { SandboxRecordStore } from '../store/sandboxRecords.js';
 import type { SnapshotStore } from '../store/snapshots.js';
 import type { LiveSandboxes } from './liveSandboxes.js';
 
@@ -34,7 +34,7 @@ export interface LifecycleSettings {
 /** What the public sandbox use cases work with. */
 export interface LifecycleDeps {
   instanceId: string;
-  sandboxes: SandboxStore;
+  sandboxRecords: SandboxRecordStore;
   logs: SandboxLogStore;
   snapshots: SnapshotStore;
   provider: SandboxProvider;

@@ -30,13 +30,13 @@ export function startKeeper(deps: LifecycleDeps, options: { heartbeatMs: number;
   const pass = async (): Promise<void> => {
     const lostBefore = nextLostCutoff();
     const ids = deps.live.ids();
-    await deps.sandboxes.heartbeat(deps.instanceId, ids);
+    await deps.sandboxRecords.heartbeat(deps.instanceId, ids);
     const idleBefore = new Date(Date.now() - deps.settings.idleTimeoutMs);
-    for (const doc of await deps.sandboxes.idleAmong(ids, idleBefore)) {
+    for (const doc of await deps.sandboxRecords.idleAmong(ids, idleBefore)) {
       deps.logger.info({ sandbox_record_id: doc._id, last_active_at: doc.last_active_at }, 'sandbox idle: stopping');
       stopInBackground(doc._id, 'idle_timeout');
     }
-    for (const doc of await deps.sandboxes.handoverRequestedAmong(ids)) {
+    for (const doc of await deps.sandboxRecords.handoverRequestedAmong(ids)) {
       deps.logger.info(
         { sandbox_record_id: doc._id, workspace_session_id: doc.workspace_session_id },
         'workspace sandbox asked for by another instance: stopping (snapshotted)',

@@ -1,10 +1,10 @@
 // The `limits` lifecycle event: what a sandbox's processes are held to, written once it is made, so
 // its logs say which limits were in force (and which this machine could not enforce).
 import type { AllocatedSandbox, SandboxProvider } from '../providers/provider.js';
-import type { SandboxStore } from '../store/sandboxes.js';
+import type { SandboxRecordStore } from '../store/sandboxRecords.js';
 
 export async function recordLimitsInForce(
-  sandboxes: SandboxStore,
+  sandboxes: SandboxRecordStore,
   provider: SandboxProvider,
   sandboxRecordId: string,
   allocated: AllocatedSandbox,

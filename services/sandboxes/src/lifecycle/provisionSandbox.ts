@@ -42,7 +42,7 @@ export function startProvisioning(deps: LifecycleDeps, doc: SandboxDoc, restore:
 
 async function provision(deps: LifecycleDeps, doc: SandboxDoc, live: LiveSandbox, restore: { snapshotId: string; file: string } | null): Promise<void> {
   const signal = live.provisioning.signal;
-  await deps.sandboxes.event(doc._id, { eventType: 'provisioning', payload: { provider: deps.provider.name } });
+  await deps.sandboxRecords.event(doc._id, { eventType: 'provisioning', payload: { provider: deps.provider.name } });
   const cloneUrl = await cloneUrlOf(deps, doc, signal);
   let allocated: AllocatedSandbox;
   try {
@@ -62,8 +62,8 @@ async function provision(deps: LifecycleDeps, doc: SandboxDoc, live: LiveSandbox
     throw error;
   }
   live.allocated = allocated;
-  await deps.sandboxes.noteProvider(doc._id, allocated);
-  await deps.sandboxes.transition(
+  await deps.sandboxRecords.noteProvider(doc._id, allocated);
+  await deps.sandboxRecords.transition(
     doc._id,
     { sandboxId: allocated.sandboxId },
     {
@@ -72,13 +72,13 @@ async function provision(deps: LifecycleDeps, doc: SandboxDoc, live: LiveSandbox
       payload: { sandbox_id: allocated.sandboxId, ...(restore ? { snapshot_id: restore.snapshotId } : {}) },
     },
   );
-  await recordLimitsInForce(deps.sandboxes, deps.provider, doc._id, allocated, null);
+  await recordLimitsInForce(deps.sandboxRecords, deps.provider, doc._id, allocated, null);
   if (signal.aborted) return;
 
   const plan = await sandboxPlan((path) => readInSandbox(deps, allocated, path, signal));
   await install(deps, live, allocated, plan, credentialsOf(cloneUrl));
   if (signal.aborted) return;
-  const ready = await deps.sandboxes.transition(doc._id, { status: 'ready' }, { eventType: 'ready' }, ['provisioning']);
+  const ready = await deps.sandboxRecords.transition(doc._id, { status: 'ready' }, { eventType: 'ready' }, ['provisioning']);
   if (!ready || !plan.dev) return;
   await startDevServer(deps, live, allocated, plan.dev);
 }
@@ -125,12 +125,12 @@ async function install(deps: LifecycleDeps, live: LiveSandbox, sandbox: Allocate
     for (const problem of plan.problems) sink.append(`ars: ${problem}\n`);
     if (!plan.install) {
       sink.append('ars: no install step (no lock file, no configured install command)\n');
-      await deps.sandboxes.event(live.recordId, { eventType: 'install_skipped', decisionCode: 'no_install_step' });
+      await deps.sandboxRecords.event(live.recordId, { eventType: 'install_skipped', decisionCode: 'no_install_step' });
       return;
     }
     const { command, source } = plan.install;
     sink.append(`$ ${command}\n`);
-    await deps.sandboxes.event(live.recordId, { eventType: 'install_started', decisionCode: source, payload: { command } });
+    await deps.sandboxRecords.event(live.recordId, { eventType: 'install_started', decisionCode: source, payload: { command } });
     const started = Date.now();
     const timeout = AbortSignal.timeout(deps.settings.installTimeoutMs);
     const result = await deps.provider.exec(sandbox, {
@@ -145,7 +145,7 @@ async function install(deps: LifecycleDeps, live: LiveSandbox, sandbox: Allocate
     if (live.provisioning.signal.aborted) return;
     if (result.exitCode === 0) {
       sink.append(`ars: install finished in ${(durationMs / 1000).toFixed(1)} s\n`);
-      await deps.sandboxes.event(live.recordId, { eventType: 'install_finished', decisionCode: 'exit_0', payload: { command, exitCode: 0, durationMs } });
+      await deps.sandboxRecords.event(live.recordId, { eventType: 'install_finished', decisionCode: 'exit_0', payload: { command, exitCode: 0, durationMs } });
       return;
     }
     const timedOut = timeout.aborted;
@@ -155,7 +155,7 @@ async function install(deps: LifecycleDeps, live: LiveSandbox, sandbox: Allocate
         ? `could not start (exit code ${result.exitCode})`
         : `exited with code ${result.exitCode ?? 'unknown'}`;
     sink.append(`ars: the install step ${why}\n`);
-    await deps.sandboxes.event(live.recordId, {
+    await deps.sandboxRecords.event(live.recordId, {
       eventType: 'install_failed',
       decisionCode: timedOut ? 'timeout' : result.exitCode === 127 || result.exitCode === 126 ? 'could_not_start' : 'exit_nonzero',
       payload: { command, exitCode: result.exitCode, durationMs },
@@ -171,7 +171,7 @@ async function startDevServer(deps: LifecycleDeps, live: LiveSandbox, sandbox: A
   const sink = logSink(deps, live, 'dev_log');
   sink.append(`$ PORT=${endpoint.port} ${dev.command}\n`);
   const controller = new AbortController();
-  await deps.sandboxes.event(live.recordId, {
+  await deps.sandboxRecords.event(live.recordId, {
     eventType: 'dev_server_started',
     decisionCode: dev.source,
     payload: { command: dev.command, port: endpoint.port },
@@ -191,10 +191,10 @@ async function startDevServer(deps: LifecycleDeps, live: LiveSandbox, sandbox: A
       exited = true;
       await sink.close();
       if (result.aborted) {
-        await deps.sandboxes.event(live.recordId, { eventType: 'dev_server_stopped', payload: { exitCode: result.exitCode } });
+        await deps.sandboxRecords.event(live.recordId, { eventType: 'dev_server_stopped', payload: { exitCode: result.exitCode } });
         return;
       }
-      await deps.sandboxes.transition(
+      await deps.sandboxRecords.transition(
         live.recordId,
         { previewUrl: null },
         { eventType: 'dev_server_exited', decisionCode: result.exitCode === 0 ? 'exit_0' : 'exit_nonzero', payload: { exitCode: result.exitCode } },
@@ -207,11 +207,14 @@ async function startDevServer(deps: LifecycleDeps, live: LiveSandbox, sandbox: A
   const answered = await waitForHttp(endpoint.url, deps.settings.devReadyTimeoutMs, () => exited || controller.signal.aborted);
   if (exited || controller.signal.aborted) return;
   if (answered) {
-    await deps.sandboxes.transition(live.recordId, { previewUrl: endpoint.url }, { eventType: 'dev_server_ready', payload: { preview_url: endpoint.url } }, [
-      'ready',
-    ]);
+    await deps.sandboxRecords.transition(
+      live.recordId,
+      { previewUrl: endpoint.url },
+      { eventType: 'dev_server_ready', payload: { preview_url: endpoint.url } },
+      ['ready'],
+    );
   } else {
-    await deps.sandboxes.event(live.recordId, {
+    await deps.sandboxRecords.event(live.recordId, {
       eventType: 'dev_server_unreachable',
       decisionCode: 'timeout',
       payload: { url: endpoint.url, waitedMs: deps.settings.devReadyTimeoutMs },

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { newSandboxRecordId } from '../store/sandboxes.js';
+import { newSandboxRecordId } from '../store/sandboxRecords.js';
 import { newSnapshotId } from '../store/snapshots.js';
 import type { SnapshotDoc } from '../store/collections.js';
 import { startSandboxesKit, type SandboxesKit } from '../testing/sandboxesKit.js';
@@ -28,7 +28,7 @@ afterAll(async () => {
 async function snapshotsOf(ages: number[]): Promise<{ userId: string; sandboxRecordId: string; snapshots: SnapshotDoc[] }> {
   const repo = await kit.newRepo();
   const sandboxRecordId = newSandboxRecordId();
-  await deps.sandboxes.create(sandboxRecordId, {
+  await deps.sandboxRecords.create(sandboxRecordId, {
     userId: repo.userId,
     repoId: repo.repoId,
     baseBranch: 'main',
@@ -37,7 +37,7 @@ async function snapshotsOf(ages: number[]): Promise<{ userId: string; sandboxRec
     runId: null,
     provider: 'local',
   });
-  await deps.sandboxes.transition(sandboxRecordId, { status: 'stopped' }, { eventType: 'stopped', decisionCode: 'service_shutdown' });
+  await deps.sandboxRecords.transition(sandboxRecordId, { status: 'stopped' }, { eventType: 'stopped', decisionCode: 'service_shutdown' });
   await mkdir(deps.settings.snapshotRoot, { recursive: true });
   const snapshots: SnapshotDoc[] = [];
   for (const age of ages) {
@@ -64,7 +64,7 @@ async function snapshotsOf(ages: number[]): Promise<{ userId: string; sandboxRec
 }
 
 async function deletionEvents(sandboxRecordId: string): Promise<{ decision_code: string | null; payload: Record<string, unknown> }[]> {
-  return (await deps.sandboxes.lifecycleOf(sandboxRecordId)).filter((e) => e.event_type === 'snapshot_deleted');
+  return (await deps.sandboxRecords.lifecycleOf(sandboxRecordId)).filter((e) => e.event_type === 'snapshot_deleted');
 }
 
 describe('a snapshot older than SNAPSHOT_RETENTION_MS is deleted once, even with two instances sweeping', () => {

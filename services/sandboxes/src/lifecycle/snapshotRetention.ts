@@ -37,7 +37,7 @@ async function deleteSnapshot(deps: LifecycleDeps, snapshot: SnapshotDoc, reason
     { snapshot_id: snapshot._id, sandbox_record_id: snapshot.sandbox_record_id, user_id: snapshot.userId, reason, bytes: snapshot.bytes },
     'snapshot deleted',
   );
-  await deps.sandboxes
+  await deps.sandboxRecords
     .event(snapshot.sandbox_record_id, { eventType: 'snapshot_deleted', decisionCode: reason, payload: { snapshot_id: snapshot._id, bytes: snapshot.bytes } })
     .catch((error: unknown) => deps.logger.warn({ err: error, snapshot_id: snapshot._id }, 'snapshot deletion not recorded in the lifecycle'));
   return true;

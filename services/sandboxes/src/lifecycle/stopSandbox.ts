@@ -4,7 +4,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxDoc, SandboxStatus } from '../store/collections.js';
-import { LIVE_STATUSES, type LifecycleEntry } from '../store/sandboxes.js';
+import { LIVE_STATUSES, type LifecycleEntry } from '../store/sandboxRecords.js';
 import { newSnapshotId } from '../store/snapshots.js';
 import type { LifecycleDeps } from './deps.js';
 import type { LiveSandbox } from './liveSandboxes.js';
@@ -32,7 +32,7 @@ export async function stopSandbox(deps: LifecycleDeps, live: LiveSandbox, reason
   const from: SandboxStatus[] = ['ready', ...(reason === 'service_shutdown' ? (['provisioning'] as const) : [])];
   const stopped = { status: 'stopped', previewUrl: null } as const;
   // The status stays (and the reuse key with it) while the snapshot is taken: only the decision is recorded now.
-  const claimed = await deps.sandboxes.transition(live.recordId, live.workspaceSession ? {} : stopped, stopEvent, from);
+  const claimed = await deps.sandboxRecords.transition(live.recordId, live.workspaceSession ? {} : stopped, stopEvent, from);
   if (!claimed) {
     live.stopping = false;
     return false;
@@ -41,7 +41,7 @@ export async function stopSandbox(deps: LifecycleDeps, live: LiveSandbox, reason
   await live.provisioned;
   await stopDevServer(live);
   if (live.allocated) await snapshot(deps, live);
-  if (live.workspaceSession) await deps.sandboxes.transition(live.recordId, stopped, null, from);
+  if (live.workspaceSession) await deps.sandboxRecords.transition(live.recordId, stopped, null, from);
   await release(deps, live);
   return true;
 }
@@ -51,7 +51,7 @@ export async function failSandbox(deps: LifecycleDeps, live: LiveSandbox, error:
   live.stopping = true;
   live.provisioning.abort();
   await stopDevServer(live);
-  await deps.sandboxes.transition(
+  await deps.sandboxRecords.transition(
     live.recordId,
     { status: 'failed', error, previewUrl: null },
     { eventType: 'failed', decisionCode, payload: { error } },
@@ -63,9 +63,9 @@ export async function failSandbox(deps: LifecycleDeps, live: LiveSandbox, error:
 /** Live public sandboxes whose keeper stopped heartbeating before `before` (and that are not ours): failed, released. */
 export async function sweepUnkeptSandboxes(deps: LifecycleDeps, before: Date): Promise<number> {
   let ended = 0;
-  for (const doc of await deps.sandboxes.unkeptSince(before)) {
+  for (const doc of await deps.sandboxRecords.unkeptSince(before)) {
     if (deps.live.get(doc._id)) continue;
-    const claimed = await deps.sandboxes.transition(
+    const claimed = await deps.sandboxRecords.transition(
       doc._id,
       { status: 'failed', error: SANDBOX_LOST_ERROR, previewUrl: null },
       { eventType: 'lost', decisionCode: 'sandbox_lost', payload: { instanceId: doc.instanceId } },
@@ -87,7 +87,7 @@ async function stopDevServer(live: LiveSandbox): Promise<void> {
 
 async function snapshot(deps: LifecycleDeps, live: LiveSandbox): Promise<void> {
   const allocated = live.allocated;
-  const doc = await deps.sandboxes.byId(live.recordId);
+  const doc = await deps.sandboxRecords.byId(live.recordId);
   if (!allocated || !doc) return;
   const snapshotId = newSnapshotId();
   const file = join(deps.settings.snapshotRoot, `${snapshotId}.tar.gz`);
@@ -108,7 +108,7 @@ async function snapshot(deps: LifecycleDeps, live: LiveSandbox): Promise<void> {
       bytes,
       created_at: new Date(),
     });
-    await deps.sandboxes.event(doc._id, { eventType: 'snapshot_created', payload: { snapshot_id: snapshotId, bytes } });
+    await deps.sandboxRecords.event(doc._id, { eventType: 'snapshot_created', payload: { snapshot_id: snapshotId, bytes } });
     await trimUserSnapshots(deps, doc.userId, deps.settings.lostAfterMs).catch((error: unknown) =>
       deps.logger.warn({ err: error, user_id: doc.userId }, 'snapshots beyond the per-user maximum not deleted (the next snapshot tries again)'),
     );
@@ -116,17 +116,17 @@ async function snapshot(deps: LifecycleDeps, live: LiveSandbox): Promise<void> {
     await rm(file, { force: true }).catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
     deps.logger.warn({ err: error, sandbox_record_id: doc._id }, 'snapshot failed');
-    await deps.sandboxes.event(doc._id, { eventType: 'snapshot_failed', payload: { error: message } });
+    await deps.sandboxRecords.event(doc._id, { eventType: 'snapshot_failed', payload: { error: message } });
   }
 }
 
 async function release(deps: LifecycleDeps, live: LiveSandbox): Promise<void> {
   deps.live.remove(live.recordId);
-  const doc = await deps.sandboxes.byId(live.recordId);
+  const doc = await deps.sandboxRecords.byId(live.recordId);
   const ref = live.allocated ? { sandboxId: live.allocated.sandboxId, dir: live.allocated.dir } : doc ? { sandboxId: doc.sandbox_id, dir: doc.dir } : null;
   if (!ref || (!ref.sandboxId && !ref.dir)) return;
   await deps.provider.release(ref);
-  await deps.sandboxes.event(live.recordId, { eventType: 'destroyed', payload: { sandbox_id: ref.sandboxId } });
+  await deps.sandboxRecords.event(live.recordId, { eventType: 'destroyed', payload: { sandbox_id: ref.sandboxId } });
 }
 
 async function releaseRecord(deps: LifecycleDeps, doc: SandboxDoc): Promise<void> {
@@ -134,5 +134,5 @@ async function releaseRecord(deps: LifecycleDeps, doc: SandboxDoc): Promise<void
   await deps.provider
     .release({ sandboxId: doc.sandbox_id, dir: doc.dir })
     .catch((error: unknown) => deps.logger.warn({ err: error }, 'lost sandbox not released'));
-  await deps.sandboxes.event(doc._id, { eventType: 'destroyed', payload: { sandbox_id: doc.sandbox_id } });
+  await deps.sandboxRecords.event(doc._id, { eventType: 'destroyed', payload: { sandbox_id: doc.sandbox_id } });
 }

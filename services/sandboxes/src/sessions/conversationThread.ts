@@ -50,7 +50,7 @@ async function recordThreadDecision(
   decision: ThreadDecision,
   payload: Record<string, unknown> = {},
 ): Promise<void> {
-  await deps.sandboxes
+  await deps.sandboxRecords
     .event(place.sandboxRecordId, { ...decision, runId: request.runId, payload: { conversationId: request.conversationId, ...payload } })
     .catch((error: unknown) => deps.logger.warn({ err: error, run_id: request.runId, ...decision }, 'thread decision not recorded'));
 }

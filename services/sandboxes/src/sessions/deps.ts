@@ -7,7 +7,7 @@ import type { HarnessName } from '../harness/index.js';
 import type { LifecycleDeps } from '../lifecycle/deps.js';
 import type { SandboxProvider } from '../providers/provider.js';
 import type { ConversationThreadStore } from '../store/conversationThreads.js';
-import type { SandboxStore } from '../store/sandboxes.js';
+import type { SandboxRecordStore } from '../store/sandboxRecords.js';
 import type { RunSessionStore } from '../store/runSessions.js';
 import type { LiveSessions } from './liveSessions.js';
 import type { RunQueue } from './runQueue.js';
@@ -35,7 +35,7 @@ export interface SessionDeps {
   instanceId: string;
   bus: Bus;
   runSessions: RunSessionStore;
-  sandboxes: SandboxStore;
+  sandboxRecords: SandboxRecordStore;
   provider: SandboxProvider;
   catalog: CatalogClient;
   live: LiveSessions;

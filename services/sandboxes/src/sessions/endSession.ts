@@ -24,7 +24,7 @@ export async function endSession(
     log.info({ status: result.status, failure: result.failure, event_count: result.eventCount }, 'session ended: its workspace sandbox stays');
     return;
   }
-  await deps.sandboxes
+  await deps.sandboxRecords
     .transition(sandboxRecordId, result.status === 'failed' ? { status: 'failed', error: result.error } : { status: 'stopped' }, {
       eventType: result.status === 'failed' ? 'failed' : 'stopped',
       decisionCode: result.failure ?? result.status,

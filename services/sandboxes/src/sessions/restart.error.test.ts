@@ -89,7 +89,7 @@ describe('a session whose service stopped (killed) is ended after restart: faile
     expect(all).toHaveLength(1);
     const { runId: _runId, ...allocation } = allocated[0]!;
     expect(finished).toMatchObject(allocation);
-    const record = await kit.service!.deps.sandboxes.get(repo.userId, allocated[0]!.sandboxRecordId);
+    const record = await kit.service!.deps.sandboxRecords.get(repo.userId, allocated[0]!.sandboxRecordId);
     expect(record).toMatchObject({ status: 'failed', error: finished.error });
     // The lost sandbox's working directory is removed too.
     expect(readdirSync(kit.sandboxRoot).filter((name) => name === allocated[0]!.sandboxId)).toEqual([]);

@@ -244,7 +244,7 @@ function watchLimits(deps: SessionDeps, sandbox: AllocatedSandbox, live: LiveSes
 async function recordLimitReached(deps: SessionDeps, sandboxRecordId: string, live: LiveSession, timeoutMs: number): Promise<void> {
   const limit = live.reason === 'limit' ? live.limit : live.reason === 'timeout' ? { code: 'time_limit' as const, message: timeoutMessage(timeoutMs) } : null;
   if (!limit) return;
-  await deps.sandboxes
+  await deps.sandboxRecords
     .event(sandboxRecordId, { eventType: 'limit_reached', decisionCode: limit.code, runId: live.runId, payload: { message: limit.message } })
     .catch((error: unknown) => deps.logger.warn({ err: error, run_id: live.runId }, 'limit event not recorded'));
 }

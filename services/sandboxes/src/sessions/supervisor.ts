@@ -7,7 +7,7 @@ import { lostCutoffs } from '../domain/heartbeatLease.js';
 import { failed, SANDBOX_LOST_MESSAGE } from '../domain/outcome.js';
 import { startPeriodicPass } from '@ars/service';
 import type { SessionDeps } from './deps.js';
-import { pumpQueue } from './startRun.js';
+import { pumpQueue } from './startRunSession.js';
 
 export interface Supervisor {
   /** One pass now (after a running one). */
@@ -20,7 +20,7 @@ export function startSupervisor(deps: SessionDeps, options: { heartbeatMs: numbe
   const pass = async (): Promise<void> => {
     const lostBefore = nextLostCutoff();
     await deps.runSessions.heartbeat(deps.instanceId, [...deps.live.runIds(), ...deps.queue.runIds()]);
-    await deps.sandboxes.touchMany(deps.live.sandboxRecordIds());
+    await deps.sandboxRecords.touchMany(deps.live.sandboxRecordIds());
     for (const runId of await deps.runSessions.cancelRequestedOn(deps.instanceId)) {
       if (deps.live.abort(runId, 'cancel')) deps.logger.info({ run_id: runId }, 'cancel recorded by another instance: session aborted');
     }
@@ -101,7 +101,7 @@ export async function sweepLost(deps: SessionDeps, before: Date): Promise<number
       'session lost (its instance stopped): run ended',
     );
     if (session.sandboxRecordId) {
-      await deps.sandboxes
+      await deps.sandboxRecords
         .transition(session.sandboxRecordId, result.status === 'failed' ? { status: 'failed', error: result.error } : { status: 'stopped' }, {
           eventType: 'lost',
           decisionCode: result.failure ?? result.status,

@@ -11,7 +11,7 @@ import { startSandboxes, type RunningSandboxes } from '../sandboxes.js';
 import { fastSession, startSandboxesKit, type SandboxesKit, type TestRepo } from '../testing/sandboxesKit.js';
 import { stopSandbox } from '../lifecycle/stopSandbox.js';
 import type { SandboxDoc } from '../store/collections.js';
-import { startRun } from './startRun.js';
+import { startRunSession } from './startRunSession.js';
 import { takeWorkspaceSandbox } from './workspaceSandbox.js';
 
 let kit: SandboxesKit;
@@ -54,7 +54,7 @@ describe('a run of a workspace session on another instance than the one keeping 
     const firstRecord = kit.messages(first.runId).allocated[0]?.sandboxRecordId ?? '';
     // The run's end is reported before its sandbox is kept for the session's next run.
     const kept = await waitFor('the sandbox kept between runs', async (): Promise<SandboxDoc | NotYet> => {
-      const doc = await keeping.lifecycle.sandboxes.byId(firstRecord);
+      const doc = await keeping.lifecycle.sandboxRecords.byId(firstRecord);
       return doc?.runId === null ? doc : undefined;
     });
     expect(kept).toMatchObject({ status: 'ready', runId: null, instanceId: keeping.deps.instanceId, workspace_session_id: workspaceSessionId });
@@ -62,7 +62,7 @@ describe('a run of a workspace session on another instance than the one keeping 
     other = await otherInstance();
     // Handed to the other instance directly, as its runs.requested consumer would.
     const second = { ...first, runId: `run_${randomBytes(8).toString('hex')}`, prompt: '@shell cat notes.txt' };
-    await startRun(other.deps, second);
+    await startRunSession(other.deps, second);
     const finished = await kit.waitFinished(second.runId, 60_000);
     expect(finished).toMatchObject({ status: 'success' });
     // Runs was told why it waited (and its start deadline restarted), then that it left the queue.
@@ -76,7 +76,7 @@ describe('a run of a workspace session on another instance than the one keeping 
     expect(String(output)).toContain('left by the first run');
     const secondRecord = kit.messages(second.runId).allocated[0]?.sandboxRecordId ?? '';
     expect(secondRecord).not.toBe(firstRecord);
-    const firstEnd = await keeping.lifecycle.sandboxes.lifecycleOf(firstRecord);
+    const firstEnd = await keeping.lifecycle.sandboxRecords.lifecycleOf(firstRecord);
     expect(firstEnd.map((e) => [e.event_type, e.decision_code])).toEqual(
       expect.arrayContaining([
         ['run_ended', 'success'],
@@ -84,11 +84,11 @@ describe('a run of a workspace session on another instance than the one keeping 
         ['snapshot_created', null],
       ]),
     );
-    const restored = await other.lifecycle.sandboxes.byId(secondRecord);
+    const restored = await other.lifecycle.sandboxRecords.byId(secondRecord);
     expect(restored?.restored_from).toMatch(/^snap_/);
     // The session's sandbox is the other instance's now: kept by it between runs.
     await waitFor('the restored sandbox kept by the other instance', async (): Promise<true | NotYet> => {
-      const doc = await other?.lifecycle.sandboxes.byId(secondRecord);
+      const doc = await other?.lifecycle.sandboxRecords.byId(secondRecord);
       return doc?.runId === null && doc.instanceId === other?.deps.instanceId ? true : undefined;
     });
   }, 120_000);
@@ -126,7 +126,7 @@ describe('a workspace sandbox holds its session until its snapshot is recorded',
       const next = { ...first, runId: `run_${randomBytes(8).toString('hex')}`, prompt: '@shell cat notes.txt' };
       await expect(takeWorkspaceSandbox(keeper.deps, next, workspaceSessionId)).resolves.toEqual({ kind: 'held' });
       await expect(takeWorkspaceSandbox(elsewhere.deps, next, workspaceSessionId)).resolves.toEqual({ kind: 'held' });
-      const midSnapshot = await keeper.lifecycle.sandboxes.byId(recordId);
+      const midSnapshot = await keeper.lifecycle.sandboxRecords.byId(recordId);
       expect(midSnapshot).toMatchObject({ status: 'ready', reuse_key: expect.any(String) });
       finishSnapshot();
       await expect(stopping).resolves.toBe(true);
@@ -134,10 +134,10 @@ describe('a workspace sandbox holds its session until its snapshot is recorded',
       finishSnapshot();
       provider.snapshot = takeSnapshot;
     }
-    const stopped = await keeper.lifecycle.sandboxes.byId(recordId);
+    const stopped = await keeper.lifecycle.sandboxRecords.byId(recordId);
     expect(stopped?.status).toBe('stopped');
     expect(stopped?.reuse_key).toBeUndefined();
-    const lifecycle = (await keeper.lifecycle.sandboxes.lifecycleOf(recordId)).map((e) => e.event_type);
+    const lifecycle = (await keeper.lifecycle.sandboxRecords.lifecycleOf(recordId)).map((e) => e.event_type);
     expect(lifecycle.slice(lifecycle.indexOf('idle_stopped'))).toEqual(['idle_stopped', 'snapshot_created', 'destroyed']);
 
     const restored = await kit.requestRun(repo, '@shell cat notes.txt', { workspaceSessionId });

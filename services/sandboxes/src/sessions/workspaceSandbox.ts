@@ -9,7 +9,7 @@ import { workspaceReuseKey } from '../domain/workspaceSession.js';
 import { stopSandbox } from '../lifecycle/stopSandbox.js';
 import type { AllocatedSandbox } from '../providers/provider.js';
 import type { SandboxDoc, SessionResult, SnapshotDoc } from '../store/collections.js';
-import { newSandboxRecordId, runSandbox } from '../store/sandboxes.js';
+import { newSandboxRecordId, runSandbox } from '../store/sandboxRecords.js';
 import type { SessionDeps } from './deps.js';
 
 /** A workspace session's sandbox, made: it stays after the run. */
@@ -37,10 +37,10 @@ export type WorkspaceTake =
 
 export async function takeWorkspaceSandbox(deps: SessionDeps, request: RunRequestedData, workspaceSessionId: string): Promise<WorkspaceTake> {
   const key = workspaceReuseKey(request.userId, workspaceSessionId);
-  const live = await deps.sandboxes.liveByReuseKey(key);
+  const live = await deps.sandboxRecords.liveByReuseKey(key);
   if (live) return takeLive(deps, request, live);
   const snapshot = await restorableSnapshot(deps, request, workspaceSessionId);
-  const created = await deps.sandboxes.create(
+  const created = await deps.sandboxRecords.create(
     newSandboxRecordId(),
     {
       ...runSandbox(request, deps.provider.name),
@@ -65,10 +65,10 @@ async function takeLive(deps: SessionDeps, request: RunRequestedData, live: Sand
   const kept = deps.lifecycle.live.take(live._id);
   if (!kept?.allocated) {
     // Kept by another instance (or stopping here): it stops it, snapshotted, and this run restores that.
-    if (!deps.lifecycle.live.get(live._id)) await deps.sandboxes.requestHandover(live._id);
+    if (!deps.lifecycle.live.get(live._id)) await deps.sandboxRecords.requestHandover(live._id);
     return { kind: 'held' };
   }
-  const claimed = await deps.sandboxes.claimForRun(live._id, request.runId, {
+  const claimed = await deps.sandboxRecords.claimForRun(live._id, request.runId, {
     eventType: 'reused',
     decisionCode: 'workspace_session',
     payload: { workspace_session_id: live.workspace_session_id ?? null },
@@ -100,7 +100,7 @@ export async function keepWorkspaceSandbox(
   deps: SessionDeps,
   input: { runId: string; userId: string; sandboxRecordId: string; allocated: AllocatedSandbox; result: SessionResult; shuttingDown: boolean },
 ): Promise<boolean> {
-  const kept = await deps.sandboxes.releaseFromRun(input.sandboxRecordId, input.runId, deps.instanceId, {
+  const kept = await deps.sandboxRecords.releaseFromRun(input.sandboxRecordId, input.runId, deps.instanceId, {
     eventType: 'run_ended',
     decisionCode: input.result.failure ?? input.result.status,
     payload: { eventCount: input.result.eventCount },

@@ -91,7 +91,7 @@ function liveSlot(userId: string, n: number): string {
 }
 
 /** Sandbox records and their lifecycle events. */
-export class SandboxStore {
+export class SandboxRecordStore {
   private readonly sandboxes: Collection<SandboxDoc>;
   private readonly lifecycle: Collection<LifecycleEventDoc>;
 

@@ -1,4 +1,4 @@
-import { overdueVerdict, type WatchedRun } from './watchdog.js';
+import { overdueVerdict, type WatchedRun } from './overdueRuns.js';
 
 const created = Date.parse('2026-01-01T00:00:00.000Z');
 const settings = { startTimeoutMs: 120_000, lostGraceMs: 60_000 };

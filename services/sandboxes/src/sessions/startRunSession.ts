@@ -10,7 +10,7 @@ import { runtimeProvider } from '../domain/runtimeProvider.js';
 import { repoWaitingOutCatalogOutage } from '../lifecycle/catalogRepo.js';
 import { AllocationError, type AllocatedSandbox } from '../providers/provider.js';
 import type { QueuedRequest, SessionDoc, SessionResult } from '../store/collections.js';
-import { newSandboxRecordId, runSandbox } from '../store/sandboxes.js';
+import { newSandboxRecordId, runSandbox } from '../store/sandboxRecords.js';
 import type { SessionDeps } from './deps.js';
 import { endSession } from './endSession.js';
 import type { LiveSession } from './liveSessions.js';
@@ -29,7 +29,7 @@ const DEFAULT_START_WINDOW_MS = 120_000;
  * told it waits (a `queued` notice, renewed until it leaves the queue). Resolves once the run was
  * started or queued; the session then runs on its own.
  */
-export async function startRun(deps: SessionDeps, request: RunRequestedData, now: Date = new Date()): Promise<void> {
+export async function startRunSession(deps: SessionDeps, request: RunRequestedData, now: Date = new Date()): Promise<void> {
   const { runId, userId } = request;
   const log = deps.logger.child({ run_id: runId });
 
@@ -135,9 +135,13 @@ async function unused(deps: SessionDeps, run: QueuedRun, sandbox: Extract<Worksp
     return;
   }
   if (end === 'stopped') {
-    await deps.sandboxes.transition(sandbox.recordId, { status: 'stopped' }, { eventType: 'stopped', decisionCode: 'cancelled', payload: { eventCount: 0 } });
+    await deps.sandboxRecords.transition(
+      sandbox.recordId,
+      { status: 'stopped' },
+      { eventType: 'stopped', decisionCode: 'cancelled', payload: { eventCount: 0 } },
+    );
   } else {
-    await deps.sandboxes.transition(
+    await deps.sandboxRecords.transition(
       sandbox.recordId,
       { status: 'failed', error: 'the run could not leave the queue' },
       { eventType: 'failed', decisionCode: 'sandbox_allocation' },
@@ -149,7 +153,7 @@ async function unused(deps: SessionDeps, run: QueuedRun, sandbox: Extract<Worksp
 /** The sandbox a run leaves the queue with: a new record of its own, or its workspace session's (workspaceSandbox.ts). */
 async function sandboxForRun(deps: SessionDeps, request: RunRequestedData): Promise<WorkspaceTake> {
   if (request.workspaceSessionId) return takeWorkspaceSandbox(deps, request, request.workspaceSessionId);
-  const record = await deps.sandboxes.create(newSandboxRecordId(), runSandbox(request, deps.provider.name));
+  const record = await deps.sandboxRecords.create(newSandboxRecordId(), runSandbox(request, deps.provider.name));
   if (record.kind === 'user_full') return { kind: 'user_full' };
   if (record.kind !== 'created') throw new Error('a run sandbox has no reuse key');
   return { kind: 'new', recordId: record.doc._id, restoreFrom: null };
@@ -217,12 +221,12 @@ async function allocateAndRun(
       sandboxDir: allocated.dir,
       runtimeProvider: runtime.provider,
     });
-    await deps.sandboxes.noteProvider(sandboxRecordId, allocated);
-    await recordLimitsInForce(deps.sandboxes, deps.provider, sandboxRecordId, allocated, {
+    await deps.sandboxRecords.noteProvider(sandboxRecordId, allocated);
+    await recordLimitsInForce(deps.sandboxRecords, deps.provider, sandboxRecordId, allocated, {
       runId,
       timeLimitMs: request.timeoutMs ?? deps.settings.defaultTimeoutMs,
     });
-    await deps.sandboxes.transition(
+    await deps.sandboxRecords.transition(
       sandboxRecordId,
       { status: 'ready', sandboxId: allocated.sandboxId },
       { eventType: 'ready', payload: { harness: request.harness } },

@@ -8,7 +8,7 @@ import type { SessionDeps } from './deps.js';
  * its next heartbeat); before the request arrived, records the cancel so the request starts
  * nothing. Another user's run is NOT_FOUND.
  */
-export async function cancelRun(deps: SessionDeps, runId: string, userId: string): Promise<CancelState> {
+export async function cancelRunSession(deps: SessionDeps, runId: string, userId: string): Promise<CancelState> {
   let session = await deps.runSessions.get(runId);
   if (!session) {
     const placed = await deps.runSessions.placeCancel(runId, userId);

@@ -80,8 +80,10 @@ const SMOKES: Smoke[] = [
     lines: [
       'GET /api/v1/svc/repos, {n} requests, concurrency {n}, Node {text}',
       'bare Koa handler {n} req/s p50 {n} ms p99 {n} ms non-200: 0',
+      'bare Koa -> undici proxy {n} req/s p50 {n} ms p99 {n} ms non-200: 0',
       'gateway (PAT + limit) {n} req/s p50 {n} ms p99 {n} ms non-200: 0',
       'ratio gateway/bare: throughput {n}x, p50 {n}x, p99 {n}x',
+      'ratio gateway/proxy: throughput {n}x, p50 {n}x, p99 {n}x',
     ],
   },
   {

@@ -1,7 +1,8 @@
 // `npm run --silent bench -w services/gateway` (after `npm run build`): an authenticated
 // GET /api/v1/svc/repos through the gateway to the real catalog, beside a bare Koa handler returning
-// the same JSON (bareRepos.ts, its own process), on the same machine, at the same concurrency, in the
-// same run. Prints requests/s, p50, p99 and the ratio. The gateway is the whole local stack's
+// the same JSON and a bare Koa proxy to that handler over undici (bareRepos.ts, each its own
+// process), on the same machine, at the same concurrency, in the same run. Prints requests/s, p50,
+// p99 and the ratios. The gateway is the whole local stack's
 // (startBenchStack), or with BENCH_BASE_URL a running system's. BENCH_REQUESTS (default 20000) and
 // BENCH_WARMUP (default 2000) requests to each, BENCH_CONCURRENCY (default 32); KAFKA_BROKERS /
 // MONGO_URL / REDIS_URL to run the stack on real servers instead of the local stand-ins.
@@ -67,18 +68,28 @@ async function json<T>(url: string, init: RequestInit): Promise<T> {
 }
 
 const stack = await startBenchStack();
-let bare: ManagedChild | undefined;
-try {
-  const barePort = await freePort();
-  bare = startChild({
-    name: 'bare',
+const children: ManagedChild[] = [];
+
+/** bareRepos.ts in a process of its own; its origin. */
+async function startBare(name: string, env: Record<string, string> = {}): Promise<string> {
+  const port = await freePort();
+  const child = startChild({
+    name,
     command: process.execPath,
     args: [fromRoot('services/gateway/dist/bench/bareRepos.js')],
-    env: { ...process.env, PORT: String(barePort) },
+    env: { ...process.env, ...env, PORT: String(port) },
     output: quiet,
   });
-  await bare.waitForLine((line) => (line.startsWith('listening') ? true : undefined), 10_000);
-  const bareUrl = `http://127.0.0.1:${barePort}/api/v1/svc/repos`;
+  children.push(child);
+  await child.waitForLine((line) => (line.startsWith('listening') ? true : undefined), 10_000);
+  return `http://127.0.0.1:${port}`;
+}
+
+try {
+  const bareOrigin = await startBare('bare');
+  const proxyOrigin = await startBare('bare-proxy', { UPSTREAM_URL: bareOrigin });
+  const bareUrl = `${bareOrigin}/api/v1/svc/repos`;
+  const proxyUrl = `${proxyOrigin}/api/v1/svc/repos`;
   const gatewayUrl = `${stack.baseUrl}/api/v1/svc/repos`;
 
   // A development account: a user with two repositories in the catalog, what the gateway answers.
@@ -104,20 +115,24 @@ try {
   const authorization = (pool: string[]) => (i: number) => ({ authorization: `Bearer ${pool[i % pool.length] ?? ''}` });
 
   await load(bareUrl, WARMUP, () => ({}));
+  await load(proxyUrl, WARMUP, () => ({}));
   await load(gatewayUrl, WARMUP, authorization(warmTokens));
   const baseline = await load(bareUrl, REQUESTS, () => ({}));
+  const proxied = await load(proxyUrl, REQUESTS, () => ({}));
   const through = await load(gatewayUrl, REQUESTS, authorization(runTokens));
 
   const row = (name: string, r: Result): string =>
-    `${name.padEnd(22)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   non-200: ${r.failures}`;
+    `${name.padEnd(24)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   non-200: ${r.failures}`;
   console.log(`GET /api/v1/svc/repos, ${REQUESTS} requests, concurrency ${CONCURRENCY}, Node ${process.version}`);
   console.log(row('bare Koa handler', baseline));
+  console.log(row('bare Koa -> undici proxy', proxied));
   console.log(row('gateway (PAT + limit)', through));
-  console.log(
-    `ratio gateway/bare: throughput ${(through.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x, ` +
-      `p50 ${(through.p50 / baseline.p50).toFixed(1)}x, p99 ${(through.p99 / baseline.p99).toFixed(1)}x`,
-  );
+  const ratio = (name: string, of: Result): string =>
+    `ratio gateway/${name}: throughput ${(through.requestsPerSecond / of.requestsPerSecond).toFixed(3)}x, ` +
+    `p50 ${(through.p50 / of.p50).toFixed(1)}x, p99 ${(through.p99 / of.p99).toFixed(1)}x`;
+  console.log(ratio('bare', baseline));
+  console.log(ratio('proxy', proxied));
 } finally {
-  await bare?.stop();
+  for (const child of children) await child.stop();
   await stack.stop();
 }

@@ -23,7 +23,7 @@ export async function handleAgentRunFinished(deps: AgentRunFinishedDeps, message
   const agentRun = await deps.runsApi.getRun(run.userId, runId);
   if (agentRun.status === 'pending' || agentRun.status === 'streaming')
     throw new TransientError(`the runs service has not applied the finish of run ${runId} yet`);
-  await deps.driver.agentRunEnded(run, agentRun);
+  await deps.driver.agentRunFinished(run, agentRun);
 }
 
 export function startAgentRunFinishedConsumer(

@@ -228,7 +228,7 @@ export class RunDriver {
    * fails, and its AI call (usage, cost, status) is recorded on the run once, whatever the run's state
    * (a node already cancelled, a run already ended: then only the AI call is added).
    */
-  async agentRunEnded(run: AutomationRunRecord, agentRun: InternalRun): Promise<void> {
+  async agentRunFinished(run: AutomationRunRecord, agentRun: InternalRun): Promise<void> {
     if (!AGENT_RUN_TERMINAL.has(agentRun.status)) return;
     const status = agentRun.status as 'success' | 'failed' | 'cancelled';
     const nodeRun = Object.values(run.records.nodeRuns).find((candidate) => candidate.agentRunId === agentRun.runId);
@@ -276,7 +276,7 @@ export class RunDriver {
     );
     for (const nodeRun of waiting) {
       const agentRun = await this.deps.runsApi.getRun(run.userId, nodeRun.agentRunId);
-      if (AGENT_RUN_TERMINAL.has(agentRun.status)) await this.agentRunEnded((await this.deps.runs.find(runId)) ?? run, agentRun);
+      if (AGENT_RUN_TERMINAL.has(agentRun.status)) await this.agentRunFinished((await this.deps.runs.find(runId)) ?? run, agentRun);
     }
   }
 

@@ -6,7 +6,7 @@ import { startRunSession } from '../sessions/startRunSession.js';
 export const CONSUMER_GROUP = 'sandboxes';
 
 /**
- * Consumer group `sandboxes` on `runs.requested`: each request becomes a session (see startRun:
+ * Consumer group `sandboxes` on `runs.requested`: each request becomes a run session (see startRunSession:
  * idempotent per run, so a redelivery starts nothing). The handler returns once the run has
  * started or joined this instance's queue, so runs proceed in parallel and offsets are committed.
  * It never waits for capacity: a partition held for a queued run's whole wait would hold every

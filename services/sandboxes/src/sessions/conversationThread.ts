@@ -18,7 +18,7 @@ import {
   type ThreadFile,
   type ThreadLocation,
 } from '../harness/index.js';
-import type { LIFECYCLE_EVENTS } from '../lifecycle/vocabulary.js';
+import type { LIFECYCLE_EVENTS, LifecycleEventType } from '../lifecycle/vocabulary.js';
 import { HomeFilesTooLarge, type AllocatedSandbox, type HomeFiles } from '../providers/provider.js';
 import { conversationKey } from '../store/conversationThreads.js';
 import type { SessionDeps } from './deps.js';
@@ -37,11 +37,12 @@ export interface ThreadPlace {
  * kept: a follow-up that forgot what came before is explained in its sandbox's lifecycle, not
  * only in a log line.
  */
-type DecisionOf<T extends 'thread_new' | 'thread_resumed' | 'thread_kept' | 'thread_not_kept'> = {
+type ThreadEventType = Extract<LifecycleEventType, `thread_${string}`>;
+type DecisionOf<T extends ThreadEventType> = {
   eventType: T;
   decisionCode: (typeof LIFECYCLE_EVENTS)[T]['decisionCodes'][number];
 };
-type ThreadDecision = DecisionOf<'thread_new'> | DecisionOf<'thread_resumed'> | DecisionOf<'thread_kept'> | DecisionOf<'thread_not_kept'>;
+type ThreadDecision = { [T in ThreadEventType]: DecisionOf<T> }[ThreadEventType];
 
 async function recordThreadDecision(
   deps: SessionDeps,

@@ -73,7 +73,7 @@ function queuedRequest(request: RunRequestedData, now: Date): QueuedRequest {
     queuedAt: now,
     reason: 'instance_full',
     notices: 0,
-    // The first notice is startRun's, once the queue's pass has said why the run waits; a renewal due
+    // The first notice is startRunSession's, once the queue's pass has said why the run waits; a renewal due
     // at once could race it and announce the placeholder reason.
     renewAt: new Date(now.getTime() + renewEveryMs),
     holdUntil: new Date(now.getTime() + window),

@@ -82,11 +82,20 @@ async function throughput(api: string, user: User, read: (api: string, user: Use
   const createdToLast = (last.receivedAt - Date.parse(reading.run.createdAt)) / 1000;
   return {
     events,
-    atClient: (events - 1) / ((last.receivedAt - first.receivedAt) / 1000),
-    fromCreation: events / createdToLast,
-    emitted: (events - 1) / ((Date.parse(last.event.createdAt) - Date.parse(first.event.createdAt)) / 1000),
+    atClient: perSecond(events - 1, last.receivedAt - first.receivedAt),
+    fromCreation: perSecond(events, last.receivedAt - Date.parse(reading.run.createdAt)),
+    emitted: perSecond(events - 1, Date.parse(last.event.createdAt) - Date.parse(first.event.createdAt)),
     seconds: createdToLast,
   };
+}
+
+/**
+ * `count` per second over `ms`. The clocks here count whole milliseconds, so a span under one (every
+ * event in one read, as a short smoke run's poll can get them) counts as one: a lower bound of the
+ * rate, never Infinity.
+ */
+function perSecond(count: number, ms: number): number {
+  return count / (Math.max(ms, 1) / 1000);
 }
 
 const stack = await startBenchStack();

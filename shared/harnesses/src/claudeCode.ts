@@ -88,6 +88,15 @@ export function claudeCodeEnv(options: Pick<RunHarnessOptions, 'env' | 'apiKey' 
 /** How long Claude Code may take to exit once it has sent its result before it is stopped. */
 export const CLAUDE_EXIT_AFTER_RESULT_MS = 10_000;
 
+/**
+ * How long its output is still read once it was stopped (the SDK sends SIGTERM, then SIGKILL 5 s
+ * later). Past that the turn ends without waiting for the end of the output: a process the CLI
+ * started can hold the pipe open after the CLI is gone, and the SDK's stream then never ends (a
+ * fresh CI run saw a run stay streaming 90 s after its result and the stop). The sandbox's release
+ * ends whatever is left.
+ */
+export const CLAUDE_OUTPUT_AFTER_STOP_MS = 10_000;
+
 /** `CLAUDE_CODE_MAX_RETRIES` unless the caller's env sets it. */
 export const CLAUDE_MAX_RETRIES = 5;
 
@@ -336,7 +345,7 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
         },
       },
     });
-    for await (const message of stream) {
+    for await (const message of untilAbandoned(stream, abortController.signal, CLAUDE_OUTPUT_AFTER_STOP_MS)) {
       const events = mapper.map(message);
       if (mapper.sessionStarted !== null && !sink.hasStarted) await sink.start(withMode(mapper.sessionStarted, mode));
       for (const e of events) await sink.emit(e);
@@ -376,4 +385,40 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
   if (result.status === 'failed') return ran({ status: 'failed', error: result.error ?? 'failed', usage: result.usage });
   await sink.emit({ type: 'completed', toolName: null, message: 'success', payload: { status: 'success' } });
   return ran({ status: 'success', usage: result.usage });
+}
+
+/**
+ * The messages of `stream` until it ends, or until `graceMs` after `stopped` aborts: then no more
+ * are awaited (the pending read is left to settle on its own, its failure ignored).
+ */
+async function* untilAbandoned<T>(stream: AsyncIterable<T>, stopped: AbortSignal, graceMs: number): AsyncGenerator<T> {
+  const iterator = stream[Symbol.asyncIterator]();
+  let timer: NodeJS.Timeout | undefined;
+  let ended = false;
+  const abandoned = new Promise<'abandoned'>((resolve) => {
+    const start = (): void => {
+      timer = setTimeout(() => resolve('abandoned'), graceMs);
+    };
+    if (stopped.aborted) start();
+    else stopped.addEventListener('abort', start, { once: true });
+  });
+  try {
+    for (;;) {
+      const next = iterator.next();
+      const first = await Promise.race([next, abandoned]);
+      if (first === 'abandoned') {
+        next.catch(() => undefined);
+        return;
+      }
+      if (first.done) {
+        ended = true;
+        return;
+      }
+      yield first.value;
+    }
+  } finally {
+    clearTimeout(timer);
+    // Left early (abandoned, or the reader stopped): the stream is closed as a for-await would, without waiting on it.
+    if (!ended) void iterator.return?.()?.catch(() => undefined);
+  }
 }

@@ -126,3 +126,31 @@ describe.each(HARNESSES)('%s adapter: failures, cancellation, crashes', (harness
     ).rejects.toThrow('store down');
   });
 });
+
+describe('claude-code adapter: a CLI whose output stays open after its result', () => {
+  let tree: WorkTree;
+  beforeEach(async () => {
+    tree = await makeWorkTree();
+  });
+  afterEach(async () => {
+    await tree.cleanup();
+  });
+
+  test('a child of the CLI holds its output open: the turn still ends as its result says, once the CLI was stopped and its output given its grace', async () => {
+    // The stand-in CLI, with a process of its own that keeps the CLI's stdout open for five minutes.
+    const script = join(tree.dir, 'claude-with-a-lingering-child.sh');
+    await writeFile(script, `#!/bin/sh\nsleep 300 &\necho $! > "${join(tree.dir, 'lingering.pid')}"\nexec "${standInExecutable('claude-code')}" "$@"\n`);
+    await chmod(script, 0o755);
+    const started = Date.now();
+    try {
+      const { result, events } = await record('claude-code', '@say done', tree.dir, { executablePath: script });
+      expect(result.status).toBe('success');
+      expect(events.map((e) => e.type)).toEqual(['stream_started', 'assistant_message', 'usage', 'completed']);
+      // Not a speed check: it ended long before the lingering child let go of the output.
+      expect(Date.now() - started).toBeLessThan(300_000);
+    } finally {
+      const pid = Number(readFileSync(join(tree.dir, 'lingering.pid'), 'utf8').trim());
+      if (pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 120_000);
+});

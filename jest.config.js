@@ -51,6 +51,12 @@ export default {
   // runs in two timed out real-CLI runs at 90 s while every file ran two to five times its recorded
   // time. Three finish later but stay inside the tests' own deadlines.
   maxWorkers: availableParallelism() + 1,
+  // A worker is replaced once its heap passes this after a file. Workers otherwise grow through the
+  // run (RSS 150 MB at its start, 1.5–1.7 GB near its end, 2026-11-29, b16a2e8), and every process
+  // the in-process service suites spawn from them (git, mount, bwrap) forks that much memory: here
+  // 100 spawns cost the parent 7.6 ms of CPU each at 53 MB and 42 ms at 1.1 GB (513 ms of wall time
+  // each). That run spent a third of its CPU in the kernel (sys 1,410 s, user 2,811 s).
+  workerIdleMemoryLimit: '512MB',
   reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
   // Longest first: suites with a system of their own, then the shared system's, then the rest.
   testSequencer: '<rootDir>/scripts/jestSequencer.cjs',

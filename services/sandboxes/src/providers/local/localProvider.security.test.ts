@@ -177,15 +177,22 @@ describe('a sandbox’s processes run as the unprivileged sandbox user on the ho
     const sandbox = await allocate();
     const controller = new AbortController();
     try {
-      const running = run(sandbox, 'id -u; stat -c %u .; sleep 30 & wait', { signal: controller.signal });
-      // The shell and its `sleep` stay; `id` and `stat` may exit between the listing and the reading.
+      const seen: Buffer[] = [];
+      const printed = (): string => Buffer.concat(seen).toString('utf8');
+      const running = run(sandbox, 'id -u; stat -c %u .; sleep 30 & echo started; wait', {
+        signal: controller.signal,
+        onOutput: (chunk) => seen.push(chunk),
+      });
+      // Listed once `sleep` has started (so the shell and its `sleep` both stay), and once `id` and `stat` have
+      // printed: an abort before then would cut their output. They may exit between the listing and the reading.
       let hostUids: string[] = [];
-      for (let attempt = 0; attempt < 100 && hostUids.length < 2; attempt++) {
-        hostUids = hostUidsOf(await processesWorkingIn(sandbox.dir ?? ''));
-        if (hostUids.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let attempt = 0; attempt < 100 && (hostUids.length < 2 || !printed().includes('started')); attempt++) {
+        if (printed().includes('started')) hostUids = hostUidsOf(await processesWorkingIn(sandbox.dir ?? ''));
+        if (hostUids.length < 2 || !printed().includes('started')) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       controller.abort();
-      const { output } = await running;
+      await running;
+      const output = printed();
       expect(hostUids.length).toBeGreaterThanOrEqual(2);
       expect(new Set(hostUids)).toEqual(new Set([String(DEFAULT_SANDBOX_UID)]));
       expect(output.trim().split('\n').slice(0, 2)).toEqual([String(DEFAULT_SANDBOX_UID), String(DEFAULT_SANDBOX_UID)]);

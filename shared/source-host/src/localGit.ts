@@ -1,17 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { PullRequestFile, PullRequestFileStatus } from './sourceHost.js';
 
 const run = promisify(execFile);
 
-/** The git CLI with the service's identity, by argument vector (never a shell string); `extraEnv` e.g. a temporary GIT_INDEX_FILE. */
-export async function git(args: string[], cwd?: string, input?: string, extraEnv: Record<string, string> = {}): Promise<string> {
+/** The git CLI with the service's identity, by argument vector (never a shell string); `input` its stdin. */
+export async function git(args: string[], cwd?: string, input?: string | Buffer): Promise<string> {
   const env = {
     ...process.env,
-    ...extraEnv,
     GIT_AUTHOR_NAME: 'Agent Run Service',
     GIT_AUTHOR_EMAIL: 'dev@agent-run.local',
     GIT_COMMITTER_NAME: 'Agent Run Service',
@@ -65,18 +61,12 @@ export async function fileAt(repoPath: string, commit: string, path: string): Pr
   return null;
 }
 
-/** Writes a commit on `branch` straight into a bare repository with git's plumbing (no worktree). */
+/** Writes a commit on `branch` straight into a bare repository (no worktree): `files` its whole tree, no parent. */
 export async function commitFiles(repoPath: string, branch: string, files: Record<string, string>, message: string): Promise<string> {
-  const entries: string[] = [];
-  for (const [filePath, content] of Object.entries(files)) {
+  for (const filePath of Object.keys(files)) {
     if (filePath.includes('/')) throw new Error(`nested paths are not supported in seed files: ${filePath}`);
-    const blob = (await git(['hash-object', '-w', '--stdin'], repoPath, content)).trim();
-    entries.push(`100644 blob ${blob}\t${filePath}`);
   }
-  const tree = (await git(['mktree'], repoPath, `${entries.join('\n')}\n`)).trim();
-  const commit = (await git(['commit-tree', tree, '-m', message], repoPath)).trim();
-  await git(['update-ref', `refs/heads/${branch}`, commit], repoPath);
-  return commit;
+  return importCommit(repoPath, branch, null, files, message);
 }
 
 /** `git diff base...head`: what the head branch changed since it left the base (renames found). */
@@ -123,25 +113,48 @@ export async function diffFiles(repoPath: string, baseSha: string, headSha: stri
 
 /**
  * Writes a commit on `branch` whose parent is the tip of `from` (a branch or SHA), with `files`
- * (paths may be nested) changed on top of its tree, straight into a bare repository: a temporary
- * index, no worktree. The branch is created or moved to it. Returns the new commit.
+ * (paths may be nested) changed on top of its tree, straight into a bare repository (no worktree).
+ * The branch is created or moved to it. Returns the new commit.
  */
 export async function commitOnto(repoPath: string, branch: string, from: string, files: Record<string, string>, message: string): Promise<string> {
   const parent = await resolveCommit(repoPath, from);
   if (parent === null) throw new Error(`${from} names no commit`);
-  const scratch = await mkdtemp(join(tmpdir(), 'ars-local-index-'));
-  const index = { GIT_INDEX_FILE: join(scratch, 'index') };
-  try {
-    await git(['read-tree', parent], repoPath, undefined, index);
-    for (const [filePath, content] of Object.entries(files)) {
-      const blob = (await git(['hash-object', '-w', '--stdin'], repoPath, content)).trim();
-      await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${filePath}`], repoPath, undefined, index);
-    }
-    const tree = (await git(['write-tree'], repoPath, undefined, index)).trim();
-    const commit = (await git(['commit-tree', tree, '-p', parent, '-m', message], repoPath)).trim();
-    await git(['update-ref', `refs/heads/${branch}`, commit], repoPath);
-    return commit;
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+  return importCommit(repoPath, branch, parent, files, message);
+}
+
+const IDENTITY = 'Agent Run Service <dev@agent-run.local>';
+
+/**
+ * One commit by one `git fast-import` (one process, where the plumbing took one per file and four
+ * more): its blobs, the commit on `parent` (or none) with `files` changed, and `branch` moved to it
+ * whatever it held (`--force`, as `update-ref` did). Its answer to `get-mark` is the commit's id.
+ */
+async function importCommit(repoPath: string, branch: string, parent: string | null, files: Record<string, string>, message: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  const data = (text: string): void => {
+    const bytes = Buffer.from(text, 'utf8');
+    chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'));
+  };
+  const paths = Object.keys(files);
+  paths.forEach((filePath, i) => {
+    chunks.push(Buffer.from(`blob\nmark :${i + 1}\n`));
+    data(files[filePath] ?? '');
+  });
+  const commitMark = paths.length + 1;
+  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+  chunks.push(Buffer.from(`commit refs/heads/${branch}\nmark :${commitMark}\nauthor ${IDENTITY} ${when}\ncommitter ${IDENTITY} ${when}\n`));
+  data(message);
+  if (parent !== null) chunks.push(Buffer.from(`from ${parent}\n`));
+  paths.forEach((filePath, i) => chunks.push(Buffer.from(`M 100644 :${i + 1} ${quotedPath(filePath)}\n`)));
+  chunks.push(Buffer.from(`\nget-mark :${commitMark}\n`));
+  const answer = await git(['fast-import', '--quiet', '--force', '--date-format=raw'], repoPath, Buffer.concat(chunks));
+  const commit = answer.trim().split('\n').at(-1) ?? '';
+  if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`git fast-import answered no commit id: ${answer.slice(0, 200)}`);
+  return commit;
+}
+
+/** A path as fast-import reads it: C-style quoted when it starts with `"` or holds a newline or a backslash. */
+function quotedPath(path: string): string {
+  if (!/^"|[\n\\]/.test(path)) return path;
+  return `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 }

@@ -54,3 +54,29 @@ describe('the local source host needs no access token: it is reached on disk', (
     expect(await new LocalSourceHost(root).accessToken({ account: 'acme', externalId: null })).toBeNull();
   });
 });
+
+describe('a pushed commit changes exactly its files on top of its parent, whatever their paths', () => {
+  test('nested paths, a space, a quote, a backslash and non-ASCII text: the tree holds each with its content; the rest is the parent’s', async () => {
+    const host = new LocalSourceHost(root);
+    const repo = await host.createRepository({ owner: 'pusher', name: 'paths', files: { 'README.md': 'seed\n', 'keep.txt': 'kept\n' } });
+    const files = {
+      'src/deep/one.ts': 'export const one = 1;\n',
+      'with space.md': 'a space\n',
+      'quote"d.txt': 'a quote\n',
+      'back\\slash.txt': 'a backslash\n',
+      'README.md': 'changed: ünïcödé ✓\n',
+    };
+    const commit = await host.pushCommit('pusher/paths', { branch: 'feature', from: 'main', files, message: 'A change\n\nwith a body' });
+    const bare = repo.path;
+    const show = (args: string[]): string => execFileSync('git', args, { cwd: bare }).toString();
+    expect(show(['rev-parse', 'refs/heads/feature']).trim()).toBe(commit);
+    expect(show(['rev-parse', `${commit}^`]).trim()).toBe(show(['rev-parse', 'refs/heads/main']).trim());
+    expect(show(['log', '-1', '--format=%B', commit]).trim()).toBe('A change\n\nwith a body');
+    expect(show(['log', '-1', '--format=%an <%ae>', commit]).trim()).toBe('Agent Run Service <dev@agent-run.local>');
+    const listed = show(['ls-tree', '-r', '-z', '--name-only', commit]).split('\0').filter(Boolean).sort();
+    expect(listed).toEqual([...Object.keys(files), 'keep.txt'].sort());
+    for (const [path, content] of Object.entries({ ...files, 'keep.txt': 'kept\n' })) {
+      expect(show(['cat-file', 'blob', `${commit}:${path}`])).toBe(content);
+    }
+  });
+});

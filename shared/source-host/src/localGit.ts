@@ -31,6 +31,20 @@ export async function resolveCommit(repoPath: string, ref: string): Promise<stri
   }
 }
 
+/**
+ * The tip of each of `branches` that exists, by name: one `git for-each-ref` for all of them. Its
+ * patterns also list the refs below a slash (`topic` lists `topic/next`): those are under their own names.
+ */
+export async function branchTips(repoPath: string, branches: readonly string[]): Promise<Map<string, string>> {
+  const listing = await git(['for-each-ref', '--format=%(objectname) %(refname:strip=2)', '--', ...branches.map((branch) => `refs/heads/${branch}`)], repoPath);
+  const tips = new Map<string, string>();
+  for (const line of listing.split('\n')) {
+    const space = line.indexOf(' ');
+    if (space > 0) tips.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return tips;
+}
+
 /** The largest file `fileContent` answers, in bytes. */
 export const MAX_FILE_BYTES = 1_000_000;
 

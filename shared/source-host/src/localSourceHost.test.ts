@@ -80,3 +80,20 @@ describe('a pushed commit changes exactly its files on top of its parent, whatev
     }
   });
 });
+
+describe('an open pull request’s SHAs are its branches’ tips now, the stored ones for a branch that is gone', () => {
+  test('its head branch deleted and a branch below its name made (topic → topic/next): the stored head SHA, never the other branch’s', async () => {
+    const host = new LocalSourceHost(root);
+    const repo = await host.createRepository({ owner: 'tips', name: 'gone' });
+    const head = await host.pushCommit('tips/gone', { branch: 'topic', from: 'main', files: { 'a.txt': 'a\n' }, message: 'topic' });
+    const pr = await host.openPullRequest('tips/gone', { title: 'Topic', head: 'topic', base: 'main' });
+    expect(pr.headSha).toBe(head);
+    execFileSync('git', ['update-ref', '-d', 'refs/heads/topic'], { cwd: repo.path });
+    const other = await host.pushCommit('tips/gone', { branch: 'topic/next', from: 'main', files: { 'b.txt': 'b\n' }, message: 'next' });
+    expect(other).not.toBe(head);
+    const seen = await host.getPullRequest({ installation: { account: 'tips', externalId: null }, fullName: 'tips/gone' }, pr.number);
+    expect(seen?.headSha).toBe(head);
+    const base = await host.pushCommit('tips/gone', { branch: 'main', from: 'main', files: { 'c.txt': 'c\n' }, message: 'main moves' });
+    expect((await host.getPullRequest({ installation: { account: 'tips', externalId: null }, fullName: 'tips/gone' }, pr.number))?.baseSha).toBe(base);
+  });
+});

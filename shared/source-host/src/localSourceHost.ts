@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { branchNameProblem } from '@ars/git-refs';
 import { capCheckRunText } from './checkRunLimits.js';
 import { commentableLines } from './diffLines.js';
-import { commitFiles, commitOnto, diffFiles, diffText, fileAt, git, resolveCommit } from './localGit.js';
+import { branchTips, commitFiles, commitOnto, diffFiles, diffText, fileAt, git, resolveCommit } from './localGit.js';
 import { RepositoryStateFile, type StoredCheckRun, type StoredPullRequest, type StoredReviewComment } from './localState.js';
 import { SourceHostError } from './sourceHostError.js';
 import type {
@@ -142,8 +142,9 @@ export class LocalSourceHost implements SourceHost {
       const problem = branchNameProblem(branch);
       if (problem !== null) throw unprocessable(`${field} ${problem}`);
     }
-    const headSha = await resolveCommit(repo.path, `refs/heads/${input.head}`);
-    const baseSha = await resolveCommit(repo.path, `refs/heads/${input.base}`);
+    const tips = await branchTips(repo.path, [input.head, input.base]);
+    const headSha = tips.get(input.head) ?? null;
+    const baseSha = tips.get(input.base) ?? null;
     if (headSha === null) throw unprocessable(`head branch ${input.head} does not exist`);
     if (baseSha === null) throw unprocessable(`base branch ${input.base} does not exist`);
     if (input.head === input.base) throw unprocessable(`head and base are both ${input.head}`);
@@ -340,9 +341,8 @@ export class LocalSourceHost implements SourceHost {
   /** An open pull request's SHAs are its branches' now (the stored ones if a branch is gone); a closed one's are kept. */
   private async liveShas(repoPath: string, pr: StoredPullRequest): Promise<{ headSha: string; baseSha: string }> {
     if (pr.state === 'closed') return { headSha: pr.headSha, baseSha: pr.baseSha };
-    const headSha = (await resolveCommit(repoPath, `refs/heads/${pr.headRef}`)) ?? pr.headSha;
-    const baseSha = (await resolveCommit(repoPath, `refs/heads/${pr.baseRef}`)) ?? pr.baseSha;
-    return { headSha, baseSha };
+    const tips = await branchTips(repoPath, [pr.headRef, pr.baseRef]);
+    return { headSha: tips.get(pr.headRef) ?? pr.headSha, baseSha: tips.get(pr.baseRef) ?? pr.baseSha };
   }
 
   private async pullRequestShas(ref: RepositoryRef, number: number) {

@@ -76,6 +76,9 @@ export interface LocalProviderOptions {
   egress?: SandboxEgressSettings;
 }
 
+/** What `git clone --branch` says (LANG=C) when the branch is not in the repository, an empty one included. */
+const BRANCH_NOT_IN_UPSTREAM = /Remote branch .* not found in upstream/;
+
 export class LocalProvider implements SandboxProvider {
   readonly name = 'local' as const;
   private readonly root: string;
@@ -386,21 +389,24 @@ export class LocalProvider implements SandboxProvider {
     await rm(target, { recursive: true, force: true });
   }
 
+  /**
+   * The clone with its base branch checked out (`clone --branch`: no checkout of the default branch
+   * first), then the working branch: four git processes at most, where a base branch that does not
+   * exist is the clone's own refusal.
+   */
   private async checkout(repoDir: string, request: AllocateRequest): Promise<void> {
     const { signal } = request;
     try {
-      await git(['clone', '--quiet', '--', request.cloneUrl, repoDir], { signal, secrets: [request.cloneUrl] });
+      await git(['clone', '--quiet', '--branch', request.baseBranch, '--', request.cloneUrl, repoDir], { signal, secrets: [request.cloneUrl] });
     } catch (error) {
       if (signal?.aborted) throw error;
+      if (error instanceof GitError && BRANCH_NOT_IN_UPSTREAM.test(error.message)) {
+        throw new AllocationError(`the base branch "${request.baseBranch}" does not exist in the repository`, 'base_branch_missing');
+      }
       throw new AllocationError(`the repository could not be cloned: ${error instanceof GitError ? error.message : String(error)}`, 'clone_failed');
     }
     // The token (if any) must not stay where the agent can read it.
     await git(['remote', 'set-url', 'origin', withoutCredentials(request.cloneUrl)], { cwd: repoDir, signal });
-
-    if (!(await refExists(repoDir, `refs/remotes/origin/${request.baseBranch}`, signal))) {
-      throw new AllocationError(`the base branch "${request.baseBranch}" does not exist in the repository`, 'base_branch_missing');
-    }
-    await git(['checkout', '--quiet', '-B', request.baseBranch, `refs/remotes/origin/${request.baseBranch}`], { cwd: repoDir, signal });
     if (request.workingBranch === request.baseBranch) return;
     if (await refExists(repoDir, `refs/remotes/origin/${request.workingBranch}`, signal)) {
       await git(['checkout', '--quiet', '-B', request.workingBranch, `refs/remotes/origin/${request.workingBranch}`], { cwd: repoDir, signal });

@@ -15,12 +15,7 @@ export function listRepos(router: Router, deps: CatalogDeps): void {
     const userId = pathParam(ctx, 'userId');
     const query = parseListQuery(ctx.query);
     const limit = clampLimit(query.limit, REPO_LIMIT);
-    const reached = await deps.access.reposOf(userId, { q: query.q, limit });
-    const byId = new Map((await deps.repos.findMany(reached.map((access) => access.repoId))).map((repo) => [repo._id, repo]));
-    const repos = reached.flatMap((access) => {
-      const repo = byId.get(access.repoId);
-      return repo && !repo.removedAt ? [toRepo(repo)] : [];
-    });
-    ok(ctx, { repos });
+    const repos = await deps.access.reposOf(userId, { q: query.q, limit });
+    ok(ctx, { repos: repos.map(toRepo) });
   });
 }

@@ -44,10 +44,6 @@ export class RepoStore {
     return this.repos.findOne({ _id: id });
   }
 
-  async findMany(ids: readonly string[]): Promise<RepoDoc[]> {
-    return this.repos.find({ _id: { $in: [...ids] } }).toArray();
-  }
-
   /** The repositories the installation has now (not removed). */
   async ofInstallation(installationId: number): Promise<RepoDoc[]> {
     return this.repos.find({ installationId, removedAt: null }).toArray();

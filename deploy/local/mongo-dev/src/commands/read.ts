@@ -137,26 +137,89 @@ function checkStages(pipeline: Document[]): void {
 function runPipeline(context: CommandContext, name: string, pipeline: Document[], variables: Document | undefined): Doc[] {
   const collection = context.engine.collection(context.db, name);
   // A leading $match goes through the indexes instead of scanning inside mingo.
-  let input: Doc[];
+  let docs: Doc[];
   let rest = pipeline;
   const first = pipeline[0];
   if (first && isPlainObject(first.$match)) {
-    input = selectDocs(collection, { filter: first.$match as Document, variables });
+    docs = selectDocs(collection, { filter: first.$match as Document, variables });
     rest = pipeline.slice(1);
   } else {
-    input = collection ? [...collection.docs.values()] : [];
+    docs = collection ? [...collection.docs.values()] : [];
   }
-  if (rest.length === 0) return input;
+  // Equality $lookups are joined here through the foreign collection's indexes; mingo runs the stages
+  // between them (its own $lookup copies the whole foreign collection for every call).
+  let segment: Document[] = [];
+  let cloned = false;
+  for (const stage of rest) {
+    const lookup = equalityLookup(stage);
+    if (!lookup) {
+      segment.push(stage);
+      continue;
+    }
+    docs = runStages(context, segment, cloned ? docs : docs.map(cloneDoc), variables);
+    cloned = true;
+    segment = [];
+    docs = joinByEquality(context, docs, lookup);
+  }
+  if (segment.length === 0) return docs;
+  return runStages(context, segment, cloned ? docs : docs.map(cloneDoc), variables);
+}
+
+function runStages(context: CommandContext, stages: Document[], docs: Doc[], variables: Document | undefined): Doc[] {
+  if (stages.length === 0) return docs;
   const options = {
     ...queryOptions(variables),
     collectionResolver: (other: string) => [...(context.engine.collection(context.db, other)?.docs.values() ?? [])].map(cloneDoc),
   };
   try {
-    const stages = rest.map((stage) => ('$match' in stage ? { $match: rewriteTypeOperators(stage.$match) } : stage));
-    return new Aggregator(stages, options).run(input.map(cloneDoc)) as Doc[];
+    const rewritten = stages.map((stage) => ('$match' in stage ? { $match: rewriteTypeOperators(stage.$match) } : stage));
+    return new Aggregator(rewritten, options).run(docs) as Doc[];
   } catch (error) {
     throw fromMingoError(error);
   }
+}
+
+interface EqualityLookup {
+  from: string;
+  localField: string;
+  foreignField: string;
+  as: string;
+}
+
+/** A `$lookup` of the equality form (`from`, `localField`, `foreignField`, a top-level `as`; no `let` or `pipeline`). */
+function equalityLookup(stage: Document): EqualityLookup | null {
+  const spec = stage.$lookup as unknown;
+  if (!isPlainObject(spec)) return null;
+  const { from, localField, foreignField, as } = spec;
+  const keys = Object.keys(spec);
+  if (keys.length !== 4 || typeof from !== 'string' || typeof localField !== 'string' || typeof foreignField !== 'string' || typeof as !== 'string')
+    return null;
+  if (as.includes('.') || as.startsWith('$') || localField.startsWith('$') || foreignField.startsWith('$')) return null;
+  return { from, localField, foreignField, as };
+}
+
+/**
+ * MongoDB's equality join: each document gets `as`, the foreign documents whose `foreignField`
+ * equals its `localField` (any element of either, when an array; a missing or null local value
+ * matches a foreign field that is null or missing).
+ */
+function joinByEquality(context: CommandContext, docs: Doc[], lookup: EqualityLookup): Doc[] {
+  const foreign = context.engine.collection(context.db, lookup.from);
+  return docs.map((doc) => {
+    const values = valuesAt(doc, lookup.localField.split('.'));
+    const present = values.filter((value) => value !== undefined && value !== null);
+    const filter = present.length === 0 ? { [lookup.foreignField]: null } : { [lookup.foreignField]: { $in: values.map((value) => value ?? null) } };
+    return { ...doc, [lookup.as]: selectDocs(foreign, { filter }).map(cloneDoc) };
+  });
+}
+
+/** The values at a dotted path, through arrays (each element of an array on the way, and each of an array at the end). */
+function valuesAt(value: unknown, path: string[]): unknown[] {
+  if (path.length === 0) return Array.isArray(value) ? value : [value];
+  if (Array.isArray(value)) return value.flatMap((element) => valuesAt(element, path));
+  if (!isPlainObject(value)) return [undefined];
+  const [head, ...tail] = path;
+  return valuesAt(value[head as string], tail);
 }
 
 function isLong(value: unknown): value is { toNumber(): number } {

@@ -76,6 +76,38 @@ describe('aggregate runs the pipeline stages the services use', () => {
     expect(docs.map((doc) => doc.who)).toEqual([[{ _id: 'c2', name: 'Grace' }], []]);
   });
 
+  test('$lookup after $sort and $limit, then more stages: an array local field matches any element, a missing one matches null or missing', async () => {
+    const grants = env.db.collection('grants');
+    const people = env.db.collection('people');
+    await people.insertMany([
+      { _id: 'p1' as never, name: 'Ada', team: 't1' },
+      { _id: 'p2' as never, name: 'Grace', team: null },
+      { _id: 'p3' as never, name: 'Linus' },
+    ]);
+    await grants.insertMany([
+      { _id: 'g1' as never, rank: 3, who: 'p1' },
+      { _id: 'g2' as never, rank: 1, who: ['p2', 'p3', 'nobody'] },
+      { _id: 'g3' as never, rank: 2 },
+      { _id: 'g4' as never, rank: 4, who: 'p1' },
+    ]);
+    const joined = await grants
+      .aggregate([
+        { $match: { rank: { $lte: 3 } } },
+        { $sort: { rank: 1 } },
+        { $limit: 3 },
+        { $lookup: { from: 'people', localField: 'who', foreignField: '_id', as: 'people' } },
+        { $lookup: { from: 'people', localField: 'missing', foreignField: 'team', as: 'teamless' } },
+        { $project: { _id: 1, names: '$people.name', teamless: '$teamless.name' } },
+      ])
+      .toArray();
+    expect(joined.map((doc) => ({ ...doc, names: [...doc.names].sort(), teamless: [...doc.teamless].sort() }))).toEqual([
+      { _id: 'g2', names: ['Grace', 'Linus'], teamless: ['Grace', 'Linus'] },
+      { _id: 'g3', names: [], teamless: ['Grace', 'Linus'] },
+      { _id: 'g1', names: ['Ada'], teamless: ['Grace', 'Linus'] },
+    ]);
+    expect(await people.countDocuments()).toBe(3);
+  });
+
   test('$unionWith appends another collection, $facet runs sub-pipelines', async () => {
     const union = await orders.aggregate([{ $project: { _id: 1 } }, { $unionWith: { coll: 'customers', pipeline: [{ $project: { _id: 1 } }] } }]).toArray();
     expect(union.map((doc) => doc._id)).toEqual([1, 2, 3, 4, 'c1', 'c2']);

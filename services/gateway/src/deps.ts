@@ -9,6 +9,7 @@ import type { RateLimiter } from './store/rateLimiter.js';
 import type { RunSignalSubscriber } from '@ars/run-signals';
 import type { BrowserSessionStore } from './store/browserSessions.js';
 import type { PersonalAccessTokenStore } from './store/personalAccessTokens.js';
+import type { PatCache } from './auth/patCache.js';
 import type { CliLoginGrant } from './domain/cliLogin.js';
 import type { DevSignInGrant } from './domain/devSignIn.js';
 import type { OneTimeCodeStore } from './store/oneTimeCodes.js';
@@ -35,6 +36,8 @@ export interface Gateway {
   users: UserStore;
   browserSessions: BrowserSessionStore;
   personalAccessTokens: PersonalAccessTokenStore;
+  /** The PATs this gateway looked up lately (auth/patCache.ts): the public routes' reads of MongoDB saved. */
+  patCache: PatCache;
   /** The one-time codes of `ars login` (http/cliLogin.ts). */
   cliLoginCodes: OneTimeCodeStore<CliLoginGrant>;
   /** The OAuth grants of users to MCP clients, as a whole (offboarding). */

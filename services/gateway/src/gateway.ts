@@ -33,6 +33,8 @@ import { settingsRoutes } from './settings/settingsRoutes.js';
 import { signInRoutes } from './signIn/signInRoutes.js';
 import { userIndexes, userStore } from './store/users.js';
 import { createRedisRateLimiter } from './store/rateLimiter.js';
+import { PatCache } from './auth/patCache.js';
+import { PAT_CACHE_TTL_MS, REVOCATION_EPOCH_KEY, REVOCATION_MARK_TTL_MS, revocationMarkKey } from './domain/limits.js';
 import { createRunSignalSubscriber } from '@ars/run-signals';
 import { oauthGrantStore, oauthRecordIndexes } from './store/oauthRecords.js';
 import { adminRoutes, DISABLE_USER_PATH } from './http/disableUser.js';
@@ -52,6 +54,9 @@ function signInMethodsOf(config: ServiceConfig<GatewayConfigSchema>, publicOrigi
     ...(github ? [gitHubSignIn(github, `${publicOrigin}${callbackPathOf('github')}`)] : []),
   ];
 }
+
+/** PATs kept at most (about 200 bytes each). */
+const PAT_CACHE_MAX_ENTRIES = 10_000;
 
 /** The composition step: stores, the rate limiter and one client per peer, each closed on shutdown. */
 async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise<Gateway> {
@@ -80,7 +85,10 @@ async function composeGateway(ctx: ServiceContext<GatewayConfigSchema>): Promise
     runSignals,
     users: userStore(ctx.mongo.db),
     browserSessions: browserSessionStore(ctx.mongo.db),
-    personalAccessTokens: personalAccessTokenStore(ctx.mongo.db),
+    personalAccessTokens: personalAccessTokenStore(ctx.mongo.db, {
+      markRevoked: (tokenIds) => limiter.mark(tokenIds.map(revocationMarkKey), REVOCATION_EPOCH_KEY, REVOCATION_MARK_TTL_MS),
+    }),
+    patCache: new PatCache({ ttlMs: PAT_CACHE_TTL_MS, maxEntries: PAT_CACHE_MAX_ENTRIES }),
     cliLoginCodes: oneTimeCodeStore<CliLoginGrant>(ctx.mongo.db, CLI_LOGIN_CODES),
     devSignInCodes: oneTimeCodeStore<DevSignInGrant>(ctx.mongo.db, DEV_SIGN_IN_CODES),
     oauthGrants: oauthGrantStore(ctx.mongo.db),

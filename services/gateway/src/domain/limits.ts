@@ -33,3 +33,21 @@ export function runStartExceededMessage(exceededKey: string): string {
 }
 
 export const LIMITER_UNAVAILABLE = `Rate-limit backend unavailable; retry after ${RETRY_AFTER_SECONDS} seconds`;
+
+/**
+ * How long a gateway keeps a PAT it looked up in MongoDB. Expiry is checked against the kept
+ * `expiresAt` on every request; revocation by the PAT's mark in Redis, read in the per-PAT limit's
+ * own round trip (`patRevocation`).
+ */
+export const PAT_CACHE_TTL_MS = 15_000;
+
+/** A revoked PAT's mark lives far longer than any kept copy of the PAT (PAT_CACHE_TTL_MS). */
+export const REVOCATION_MARK_TTL_MS = 600_000;
+
+/** The revocation marks' epoch: a new value means Redis lost its data, marks included. */
+export const REVOCATION_EPOCH_KEY = 'rl:pat-revoked:epoch';
+
+/** The mark of a revoked PAT, set before the revocation is written to MongoDB. */
+export function revocationMarkKey(tokenId: string): string {
+  return `rl:pat-revoked:${tokenId}`;
+}

@@ -1,15 +1,61 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '@ars/errors';
 import type { Middleware } from '@ars/http-app';
-import { LIMITER_UNAVAILABLE, PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS, perTokenWindow, runStartExceededMessage, runStartWindows } from '../domain/limits.js';
+import {
+  LIMITER_UNAVAILABLE,
+  PER_TOKEN_EXCEEDED,
+  RETRY_AFTER_SECONDS,
+  REVOCATION_EPOCH_KEY,
+  perTokenWindow,
+  revocationMarkKey,
+  runStartExceededMessage,
+  runStartWindows,
+} from '../domain/limits.js';
 import type { Gateway } from '../deps.js';
-import type { ConsumeResult, RateLimiter, RateWindow } from '../store/rateLimiter.js';
-import { principalOf } from '../auth/authenticateToken.js';
+import type { ConsumeResult, GuardedConsumeResult, RateLimiter, RateWindow } from '../store/rateLimiter.js';
+import { REVOKED_TOKEN, notePatUse, principalOf, resolveBearer, resolvePatKept } from '../auth/authenticateToken.js';
 
 /** Redis unreachable fails closed: 503 with `Retry-After: 60`, never an unlimited pass. */
 async function consumeOrUnavailable(gateway: Gateway, windows: readonly RateWindow[], member?: string): Promise<ConsumeResult> {
   try {
     return await gateway.limiter.consume(windows, member);
+  } catch (error) {
+    gateway.logger.warn({ err: error }, 'rate-limit backend unavailable');
+    throw AppError.unavailable(LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS);
+  }
+}
+
+/**
+ * The public routes' first two steps: the PAT (401), then its per-PAT limit (429/503). The PAT may
+ * come from this gateway's cache; its revocation mark is read in the limit's own Redis round trip,
+ * so a PAT revoked through any gateway is refused at its very next request here, and a Redis that
+ * lost its marks (a new epoch) sends every kept PAT back to MongoDB. A request refused 401 counts
+ * against nothing, as before.
+ */
+export function authenticateAndLimitPat(gateway: Gateway): Middleware {
+  return async (ctx, next) => {
+    const authorization = ctx.get('Authorization') || undefined;
+    let resolved = await resolvePatKept(gateway, authorization);
+    const result = await consumeGuardedOrUnavailable(gateway, resolved.principal.tokenId);
+    if ('marked' in result) {
+      gateway.patCache.forget(resolved.tokenHash);
+      throw AppError.unauthorized(REVOKED_TOKEN);
+    }
+    if (!gateway.patCache.sameEpoch(result.epoch) && resolved.kept) {
+      // Kept under marks Redis no longer holds: what MongoDB says now decides.
+      resolved = { ...resolved, principal: await resolveBearer(gateway, authorization), kept: false };
+    } else {
+      notePatUse(gateway, resolved.token);
+    }
+    if (!result.allowed) throw AppError.rateLimited(PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS);
+    ctx.state.principal = resolved.principal;
+    await next();
+  };
+}
+
+async function consumeGuardedOrUnavailable(gateway: Gateway, tokenId: string): Promise<GuardedConsumeResult> {
+  try {
+    return await gateway.limiter.consumeGuarded([perTokenWindow(tokenId)], { markKey: revocationMarkKey(tokenId), epochKey: REVOCATION_EPOCH_KEY });
   } catch (error) {
     gateway.logger.warn({ err: error }, 'rate-limit backend unavailable');
     throw AppError.unavailable(LIMITER_UNAVAILABLE, RETRY_AFTER_SECONDS);

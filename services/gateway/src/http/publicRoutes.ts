@@ -1,11 +1,11 @@
 import { Router, type Middleware, type RouterMiddleware } from '@ars/http-app';
 import { PUBLIC_PREFIX, PUBLIC_ROUTES, type PublicRoute } from '../domain/routeTable.js';
 import type { Gateway } from '../deps.js';
-import { authenticateToken, requireScope } from '../auth/authenticateToken.js';
+import { requireScope } from '../auth/authenticateToken.js';
 import { parseJsonBody } from './jsonBody.js';
 import { mcpGet, mcpPost, mcpPreflight } from './mcpTransport.js';
 import { openApiDocumentRoute } from './openApiDocument.js';
-import { limitPerPat } from '../handlers/rateLimits.js';
+import { authenticateAndLimitPat } from '../handlers/rateLimits.js';
 import { restRoute } from './restRoute.js';
 import { routeHandler } from '../handlers/routeHandler.js';
 import { runEventsRoute } from './runEventStream.js';
@@ -35,12 +35,11 @@ function handlerFor(gateway: Gateway, route: PublicRoute): RouterMiddleware {
  */
 export function publicRoutes(gateway: Gateway): Router {
   const router = new Router({ prefix: PUBLIC_PREFIX });
-  const authenticate = authenticateToken(gateway);
-  const perToken = limitPerPat(gateway);
+  const authenticateAndLimit = authenticateAndLimitPat(gateway);
   const jsonBody = parseJsonBody();
   for (const route of PUBLIC_ROUTES) {
     const chain: Middleware[] = [];
-    if (route.auth === 'read' || route.auth === 'write') chain.push(authenticate, perToken, requireScope(route.auth), jsonBody);
+    if (route.auth === 'read' || route.auth === 'write') chain.push(authenticateAndLimit, requireScope(route.auth), jsonBody);
     router.register(route.path, [route.method], [...chain, handlerFor(gateway, route)] as RouterMiddleware[]);
   }
   return router;

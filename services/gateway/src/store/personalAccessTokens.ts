@@ -38,20 +38,29 @@ export interface NewToken {
   expiresAt: Date | null;
 }
 
+/**
+ * Marks revoked PATs where every gateway looks on every request (Redis), before MongoDB records the
+ * revocation: a gateway that keeps a copy of the PAT (auth/patCache.ts) refuses it at its next
+ * request. A mark that cannot be set fails the revocation (nothing is revoked; the caller retries).
+ */
+export interface RevocationMarks {
+  markRevoked(tokenIds: readonly string[]): Promise<void>;
+}
+
 export interface PersonalAccessTokenStore {
   create(token: NewToken): Promise<PersonalAccessTokenDocument>;
-  /** Looked up on every request (no cache): revocation and expiry apply to the very next request. */
+  /** The PAT of this hash, as stored now. */
   findByHash(tokenHash: string): Promise<PersonalAccessTokenDocument | undefined>;
   listForUser(userId: string): Promise<PersonalAccessTokenDocument[]>;
-  /** Sets `revokedAt` (kept when already revoked); false when the user has no such token. */
+  /** Marks it, then sets `revokedAt` (kept when already revoked); undefined when the user has no such token. */
   revoke(userId: string, id: string, now?: Date): Promise<PersonalAccessTokenDocument | undefined>;
-  /** Revokes every live token of the user at once; how many. */
+  /** Marks and revokes every live token of the user at once; how many. */
   revokeAllOf(userId: string, now?: Date): Promise<number>;
   /** Records a use at `at` (never moving `lastUsedAt` back). */
   markUsed(id: string, at: Date): Promise<void>;
 }
 
-export function personalAccessTokenStore(db: Db): PersonalAccessTokenStore {
+export function personalAccessTokenStore(db: Db, marks: RevocationMarks): PersonalAccessTokenStore {
   const tokens = db.collection<PersonalAccessTokenDocument>(TOKENS);
   return {
     async create(token) {
@@ -66,11 +75,23 @@ export function personalAccessTokenStore(db: Db): PersonalAccessTokenStore {
       return tokens.find({ userId }).sort({ createdAt: -1 }).toArray();
     },
     async revoke(userId, id, now = new Date()) {
+      // Only the user's own token is marked: an id of someone else's marks nothing.
+      const token = await tokens.findOne({ _id: id, userId });
+      if (!token) return undefined;
+      if (token.revokedAt) return token;
+      await marks.markRevoked([id]);
       await tokens.updateOne({ _id: id, userId, revokedAt: null }, { $set: { revokedAt: now } });
       return (await tokens.findOne({ _id: id, userId })) ?? undefined;
     },
     async revokeAllOf(userId, now = new Date()) {
-      return (await tokens.updateMany({ userId, revokedAt: null }, { $set: { revokedAt: now } })).modifiedCount;
+      const live = await tokens.find({ userId, revokedAt: null }, { projection: { _id: 1 } }).toArray();
+      await marks.markRevoked(live.map((token) => token._id));
+      const revoked = (await tokens.updateMany({ userId, revokedAt: null }, { $set: { revokedAt: now } })).modifiedCount;
+      // A token made between the look and the write is revoked too: it is marked after.
+      const marked = new Set(live.map((token) => token._id));
+      const late = await tokens.find({ userId, revokedAt: now }, { projection: { _id: 1 } }).toArray();
+      await marks.markRevoked(late.map((token) => token._id).filter((id) => !marked.has(id)));
+      return revoked;
     },
     async markUsed(id, at) {
       await tokens.updateOne({ _id: id }, { $max: { lastUsedAt: at } });

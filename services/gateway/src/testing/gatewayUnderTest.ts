@@ -28,6 +28,8 @@ export interface GatewayOptions {
   system: RunningSystem;
   /** Another Redis than the suite's (the outage test stops its own). */
   redisUrl?: string;
+  /** Another gateway's database, to be two instances of one deployment (a database of its own by default). */
+  mongoDb?: string;
   env?: Record<string, string>;
 }
 
@@ -51,7 +53,7 @@ export async function startGatewayUnderTest(options: GatewayOptions): Promise<Ga
   };
   const empty = Object.values(peers).map((p) => p.server);
   const port = await freePort();
-  const mongoDb = `ars_gateway_test_${randomBytes(6).toString('hex')}`;
+  const mongoDb = options.mongoDb ?? `ars_gateway_test_${randomBytes(6).toString('hex')}`;
   const running = await startGateway({
     env: {
       ...TEST_ADDRESS_LIMITS,

@@ -17,6 +17,7 @@ import collections
 import ctypes
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -144,6 +145,9 @@ def main(argv):
     sampler = threading.Thread(target=sample_command_lines, args=(cmdlines_path, stop), daemon=True)
     sampler.start()
     set_accounting(acct_path)
+    # Stopped by a signal, accounting is still switched off (the finally below runs).
+    for name in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(name, lambda number, _frame: sys.exit(128 + number))
     started = time.time()
     try:
         code = subprocess.call(argv)

@@ -1,12 +1,12 @@
 // Test helper for the tests that start the bundled real CLIs.
-import { createServer } from 'node:net';
 
-/** A loopback port nothing listens on: one the kernel just handed out, closed again. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('the server has no port');
-  return address.port;
+/**
+ * A loopback port nothing listens on, and nothing will: TCP port 1 (tcpmux), which no service of
+ * this project binds and only root could. A port the kernel just handed out and that was closed
+ * again could be taken by any process starting meanwhile (a CI run starts hundreds): once, beside
+ * other load, Claude Code reported a model problem there (something answered), not an unreachable
+ * provider.
+ */
+export function closedPort(): Promise<number> {
+  return Promise.resolve(1);
 }

@@ -16,12 +16,40 @@ import { firstReview, reviewedRepo, untilAttemptEnded } from '../support/prRevie
 import { SandboxesClient } from '../support/sandboxes.js';
 import { git, harnessPid, newRunsUser, processAlive, sourceRepositoryPath, type RunEvent } from '../support/runs.js';
 
-const system = ownSystem('the real Codex and Claude Code CLIs against the model stand-in (HARNESS_CLIS=real)', {
-  HARNESS_CLIS: 'real',
-  HARNESS_STAND_IN_TOOLS: 'on',
-  // Far above any other test's runs (a few hundred tokens each); the budget test's one prompt passes it.
-  RUN_TOKEN_BUDGET: '20000',
-});
+/**
+ * The services' lines (at info, the access log left out), kept so that a run whose wait times out
+ * tells its story: a CI run saw real-CLI runs stay streaming 90 s after their `completed` event, with
+ * nothing else to read.
+ */
+const serviceLines: string[] = [];
+function keepServiceLine(line: string): void {
+  if (line.includes('"msg":"request"')) return;
+  serviceLines.push(line.length > 600 ? `${line.slice(0, 600)}…` : line);
+  if (serviceLines.length > 50_000) serviceLines.splice(0, 10_000);
+}
+
+/** `waiting`, or its failure with the services' lines naming the run. */
+async function told<T>(runId: string, waiting: Promise<T>): Promise<T> {
+  try {
+    return await waiting;
+  } catch (error) {
+    const naming = serviceLines.filter((line) => line.includes(runId)).slice(-80);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}\nthe services' lines naming ${runId} (the last ${naming.length}):\n${naming.join('\n')}`,
+    );
+  }
+}
+
+const system = ownSystem(
+  'the real Codex and Claude Code CLIs against the model stand-in (HARNESS_CLIS=real)',
+  {
+    HARNESS_CLIS: 'real',
+    HARNESS_STAND_IN_TOOLS: 'on',
+    // Far above any other test's runs (a few hundred tokens each); the budget test's one prompt passes it.
+    RUN_TOKEN_BUDGET: '20000',
+  },
+  () => ({ logLevel: 'info', output: keepServiceLine }),
+);
 
 /** The run as the system's own callers read it: its usage. */
 async function internalRun(userId: string, runId: string): Promise<InternalRun> {
@@ -52,7 +80,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, prompt: 'Say hello.\n@say first line\n@say second line' });
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect([done.status, done.error]).toEqual(['success', null]);
       expect(done.runtime.provider).toBe('local');
       expect(events[0]).toMatchObject({ type: 'stream_started', payload: {} });
@@ -67,7 +95,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, prompt: '@shell echo real-$((6*7)) && cat README.md' });
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect(done).toMatchObject({ status: 'success' });
       const shell = events.find((e) => e.type === 'tool_call' && e.toolName === SHELL_TOOL[harness]);
       expect(JSON.stringify(shell?.payload)).toContain('real-42');
@@ -80,7 +108,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, prompt: '@tool search {"q":"docs","n":[1,2]}\n@say after the tool' });
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect([done.status, done.error]).toEqual(['success', null]);
       const calls = events.filter((e) => e.type === 'tool_call');
       expect(calls.map((e) => e.toolName)).toEqual(['search']);
@@ -97,7 +125,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, account, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, createBranch: true, prompt: '@write notes/real.txt written by a real CLI\\n' });
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect(done).toMatchObject({ status: 'success' });
       expect(events.find((e) => e.type === 'file_change')?.payload).toEqual({ changes: [{ path: 'notes/real.txt', kind: 'add' }] });
       const bare = await sourceRepositoryPath(system().stack.services.catalog.url, system().internalToken, account, repoId);
@@ -111,7 +139,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, prompt: '@say trying\n@fail the model is out of ideas\n@say never said' });
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect(done.status).toBe('failed');
       expect(done.error).toContain('the model is out of ideas');
       expect(messagesOf(events)).not.toContain('never said');
@@ -124,11 +152,14 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, prompt: '@shell echo harness-pid=$PPID cwd=$PWD\n@sleep 60000\n@say too late' });
-      const { events } = await runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined, 90_000);
+      const { events } = await told(
+        run.runId,
+        runs.waitFor(run.runId, (_r, seen) => harnessPid(seen) !== undefined, 90_000),
+      );
       const pid = harnessPid(events) ?? 0;
       expect(processAlive(pid)).toBe(true);
       expect(dataOf(await runs.cancel(run.runId)).status).toBe('cancellation_requested');
-      const { run: done, events: all } = await runs.waitFor(run.runId, undefined, 20_000);
+      const { run: done, events: all } = await told(run.runId, runs.waitFor(run.runId, undefined, 20_000));
       expect(done.status).toBe('cancelled');
       expect(messagesOf(all)).not.toContain('too late');
       await waitFor(`the CLI's process ${pid} to be gone`, () => !processAlive(pid), 10_000);
@@ -151,7 +182,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
       const decisions: string[][] = [];
       for (const prompt of ['Where is the config read?', 'And who writes it?', '@recall']) {
         const run = await runs.started({ repoId, harness, conversationId, prompt });
-        const ended = await runs.waitFor(run.runId, undefined, 90_000);
+        const ended = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
         expect(ended.run).toMatchObject({ status: 'success' });
         decisions.push(await threadDecisions({ runId: run.runId, sandboxRecordId: ended.run.sandboxRecordId }));
         if (prompt === '@recall') {
@@ -172,7 +203,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, mode: 'read-only', prompt: '@write blocked.txt nope\n@shell ls blocked.txt 2>&1 || echo absent' });
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect(['success', 'failed']).toContain(done.status);
       expect(events[0]?.message).toContain('read-only');
       expect(events.some((e) => e.type === 'file_change')).toBe(false);
@@ -188,8 +219,11 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
       const run = await runs.started({ repoId, harness, prompt: '@drop' });
       // A wait in the sandboxes' queue, behind this suite's other runs, is not the CLI retrying: the
       // wait for the end starts with the CLI (a loaded CI run spent 90 s on both together).
-      await runs.waitFor(run.runId, (_run, seen) => seen.length > 0, 90_000);
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      await told(
+        run.runId,
+        runs.waitFor(run.runId, (_run, seen) => seen.length > 0, 90_000),
+      );
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       // From the CLI's start to the run's end: the CLI gave up (bounded retries).
       expect(Date.parse(done.updatedAt) - Date.parse(events[0]?.createdAt ?? '')).toBeLessThan(60_000);
       expect(done.status).toBe('failed');
@@ -205,7 +239,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
     async () => {
       const { runs, account, repoId } = await newRunsUser(system().baseUrl);
       const run = await runs.started({ repoId, harness, prompt: '@say counting' });
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect(done).toMatchObject({ status: 'success' });
       const reports = events.filter((e) => e.type === 'usage').map((e) => e.payload as Record<string, unknown>);
       expect(reports.length).toBeGreaterThan(0);
@@ -234,7 +268,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
         `@shell echo "own-run-keys=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -E '^(CODEX|ANTHROPIC)_API_KEY=ars-run-')"`,
       ].join('\n');
       const run = await runs.started({ repoId, harness, prompt });
-      const { run: done, events } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done, events } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect(done).toMatchObject({ status: 'success' });
       const outputs = events.filter((e) => e.type === 'tool_call' && e.toolName === SHELL_TOOL[harness]).map((e) => JSON.stringify(e.payload));
       expect(outputs).toHaveLength(3);
@@ -253,7 +287,7 @@ describe.each(['codex', 'claude-code'] as const)('%s: the real CLI runs every di
       // The model stand-in reports a quarter of the prompt's characters as input tokens: ~22,600 here, over the system's 20,000.
       const prompt = `@say over budget\n${'lorem ipsum '.repeat(7_500)}`;
       const run = await runs.started({ repoId, harness, prompt });
-      const { run: done } = await runs.waitFor(run.runId, undefined, 90_000);
+      const { run: done } = await told(run.runId, runs.waitFor(run.runId, undefined, 90_000));
       expect(done.status).toBe('failed');
       expect(done.error).toMatch(/^token budget: the run used \d+ tokens, over its budget of 20000 \(RUN_TOKEN_BUDGET\)$/);
       const internal = await internalRun(account.userId, run.runId);

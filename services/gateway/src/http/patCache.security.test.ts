@@ -6,8 +6,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
 import { freePort } from '@ars/testenv';
-import { displayPrefixOf, generateToken, hashToken } from '../domain/personalAccessTokens.js';
-import { bearer, call, errorOf, gatewaySuite, startGatewayUnderTest, startRedis, stopRedis, tenant, type GatewayUnderTest } from '../testing/index.js';
+import {
+  bearer,
+  call,
+  errorOf,
+  gatewaySuite,
+  startGatewayUnderTest,
+  startRedis,
+  stopRedis,
+  tenant,
+  storeExpiringToken,
+  type GatewayUnderTest,
+} from '../testing/index.js';
 
 const suite = gatewaySuite();
 /**
@@ -78,21 +88,7 @@ describe('a PAT revoked through one gateway is refused at its very next request 
 describe('a kept PAT past its expiry is refused at its very next request', () => {
   test('a PAT expiring in seconds: 200 while valid, 401 expired right after, from the gateway that keeps it', async () => {
     const { account } = await tenant(first.baseUrl);
-    const plaintext = generateToken();
-    const expiresAt = new Date(Date.now() + EXPIRES_IN_MS);
-    await tokens((collection) =>
-      collection.insertOne({
-        _id: `pat_expiring_${Date.now()}` as never,
-        userId: account.userId,
-        name: 'expiring',
-        tokenHash: hashToken(plaintext),
-        prefix: displayPrefixOf(plaintext),
-        scopes: ['read', 'write'],
-        createdAt: new Date(),
-        expiresAt,
-        revokedAt: null,
-      }),
-    );
+    const { plaintext, expiresAt } = await storeExpiringToken(first, account.userId, EXPIRES_IN_MS);
     expect((await repos(second, plaintext)).status).toBe(200);
     expect((await repos(second, plaintext)).status).toBe(200);
     await sleep(Math.max(0, expiresAt.getTime() - Date.now()) + 50);

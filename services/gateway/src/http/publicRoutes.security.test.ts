@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoClient } from 'mongodb';
-import { displayPrefixOf, generateToken, hashToken } from '../domain/personalAccessTokens.js';
 import { PUBLIC_ROUTES } from '../domain/routeTable.js';
-import { bearer, call, createToken, dataOf, errorOf, gatewaySuite, tenant, type CreatedToken } from '../testing/index.js';
+import { bearer, call, createToken, dataOf, errorOf, gatewaySuite, storeExpiringToken, tenant, type CreatedToken } from '../testing/index.js';
 
 const suite = gatewaySuite();
 /**
@@ -66,27 +64,7 @@ describe('revocation and expiry take effect on the very next request', () => {
     const { account } = await tenant(suite.gateway.baseUrl);
     // A day (the shortest expiresInDays) cannot pass in a test: a PAT is stored expiring seconds from
     // now instead (EXPIRES_IN_MS). Its expiresAt never changes once made, and the gateway that keeps it checks that.
-    const plaintext = generateToken();
-    const expiresAt = new Date(Date.now() + EXPIRES_IN_MS);
-    const client = await MongoClient.connect(suite.gateway.mongoUrl);
-    try {
-      await client
-        .db(suite.gateway.mongoDb)
-        .collection('personal_access_tokens')
-        .insertOne({
-          _id: `pat_short_${Date.now()}` as never,
-          userId: account.userId,
-          name: 'short',
-          tokenHash: hashToken(plaintext),
-          prefix: displayPrefixOf(plaintext),
-          scopes: ['read', 'write'],
-          createdAt: new Date(),
-          expiresAt,
-          revokedAt: null,
-        });
-    } finally {
-      await client.close();
-    }
+    const { plaintext, expiresAt } = await storeExpiringToken(suite.gateway, account.userId, EXPIRES_IN_MS);
     expect((await call(`${suite.api}/agents`, { headers: bearer(plaintext) })).status).toBe(200);
     await sleep(Math.max(0, expiresAt.getTime() - Date.now()) + 50);
     const next = await call(`${suite.api}/agents`, { headers: bearer(plaintext) });

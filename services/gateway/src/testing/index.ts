@@ -9,6 +9,7 @@ export { startEmptyPeer, startRunsStandIn } from './peerStandIns.js';
 export type { EmptyPeer, RunsStandIn } from './peerStandIns.js';
 export { letRunStartMinutePass } from './runStartWindow.js';
 export { startRunAt } from './runStarts.js';
+export { storeExpiringToken } from './expiringToken.js';
 export { startRedis, stopRedis } from './privateRedis.js';
 export { startIdentityProvider } from './identityProvider.js';
 export type { IdentityAccount, IdentityProvider, IdentityProviderOptions } from './identityProvider.js';

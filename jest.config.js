@@ -57,7 +57,7 @@ export default {
   // 100 spawns cost the parent 7.6 ms of CPU each at 53 MB and 42 ms at 1.1 GB (513 ms of wall time
   // each). That run spent a third of its CPU in the kernel (sys 1,410 s, user 2,811 s).
   workerIdleMemoryLimit: '512MB',
-  reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
+  reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs', '<rootDir>/scripts/jestWatchdogReporter.cjs'],
   // Longest first: suites with a system of their own, then the shared system's, then the rest.
   testSequencer: '<rootDir>/scripts/jestSequencer.cjs',
 };

@@ -323,6 +323,9 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
   // Stopped by us once its result was in and it did not exit: the turn is over, not crashed.
   let stoppedAfterResult = false;
   let exitAfterResult: NodeJS.Timeout | undefined;
+  // A rejection of onEvent ends the run only once the CLI is gone (or its output given up on, as
+  // for a cancel), so that the caller may remove the tree it worked in.
+  let sinkFailure: SinkError | null = null;
   try {
     const stream = query({
       prompt: options.prompt,
@@ -346,9 +349,18 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
       },
     });
     for await (const message of untilAbandoned(stream, abortController.signal, CLAUDE_OUTPUT_AFTER_STOP_MS)) {
-      const events = mapper.map(message);
-      if (mapper.sessionStarted !== null && !sink.hasStarted) await sink.start(withMode(mapper.sessionStarted, mode));
-      for (const e of events) await sink.emit(e);
+      // onEvent refused an event: the CLI is being stopped, and what it still says is dropped.
+      if (sinkFailure !== null) continue;
+      try {
+        const events = mapper.map(message);
+        if (mapper.sessionStarted !== null && !sink.hasStarted) await sink.start(withMode(mapper.sessionStarted, mode));
+        for (const e of events) await sink.emit(e);
+      } catch (error) {
+        if (!(error instanceof SinkError)) throw error;
+        sinkFailure = error;
+        abortController.abort();
+        continue;
+      }
       // The result is the turn's last message. A CLI that has sent it (an error result after its
       // retries were spent included) and still has not exited is stopped: a fresh CI run saw the run
       // stay streaming for 90 s after its result.
@@ -359,7 +371,9 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
         }, CLAUDE_EXIT_AFTER_RESULT_MS);
       }
     }
+    if (sinkFailure !== null) throw sinkFailure;
   } catch (error) {
+    if (sinkFailure !== null) throw sinkFailure;
     if (error instanceof SinkError) throw error;
     if (signal.aborted) return ran({ status: 'cancelled' });
     if (!stoppedAfterResult) {

@@ -314,28 +314,46 @@ async function runCodexInner(options: RunHarnessOptions): Promise<HarnessResult>
   const held: HarnessEvent[] = [];
   let crash: string | null = null;
   const unguard = guardStdin(options.executablePath ?? '');
+  // The CLI is stopped by a cancel, or by a rejection of onEvent; the latter ends the run only once
+  // the CLI has exited (the SDK's stream ends with its process), so that the caller may remove the
+  // tree it worked in.
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) stop.abort();
+  let sinkFailure: SinkError | null = null;
   try {
-    const { events } = await thread.runStreamed(options.prompt, { signal });
+    const { events } = await thread.runStreamed(options.prompt, { signal: stop.signal });
     for await (const event of events) {
-      const mapped = mapCodexEvent(event, options.treeRoot ?? cwd, state);
-      if (mapped === 'start') {
-        startedThreadId = thread.id;
-        await sink.start(withMode(`codex thread ${thread.id ?? '(unnamed)'} started`, mode));
-        continue;
-      }
-      for (const e of mapped) {
-        if (e.type === 'usage') held.push(e);
-        else await sink.emit(e);
+      if (sinkFailure !== null) continue;
+      try {
+        const mapped = mapCodexEvent(event, options.treeRoot ?? cwd, state);
+        if (mapped === 'start') {
+          startedThreadId = thread.id;
+          await sink.start(withMode(`codex thread ${thread.id ?? '(unnamed)'} started`, mode));
+          continue;
+        }
+        for (const e of mapped) {
+          if (e.type === 'usage') held.push(e);
+          else await sink.emit(e);
+        }
+      } catch (error) {
+        if (!(error instanceof SinkError)) throw error;
+        sinkFailure = error;
+        stop.abort();
       }
     }
+    if (sinkFailure !== null) throw sinkFailure;
     for (const e of flushCodexState(state)) await sink.emit(e);
   } catch (error) {
+    if (sinkFailure !== null) throw sinkFailure;
     if (error instanceof SinkError) throw error;
     if (signal.aborted) return ran({ status: 'cancelled', ...(state.usage ? { usage: state.usage } : {}) });
     crash = describeCrash(errorText(error));
     if (state.lastError !== null) crash += ` (last error: ${state.lastError})`;
     if (sink.hasStarted) for (const e of flushCodexState(state)) await sink.emit(e);
   } finally {
+    signal.removeEventListener('abort', onAbort);
     unguard();
   }
   if (signal.aborted) return ran({ status: 'cancelled' });

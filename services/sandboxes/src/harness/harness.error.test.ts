@@ -110,20 +110,28 @@ describe.each(HARNESSES)('%s adapter: failures, cancellation, crashes', (harness
     expect(events.at(-1)?.type).toBe('error');
   });
 
-  test('a rejecting onEvent stops the harness and runHarness rejects with it', async () => {
+  test('a rejecting onEvent stops the harness and runHarness rejects with it, once the harness process is gone', async () => {
+    let pid: number | null = null;
     await expect(
       runHarness({
         harness,
-        prompt: '@say hi\n@sleep 30000',
+        prompt: '@shell echo $PPID\n@sleep 30000',
         cwd: tree.dir,
         env: scrubbedEnv(tree.dir),
         signal: new AbortController().signal,
         executablePath: standInExecutable(harness),
-        onEvent: async () => {
-          throw new Error('store down');
+        onEvent: async (event) => {
+          // `$PPID` of the shell is the harness process itself.
+          if (event.type === 'tool_call' && event.payload.kind === 'shell') {
+            pid = Number(String(event.payload.output).trim());
+            throw new Error('store down');
+          }
         },
       }),
     ).rejects.toThrow('store down');
+    expect(pid).toBeGreaterThan(1);
+    // Gone already, not soon: the caller removes the tree the harness worked in as soon as it returns.
+    expect(isAlive(pid as unknown as number)).toBe(false);
   });
 });
 

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { ConfigOf, EnvSchema } from './variables.js';
 
@@ -18,6 +18,28 @@ export class ConfigError extends Error {
 
 export type EnvSource = Readonly<Record<string, string | undefined>>;
 
+// One instance, and one compiled validator per schema: a process that loads its configuration more
+// than once (a service's check, then its start; a test system starting services in-process)
+// compiles it once.
+const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
+addFormats(ajv);
+const validators = new WeakMap<EnvSchema, ValidateFunction>();
+
+function validatorOf(schema: EnvSchema): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    const properties: Record<string, unknown> = {};
+    const required: string[] = [];
+    for (const [name, variable] of Object.entries(schema)) {
+      properties[name] = variable.schema;
+      if (variable.required) required.push(name);
+    }
+    validate = ajv.compile({ type: 'object', properties, required });
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
 function quote(raw: string): string {
   const shown = raw.length > 80 ? `${raw.slice(0, 77)}...` : raw;
   return JSON.stringify(shown);
@@ -29,21 +51,15 @@ function quote(raw: string): string {
  * validated with ajv. Throws `ConfigError` with a one-line message on any bad or missing value.
  */
 export function loadConfig<S extends EnvSchema>(schema: S, source: EnvSource = process.env): ConfigOf<S> {
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
   const input: Record<string, unknown> = {};
   const raws: Record<string, string> = {};
   for (const [name, variable] of Object.entries(schema)) {
-    properties[name] = variable.schema;
-    if (variable.required) required.push(name);
     const raw = source[name];
     if (raw === undefined || raw.trim() === '') continue;
     raws[name] = raw;
     input[name] = variable.prepare ? variable.prepare(raw.trim()) : raw.trim();
   }
-  const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
-  addFormats(ajv);
-  const validate = ajv.compile({ type: 'object', properties, required });
+  const validate = validatorOf(schema);
   if (validate(input)) return input as ConfigOf<S>;
 
   const problems = new Map<string, string>();

@@ -79,8 +79,14 @@ export function describeValidationError(error: ErrorObject, root: string): strin
   }
 }
 
-function compile(ajv: Ajv, schema: SchemaObject): ValidateFunction {
-  return ajv.compile(schema);
+/**
+ * The schema's validator, compiled on its first use: a process compiles only what it serves (a
+ * service's start compiled every route's schema, about a tenth of its start-up CPU, and every
+ * in-process test system paid it again).
+ */
+function compiledOnFirstUse(ajv: Ajv, schema: SchemaObject): () => ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  return () => (validate ??= ajv.compile(schema));
 }
 
 /**
@@ -89,9 +95,10 @@ function compile(ajv: Ajv, schema: SchemaObject): ValidateFunction {
  * Defaults in the schema are applied to the returned value.
  */
 export function validateBody<T>(schema: SchemaObject): (body: unknown) => T {
-  const validate = compile(bodyAjv, schema);
+  const validator = compiledOnFirstUse(bodyAjv, schema);
   return (body: unknown): T => {
     const value = body === undefined ? {} : body;
+    const validate = validator();
     if (validate(value)) return value as T;
     const [first] = validate.errors ?? [];
     throw AppError.badRequest(first ? describeValidationError(first, 'body') : 'body is invalid');
@@ -103,10 +110,11 @@ export function validateBody<T>(schema: SchemaObject): (body: unknown) => T {
  * parameters arrive as arrays; a scalar schema takes the single value. Throws 400 naming the field.
  */
 export function parseQuery<T>(schema: SchemaObject): (query: Record<string, string | string[] | undefined>) => T {
-  const validate = compile(queryAjv, schema);
+  const validator = compiledOnFirstUse(queryAjv, schema);
   return (query): T => {
     const value: Record<string, unknown> = {};
     for (const [key, raw] of Object.entries(query)) if (raw !== undefined && raw !== '') value[key] = raw;
+    const validate = validator();
     if (validate(value)) return value as T;
     const [first] = validate.errors ?? [];
     throw AppError.badRequest(first ? describeValidationError(first, 'query') : 'query is invalid');

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { describeSchemaError, jsonPath } from './schemaMessages.js';
 
 export const NODE_TYPES = ['start', 'agent', 'condition', 'parallel', 'join', 'delay', 'await_event', 'set_variable', 'end'] as const;
@@ -98,7 +98,9 @@ export const FLOW_GRAPH_SCHEMA = {
 
 // strictNumbers: `1e999` parses to Infinity, which is not a finite number.
 const ajv = new Ajv({ allErrors: true, strict: true, strictNumbers: true, allowUnionTypes: true, removeAdditional: true });
-const validateGraphShape = ajv.compile<FlowGraph>(FLOW_GRAPH_SCHEMA);
+// Compiled on first use, so that a start of the engine (or of a test system) compiles nothing it does not serve.
+let graphShape: ValidateFunction<FlowGraph> | undefined;
+const graphShapeValidator = (): ValidateFunction<FlowGraph> => (graphShape ??= ajv.compile<FlowGraph>(FLOW_GRAPH_SCHEMA));
 
 export type FlowGraphParse = { ok: true; graph: FlowGraph } | { ok: false; problems: string[] };
 
@@ -127,6 +129,7 @@ function duplicateIdProblems(items: readonly { id: string }[], path: string): st
  */
 export function parseFlowGraph(value: unknown, root = 'graph'): FlowGraphParse {
   const copy: unknown = structuredClone(value);
+  const validateGraphShape = graphShapeValidator();
   if (!validateGraphShape(copy)) {
     const problems = [...new Set((validateGraphShape.errors ?? []).map((error) => describe(error, root)))];
     return { ok: false, problems };

@@ -110,7 +110,16 @@ const SCHEMAS: Record<NodeType, object> = {
 };
 
 const ajv = new Ajv({ allErrors: true, strict: true, strictNumbers: true, allowUnionTypes: true });
-const VALIDATORS = Object.fromEntries(Object.entries(SCHEMAS).map(([type, schema]) => [type, ajv.compile(schema)])) as Record<NodeType, ValidateFunction>;
+// Each node type's validator is compiled on first use: a start compiles nothing it does not serve.
+const validators = new Map<NodeType, ValidateFunction>();
+function validatorOf(type: NodeType): ValidateFunction {
+  let validate = validators.get(type);
+  if (!validate) {
+    validate = ajv.compile(SCHEMAS[type]);
+    validators.set(type, validate);
+  }
+  return validate;
+}
 
 // A separate, lenient instance for users' input schemas: unknown keywords and formats are theirs.
 // Nothing stays in it: each schema leaves its cache once compiled (one instance serves every
@@ -142,7 +151,7 @@ export function compileInputSchema(schema: Record<string, unknown>): InputSchema
  * (`data.seconds must be at most 2592000`). A start node's `inputSchema` must also compile.
  */
 export function nodeDataProblems(type: NodeType, data: unknown, root = 'data'): string[] {
-  const validate = VALIDATORS[type];
+  const validate = validatorOf(type);
   if (!validate(data)) return describeSchemaErrors(validate.errors, root);
   if (type === 'set_variable' && RESERVED_VARIABLE_NAMES.has((data as SetVariableData).name)) {
     return [`${root}.name must not be one of ${[...RESERVED_VARIABLE_NAMES].join(', ')} (vars.<name> would not parse)`];

@@ -1,7 +1,7 @@
 // The findings format: the review agent's final message carries one fenced ```ars-findings block
 // holding a JSON array of findings (@ars/contract, REPORTED_FINDING_SCHEMA). parseFindings reads it
 // back; whatever is wrong is listed as a problem, never thrown.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import {
   FINDINGS_FENCE,
   FINDING_SEVERITIES,
@@ -58,7 +58,10 @@ export const FINDINGS_FORMAT_INSTRUCTIONS = [
   `- At most ${MAX_FINDINGS} findings; only the last \`${FINDINGS_FENCE}\` block of the message is read.`,
 ].join('\n');
 
-const validateFinding = new Ajv({ allErrors: true, strict: false }).compile<ReportedFinding>(REPORTED_FINDING_SCHEMA);
+// Compiled on first use: a start of pr-review (or of a test system) compiles nothing it does not serve.
+let findingValidator: ValidateFunction<ReportedFinding> | undefined;
+const compiledFindingValidator = (): ValidateFunction<ReportedFinding> =>
+  (findingValidator ??= new Ajv({ allErrors: true, strict: false }).compile<ReportedFinding>(REPORTED_FINDING_SCHEMA));
 
 /** `findings[3].severity must be equal to one of the allowed values` (ajv's sentence, our path). */
 function describeError(index: number, error: ErrorObject): string {
@@ -111,6 +114,7 @@ function findBlocks(message: string): Block[] {
 
 /** Reads one JSON value of the array; a Finding, or the problems that refuse it. */
 function readFinding(value: unknown, index: number): Finding | string[] {
+  const validateFinding = compiledFindingValidator();
   if (!validateFinding(value)) return (validateFinding.errors ?? []).map((e) => describeError(index, e));
   const path = normalizeFindingPath(value.path);
   if (path === null) return [`findings[${index}].path must be a file inside the repository (no "..")`];

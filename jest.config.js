@@ -31,7 +31,8 @@ for (const glob of workspaceGlobs) {
 }
 
 export default {
-  testEnvironment: 'node',
+  // jest's Node environment, which also disables each file's AsyncLocalStorage instances when it ends.
+  testEnvironment: '<rootDir>/deploy/local/testenv/jest/environment.cjs',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],

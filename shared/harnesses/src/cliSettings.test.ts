@@ -58,6 +58,12 @@ describe('codex settings', () => {
     expect(codexRunSettings(base, harnessModeOf(null)).config).not.toHaveProperty('mcp_servers');
   });
 
+  test('tool servers: a turn waits for one still starting as long as its start may take (codex leaves out one not ready within 1 s); none given, codex’s own', () => {
+    const toolServers = { standin: { command: '/usr/bin/node', args: ['/srv/mcp-tool-server.mjs'] } };
+    expect(codexRunSettings({ ...base, toolServers }, harnessModeOf(null)).config.mcp_optional_startup_grace_ms).toBe(60_000);
+    expect(codexRunSettings(base, harnessModeOf(null)).config).not.toHaveProperty('mcp_optional_startup_grace_ms');
+  });
+
   test('no modelBaseUrl: the same provider pointed at OpenAI (still no websocket), with its organization/project headers', () => {
     const { config, providerUrl } = codexRunSettings(base, harnessModeOf(null));
     expect(providerUrl).toBe('https://api.openai.com/v1');

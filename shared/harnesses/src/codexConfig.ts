@@ -30,6 +30,15 @@ export const CODEX_STREAM_MAX_RETRIES = 4;
  */
 export const CODEX_TOOL_SERVER_STARTUP_TIMEOUT_S = 60;
 
+/**
+ * How long a turn waits for a tool server that has not started yet (codex's
+ * `mcp_optional_startup_grace_ms`). Codex's own is one second: a server still starting then is left
+ * out of the turn's tools without a word, and the agent runs without them. A Node tool server
+ * started beside a busy test run missed it (realClis: codex's `@tool` run ended with no tool call,
+ * its MCP server never offered). So the turn waits for each server as long as its start-up may take.
+ */
+export const CODEX_TOOL_SERVER_STARTUP_GRACE_MS = CODEX_TOOL_SERVER_STARTUP_TIMEOUT_S * 1000;
+
 /** A TOML value of a `--config` override, as the SDK's `config` option takes them. */
 type ConfigValue = string | number | boolean | ConfigValue[] | { [key: string]: ConfigValue };
 export type CodexConfig = { [key: string]: ConfigValue };
@@ -85,6 +94,7 @@ export function codexRunSettings(
   };
   const toolServers = Object.entries(options.toolServers ?? {});
   if (toolServers.length > 0) {
+    config.mcp_optional_startup_grace_ms = CODEX_TOOL_SERVER_STARTUP_GRACE_MS;
     config.mcp_servers = Object.fromEntries(
       toolServers.map(([name, server]) => [name, { command: server.command, args: server.args, startup_timeout_sec: CODEX_TOOL_SERVER_STARTUP_TIMEOUT_S }]),
     );

@@ -168,6 +168,25 @@ describe('codex: @tool calls a tool of an MCP server handed to codex', () => {
     expect(messages(run)).toEqual(['after']);
   });
 
+  // Codex leaves a tool server that is not ready within its optional start-up grace (1 s) out of the
+  // turn's tools, silently; @ars/harnesses sets `mcp_optional_startup_grace_ms` to the servers'
+  // start-up timeout (CODEX_TOOL_SERVER_STARTUP_GRACE_MS, 60 s) for that reason, as runCodex does.
+  test.concurrent('a tool server ready only after 2 s: left out of the turn by codex’s own 1 s grace, offered and called with a grace of 60 s', async () => {
+    const slow = { mcpTools: ['search'], mcpToolServerStartDelayMs: 2_000 };
+    const [without, withGrace] = await Promise.all([
+      runCodex(standIn().openaiBaseUrl, await workspace(), '@tool search {"q":"x"}\n@say after', {
+        ...slow,
+        codexConfig: { mcp_optional_startup_grace_ms: '1000' },
+      }),
+      runCodex(standIn().openaiBaseUrl, await workspace(), '@tool search {"q":"x"}\n@say after', slow),
+    ]);
+    expect(without.exitCode).toBe(0);
+    expect(codexItems(without, 'mcp_tool_call')).toEqual([]);
+    expect(withGrace.exitCode).toBe(0);
+    expect(codexItems(withGrace, 'mcp_tool_call')).toEqual([expect.objectContaining({ server: 'standin', tool: 'search', status: 'completed' })]);
+    expect(messages(withGrace)).toEqual(['after']);
+  });
+
   test.concurrent('no such tool offered: codex refuses the call and reports no item (the turn goes on)', async () => {
     const run = await runCodex(standIn().openaiBaseUrl, await workspace(), '@tool search {"q":"x"}\n@say after');
     expect(run.exitCode).toBe(0);

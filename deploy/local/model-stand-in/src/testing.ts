@@ -120,8 +120,19 @@ export interface CliOptions {
   resume?: string;
   /** Hands the CLI the stand-in MCP tool server (as `standin`) offering these tools (allowed, for Claude Code). */
   mcpTools?: string[];
+  /** The tool server starts this much later (a shell sleeps first): one slow to start. codex only. */
+  mcpToolServerStartDelayMs?: number;
+  /** More codex `-c key=value` overrides (TOML values); with mcpTools, `mcp_optional_startup_grace_ms` is 60000 unless given. */
+  codexConfig?: Record<string, string>;
   /** Called on every output line as it arrives (e.g. to kill the CLI mid-turn). */
   onLine?: (line: Record<string, unknown>, kill: () => void) => void;
+}
+
+/** The stand-in tool server as a codex `mcp_servers` entry (TOML), started `delayMs` late. */
+function codexToolServer(tools: string[], delayMs: number): string {
+  const [node, server] = MCP_TOOL_SERVER;
+  const [command, args] = delayMs > 0 ? ['/bin/sh', ['-c', `sleep ${delayMs / 1000}; exec "$0" "$@"`, node, server, ...tools]] : [node, [server, ...tools]];
+  return `{command=${JSON.stringify(command)}, args=${JSON.stringify(args)}}`;
 }
 
 /**
@@ -153,9 +164,12 @@ export function runCodex(baseUrl: string, workspace: Workspace, prompt: string, 
     '-c',
     'analytics.enabled=false',
     ...(options.model ? ['--model', options.model] : []),
-    ...(options.mcpTools
-      ? ['-c', `mcp_servers.standin={command=${JSON.stringify(MCP_TOOL_SERVER[0])}, args=${JSON.stringify([MCP_TOOL_SERVER[1], ...options.mcpTools])}}`]
-      : []),
+    ...(options.mcpTools ? ['-c', `mcp_servers.standin=${codexToolServer(options.mcpTools, options.mcpToolServerStartDelayMs ?? 0)}`] : []),
+    // As @ars/harnesses does: a turn waits for a tool server still starting (codex's own grace is 1 s).
+    ...Object.entries({ ...(options.mcpTools ? { mcp_optional_startup_grace_ms: '60000' } : {}), ...options.codexConfig }).flatMap(([key, value]) => [
+      '-c',
+      `${key}=${value}`,
+    ]),
     ...(options.resume ? ['resume', options.resume] : []),
   ];
   const child = spawn(CODEX_CLI, args, { env: { ...baseEnv(workspace), CODEX_API_KEY: 'sk-stand-in' }, stdio: ['pipe', 'pipe', 'pipe'] });

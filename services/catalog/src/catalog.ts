@@ -1,9 +1,9 @@
-import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
+import { exitOnConfigError, type EnvSource } from '@ars/config';
 import type { Logger } from '@ars/logger';
 import { SecretBox, resealInBackground } from '@ars/secret-box';
 import { runService, type RunningService } from '@ars/service';
 import { GitHubAppSourceHost, LocalSourceHost } from '@ars/source-host';
-import { catalogConfigSchema, resolveCatalogSettings } from './config.js';
+import { CATALOG_PORT, catalogConfigSchema, catalogConfiguration, loadCatalogSettings, type CatalogSettings } from './config.js';
 import type { CatalogDeps } from './http/deps.js';
 import { catalogRoutes } from './http/routes.js';
 import { AgentStore } from './store/agents.js';
@@ -16,7 +16,7 @@ import { adoptLegacyOwners } from './store/legacyOwners.js';
 import { ModelSettingsStore } from './store/modelSettings.js';
 import { RepoStore } from './store/repos.js';
 
-export const CATALOG_PORT = 8081;
+export { CATALOG_PORT };
 
 export interface CatalogRuntime {
   env?: EnvSource;
@@ -30,20 +30,16 @@ export type RunningCatalog = RunningService<typeof catalogConfigSchema, CatalogD
 /** Starts the catalog: `main.ts` with process defaults; tests in-process with `handleSignals: false`. */
 export async function startCatalog(runtime: CatalogRuntime = {}): Promise<RunningCatalog> {
   const source = runtime.env ?? process.env;
-  let settings: ReturnType<typeof resolveCatalogSettings>;
+  let settings: CatalogSettings;
   try {
-    settings = resolveCatalogSettings(loadConfig({ ...serviceConfig({ service: 'catalog', port: CATALOG_PORT }), ...catalogConfigSchema }, source));
+    settings = loadCatalogSettings(source);
   } catch (error) {
     if (runtime.handleSignals === false) throw error;
     return exitOnConfigError(error);
   }
 
   return runService({
-    name: 'catalog',
-    port: CATALOG_PORT,
-    requireMongo: true,
-    requireBus: true,
-    configSchema: catalogConfigSchema,
+    ...catalogConfiguration,
     indexes: CATALOG_INDEXES,
     runtime,
     compose: (ctx) => {

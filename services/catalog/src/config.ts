@@ -1,7 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { ConfigError, env, environmentOf, productionProblems, type DevelopmentDefault, type Environment } from '@ars/config';
+import {
+  ConfigError,
+  env,
+  environmentOf,
+  loadConfig,
+  productionProblems,
+  serviceConfig,
+  type DevelopmentDefault,
+  type Environment,
+  type EnvSource,
+} from '@ars/config';
+import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
 import { resolveKeyring, type Keyring } from '@ars/secret-box';
+
+export const CATALOG_PORT = 8081;
 
 /** The repository root, from this file's place (`services/catalog/src/` or `dist/`). */
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -114,4 +127,18 @@ export function resolveCatalogSettings(config: CatalogConfigInput): CatalogSetti
           }
         : undefined,
   };
+}
+
+/** What the catalog declares of its configuration (runService reads it; `main.ts` checks it before the service's modules load). */
+export const catalogConfiguration: ServiceConfigurationDefinition<typeof catalogConfigSchema> = {
+  name: 'catalog',
+  port: CATALOG_PORT,
+  requireMongo: true,
+  requireBus: true,
+  configSchema: catalogConfigSchema,
+};
+
+/** The catalog's settings from the environment, before anything starts (`resolveCatalogSettings`). Throws ConfigError. */
+export function loadCatalogSettings(source: EnvSource): CatalogSettings {
+  return resolveCatalogSettings(loadConfig({ ...serviceConfig({ service: 'catalog', port: CATALOG_PORT }), ...catalogConfigSchema }, source));
 }

@@ -1,7 +1,19 @@
-import type { DevelopmentDefault } from '@ars/config';
-import { env } from '@ars/service';
-import { peerConfigSchema } from './peers.js';
+import { env, type DevelopmentDefault } from '@ars/config';
+import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
 import { DEFAULT_SESSION_TTL_SECONDS } from './domain/sessions.js';
+
+const urlOf = () => env.url({ protocols: ['http', 'https'] });
+
+/** `CATALOG_URL`, `RUNS_URL`, …: where each peer's internal API is (peers.ts). */
+export const peerConfigSchema = {
+  CATALOG_URL: urlOf(),
+  RUNS_URL: urlOf(),
+  SANDBOXES_URL: urlOf(),
+  AUTOMATIONS_ENGINE_URL: urlOf(),
+  PR_REVIEW_URL: urlOf(),
+  MCP_REGISTRY_URL: urlOf(),
+};
+export type PeerConfig = typeof peerConfigSchema;
 
 /** The gateway's own variables (besides the common ones of `@ars/config`). */
 export const gatewayConfigSchema = {
@@ -208,3 +220,14 @@ export function gatewayDevelopmentDefaults(
     { inUse: oidc !== undefined && !oidc.issuer.startsWith('https://'), problem: 'OIDC_ISSUER must be an https:// URL in production' },
   ];
 }
+
+/** What the gateway declares of its configuration (runService reads it; `main.ts` checks it before the service's modules load). */
+export const gatewayConfiguration: ServiceConfigurationDefinition<GatewayConfigSchema> = {
+  name: 'gateway',
+  port: 8080,
+  requireMongo: true,
+  requireBus: true,
+  configSchema: gatewayConfigSchema,
+  configProblems: gatewayConfigProblems,
+  developmentDefaults: gatewayDevelopmentDefaults,
+};

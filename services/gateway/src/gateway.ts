@@ -2,15 +2,7 @@ import { createCatalogClient } from '@ars/catalog/client';
 import { environmentOf } from '@ars/config';
 import { createRunsClient } from '@ars/runs/client';
 import { runService, type RunningService, type ServiceConfig, type ServiceContext, type ServiceDefinition } from '@ars/service';
-import {
-  gatewayConfigProblems,
-  gatewayConfigSchema,
-  gatewayDevelopmentDefaults,
-  gitHubConnectionSettingsOf,
-  gitHubSignInSettingsOf,
-  oidcSettingsOf,
-  type GatewayConfigSchema,
-} from './config.js';
+import { gatewayConfiguration, gitHubConnectionSettingsOf, gitHubSignInSettingsOf, oidcSettingsOf, type GatewayConfigSchema } from './config.js';
 import { PUBLIC_PREFIX } from './domain/routeTable.js';
 import type { Gateway } from './deps.js';
 import { GITHUB_WEBHOOK_PATH, githubWebhookRoutes } from './http/githubWebhooks.js';
@@ -108,13 +100,7 @@ export type GatewayRuntime = ServiceDefinition<GatewayConfigSchema>['runtime'];
 /** The gateway service (main.ts runs it; tests run it in-process with `runtime`). */
 export function startGateway(runtime?: GatewayRuntime): Promise<RunningService<GatewayConfigSchema, Gateway>> {
   return runService({
-    name: 'gateway',
-    port: 8080,
-    requireMongo: true,
-    requireBus: true,
-    configSchema: gatewayConfigSchema,
-    configProblems: gatewayConfigProblems,
-    developmentDefaults: gatewayDevelopmentDefaults,
+    ...gatewayConfiguration,
     indexes: [
       userIndexes,
       sessionIndexes,

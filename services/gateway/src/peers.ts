@@ -1,23 +1,11 @@
-import { env, type ServiceContext } from '@ars/service';
+import type { ServiceContext } from '@ars/service';
 import { createHttpClient, type HttpClient } from '@ars/http-client';
 import type { ReadinessCheck } from '@ars/http-app';
+import type { PeerConfig } from './config.js';
 
 /** The services the gateway composes its answers from. */
 export const PEERS = ['catalog', 'runs', 'sandboxes', 'automations-engine', 'pr-review', 'mcp-registry'] as const;
 export type Peer = (typeof PEERS)[number];
-
-const urlOf = () => env.url({ protocols: ['http', 'https'] });
-
-/** `CATALOG_URL`, `RUNS_URL`, …: where each peer's internal API is. */
-export const peerConfigSchema = {
-  CATALOG_URL: urlOf(),
-  RUNS_URL: urlOf(),
-  SANDBOXES_URL: urlOf(),
-  AUTOMATIONS_ENGINE_URL: urlOf(),
-  PR_REVIEW_URL: urlOf(),
-  MCP_REGISTRY_URL: urlOf(),
-};
-export type PeerConfig = typeof peerConfigSchema;
 
 const URL_VARIABLE: Record<Peer, keyof PeerConfig> = {
   catalog: 'CATALOG_URL',

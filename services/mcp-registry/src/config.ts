@@ -1,4 +1,15 @@
-import { ConfigError, env, environmentOf, productionProblems, type DevelopmentDefault, type Environment } from '@ars/config';
+import {
+  ConfigError,
+  env,
+  environmentOf,
+  loadConfig,
+  productionProblems,
+  serviceConfig,
+  type DevelopmentDefault,
+  type Environment,
+  type EnvSource,
+} from '@ars/config';
+import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
 import { resolveKeyring, type Keyring } from '@ars/secret-box';
 
 export const MCP_REGISTRY_PORT = 8086;
@@ -58,4 +69,18 @@ export function resolveMcpRegistrySettings(config: McpRegistryConfigInput): McpR
   problems.push(...secrets.problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return { environment: environmentOf(config), keyring: secrets.keyring, developmentKey: secrets.developmentKey };
+}
+
+/** What mcp-registry declares of its configuration (runService reads it; `main.ts` checks it before the service's modules load). */
+export const mcpRegistryConfiguration: ServiceConfigurationDefinition<typeof mcpRegistryConfigSchema> = {
+  name: 'mcp-registry',
+  port: MCP_REGISTRY_PORT,
+  requireMongo: true,
+  requireBus: true,
+  configSchema: mcpRegistryConfigSchema,
+};
+
+/** The service's settings from the environment, before anything starts (`resolveMcpRegistrySettings`). Throws ConfigError. */
+export function loadMcpRegistrySettings(source: EnvSource): McpRegistrySettings {
+  return resolveMcpRegistrySettings(loadConfig({ ...serviceConfig({ service: 'mcp-registry', port: MCP_REGISTRY_PORT }), ...mcpRegistryConfigSchema }, source));
 }

@@ -1,4 +1,9 @@
 // The mcp-registry service: owns each user's external tool server configurations (encrypted at rest).
-import { startMcpRegistry } from './mcpRegistry.js';
+import { checkServiceConfiguration } from '@ars/service/configuration';
+import { loadMcpRegistrySettings, mcpRegistryConfiguration } from './config.js';
 
+// The configuration first, before the service's modules load (four fifths of a start's CPU): a
+// refused one is its one line and exit 1 at once.
+checkServiceConfiguration(mcpRegistryConfiguration, loadMcpRegistrySettings);
+const { startMcpRegistry } = await import('./mcpRegistry.js');
 await startMcpRegistry();

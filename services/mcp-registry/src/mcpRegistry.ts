@@ -1,8 +1,8 @@
-import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
+import { exitOnConfigError, type EnvSource } from '@ars/config';
 import type { Logger } from '@ars/logger';
 import { SecretBox, resealInBackground } from '@ars/secret-box';
 import { runService, type RunningService } from '@ars/service';
-import { MCP_REGISTRY_PORT, mcpRegistryConfigSchema, resolveMcpRegistrySettings, type McpRegistrySettings } from './config.js';
+import { MCP_REGISTRY_PORT, mcpRegistryConfigSchema, mcpRegistryConfiguration, loadMcpRegistrySettings, type McpRegistrySettings } from './config.js';
 import type { McpRegistryDeps } from './http/deps.js';
 import { mcpRegistryRoutes } from './http/routes.js';
 import { MCP_REGISTRY_INDEXES } from './store/collections.js';
@@ -24,20 +24,14 @@ export async function startMcpRegistry(runtime: McpRegistryRuntime = {}): Promis
   const source = runtime.env ?? process.env;
   let settings: McpRegistrySettings;
   try {
-    settings = resolveMcpRegistrySettings(
-      loadConfig({ ...serviceConfig({ service: 'mcp-registry', port: MCP_REGISTRY_PORT }), ...mcpRegistryConfigSchema }, source),
-    );
+    settings = loadMcpRegistrySettings(source);
   } catch (error) {
     if (runtime.handleSignals === false) throw error;
     return exitOnConfigError(error);
   }
 
   return runService({
-    name: 'mcp-registry',
-    port: MCP_REGISTRY_PORT,
-    requireMongo: true,
-    requireBus: true,
-    configSchema: mcpRegistryConfigSchema,
+    ...mcpRegistryConfiguration,
     indexes: MCP_REGISTRY_INDEXES,
     runtime,
     compose: (ctx) => {

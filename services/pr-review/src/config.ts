@@ -1,4 +1,5 @@
 import { env, serviceConfig } from '@ars/config';
+import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
 
 export const PR_REVIEW_PORT = 8085;
 
@@ -28,4 +29,13 @@ export const prReviewConfigSchema = {
 export const prReviewFullConfigSchema = {
   ...serviceConfig({ service: 'pr-review', port: PR_REVIEW_PORT }),
   ...prReviewConfigSchema,
+};
+
+/** What pr-review declares of its configuration (runService reads it; `main.ts` checks it before the service's modules load). */
+export const prReviewConfiguration: ServiceConfigurationDefinition<typeof prReviewConfigSchema> = {
+  name: 'pr-review',
+  port: PR_REVIEW_PORT,
+  requireMongo: true,
+  requireBus: true,
+  configSchema: prReviewConfigSchema,
 };

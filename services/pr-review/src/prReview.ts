@@ -8,7 +8,7 @@ import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
-import { PR_REVIEW_PORT, prReviewConfigSchema, prReviewFullConfigSchema } from './config.js';
+import { PR_REVIEW_PORT, prReviewConfigSchema, prReviewConfiguration, prReviewFullConfigSchema } from './config.js';
 import { startAutomationRunEndedConsumer } from './consumers/automationRunEnded.js';
 import { prReviewRoutes } from './http/routes.js';
 import type { PrReviewDeps } from './review/deps.js';
@@ -42,11 +42,7 @@ export async function startPrReview(runtime: PrReviewRuntime = {}): Promise<Runn
   // The loop starts after the routes; until then a kick has nothing to wake.
   let reportKick = (): void => undefined;
   return runService({
-    name: 'pr-review',
-    port: PR_REVIEW_PORT,
-    requireMongo: true,
-    requireBus: true,
-    configSchema: prReviewConfigSchema,
+    ...prReviewConfiguration,
     indexes: PR_REVIEW_INDEXES,
     runtime,
     compose: (ctx) => {

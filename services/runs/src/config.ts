@@ -1,4 +1,5 @@
-import { ConfigError, env, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
+import { env, serviceConfig, type EnvSource } from '@ars/config';
+import { loadServiceConfiguration, type ServiceConfigurationDefinition } from '@ars/service/configuration';
 
 export const RUNS_PORT = 8082;
 
@@ -33,15 +34,20 @@ export const runsConfigSchema = {
 export const runsFullConfigSchema = { ...serviceConfig({ service: 'runs', port: RUNS_PORT }), ...runsConfigSchema };
 
 /**
- * Checks the whole configuration before anything starts and names every problem in one line: the
- * variables' own rules, and what runs cannot do without — MongoDB, Kafka and the internal token
- * (every route of runs is internal: without the token it could serve nothing). Throws ConfigError.
+ * What runs declares of its configuration (runService reads it; `main.ts` checks it before the
+ * service's modules load): beside the variables' own rules, what runs cannot do without — MongoDB,
+ * Kafka and the internal token (every route of runs is internal: without the token it could serve nothing).
  */
+export const runsConfiguration: ServiceConfigurationDefinition<typeof runsConfigSchema> = {
+  name: 'runs',
+  port: RUNS_PORT,
+  requireMongo: true,
+  requireBus: true,
+  configSchema: runsConfigSchema,
+  configProblems: (config) => (config.INTERNAL_TOKEN ? [] : ['INTERNAL_TOKEN is required (a string of at least 16 characters)']),
+};
+
+/** Checks the whole configuration and names every problem in one line. Throws ConfigError. */
 export function checkRunsConfig(source: EnvSource): void {
-  const config = loadConfig(runsFullConfigSchema, source);
-  const problems: string[] = [];
-  if (!config.MONGO_URL) problems.push('MONGO_URL is required (a mongodb:// URL)');
-  if (!config.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required (a comma-separated list of host:port)');
-  if (!config.INTERNAL_TOKEN) problems.push('INTERNAL_TOKEN is required (a string of at least 16 characters)');
-  if (problems.length > 0) throw new ConfigError(problems);
+  loadServiceConfiguration(runsConfiguration, source);
 }

@@ -1,4 +1,9 @@
 // The runs service: owns runs, run events and run idempotency records.
-import { startRuns } from './runs.js';
+import { checkServiceConfiguration } from '@ars/service/configuration';
+import { runsConfiguration } from './config.js';
 
+// The configuration first, before the service's modules load (four fifths of a start's CPU): a
+// refused one is its one line and exit 1 at once.
+checkServiceConfiguration(runsConfiguration);
+const { startRuns } = await import('./runs.js');
 await startRuns();

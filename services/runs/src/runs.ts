@@ -1,12 +1,12 @@
 import { mongoProcessedStore, startOutboxRelay } from '@ars/bus';
-import { exitOnConfigError, type EnvSource } from '@ars/config';
+import type { EnvSource } from '@ars/config';
 import { createCatalogClient } from '@ars/catalog/client';
 import { createHttpClient } from '@ars/http-client';
 import { createSandboxesClient } from '@ars/sandboxes/client';
 import type { Logger } from '@ars/logger';
 import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
-import { checkRunsConfig, RUNS_PORT, runsConfigSchema, runsFullConfigSchema } from './config.js';
+import { RUNS_PORT, runsConfigSchema, runsConfiguration, runsFullConfigSchema } from './config.js';
 import { startRunConsumers } from './consumers/index.js';
 import { createRunSignalPublisher } from '@ars/run-signals';
 import type { RunsDeps } from './http/deps.js';
@@ -35,20 +35,10 @@ export type RunningRuns = RunningService<typeof runsConfigSchema, RunsDeps>;
  * relay, the consumers and the watchdog; shutdown stops them in reverse order.
  */
 export async function startRuns(runtime: RunsRuntime = {}): Promise<RunningRuns> {
-  try {
-    checkRunsConfig(runtime.env ?? process.env);
-  } catch (error) {
-    if (runtime.handleSignals === false) throw error;
-    return exitOnConfigError(error);
-  }
   // The relay starts after the routes; until then a kick has nothing to wake.
   let relayKick = (): void => undefined;
   return runService({
-    name: 'runs',
-    port: RUNS_PORT,
-    requireMongo: true,
-    requireBus: true,
-    configSchema: runsConfigSchema,
+    ...runsConfiguration,
     indexes: RUNS_INDEXES,
     runtime,
     compose: (ctx) => {

@@ -1,7 +1,9 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, env, type DevelopmentDefault } from '@ars/config';
-import { SHUTDOWN_CLOSING_RESERVE_MS } from '@ars/service';
+import { ConfigError, env, loadConfig, serviceConfig, type ConfigOf, type DevelopmentDefault, type EnvSource } from '@ars/config';
+import { SHUTDOWN_CLOSING_RESERVE_MS, type ServiceConfigurationDefinition } from '@ars/service/configuration';
+
+export const SANDBOXES_PORT = 8083;
 
 /** The sandboxes service's own variables, beside the common ones of every service. */
 export const sandboxesConfigSchema = {
@@ -164,4 +166,24 @@ export function checkDrainFitsShutdown(config: { SANDBOX_DRAIN_MS: number; SHUTD
   if (config.SANDBOX_DRAIN_MS > 0 && config.SANDBOX_DRAIN_MS + left > config.SHUTDOWN_TIMEOUT_MS) {
     throw new ConfigError([`SANDBOX_DRAIN_MS=${config.SANDBOX_DRAIN_MS} must leave ${left} ms of SHUTDOWN_TIMEOUT_MS=${config.SHUTDOWN_TIMEOUT_MS}`]);
   }
+}
+
+/** What sandboxes declares of its configuration (runService reads it; `main.ts` checks it before the service's modules load). */
+export const sandboxesConfiguration: ServiceConfigurationDefinition<typeof sandboxesConfigSchema> = {
+  name: 'sandboxes',
+  port: SANDBOXES_PORT,
+  requireMongo: true,
+  requireBus: true,
+  configSchema: sandboxesConfigSchema,
+  developmentDefaults: sandboxesDevelopmentDefaults,
+};
+
+/** Every variable of the service (the common ones too). */
+const sandboxesFullConfigSchema = { ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema };
+
+/** The whole configuration, read before anything starts; the drain checked against the shutdown. Throws ConfigError. */
+export function loadSandboxesConfig(source: EnvSource): ConfigOf<typeof sandboxesFullConfigSchema> {
+  const config = loadConfig(sandboxesFullConfigSchema, source);
+  checkDrainFitsShutdown(config);
+  return config;
 }

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { startOutboxRelay, type OutboxRelay } from '@ars/bus';
-import { exitOnConfigError, loadConfig, serviceConfig, type EnvSource } from '@ars/config';
+import { exitOnConfigError, type EnvSource } from '@ars/config';
 import { createCatalogClient } from '@ars/catalog/client';
 import { createHttpClient } from '@ars/http-client';
 import type { Logger } from '@ars/logger';
 import { configSecrets, knownSecrets } from '@ars/sanitize';
 import { runService, type RunningService } from '@ars/service';
-import { checkDrainFitsShutdown, DRAIN_LEAVES_MS, sandboxesConfigSchema, sandboxesDevelopmentDefaults } from './config.js';
+import { DRAIN_LEAVES_MS, loadSandboxesConfig, SANDBOXES_PORT, sandboxesConfigSchema, sandboxesConfiguration } from './config.js';
 import { consumeRunRequested } from './consumers/runRequested.js';
 import { harnessClis } from './harness/harnessClis.js';
 import { sandboxesRoutes } from './http/routes.js';
@@ -31,7 +31,7 @@ import { RunQueue } from './sessions/runQueue.js';
 import { pumpQueue } from './sessions/startRunSession.js';
 import { startSupervisor } from './sessions/supervisor.js';
 
-export const SANDBOXES_PORT = 8083;
+export { SANDBOXES_PORT };
 
 /** The usual PATH of a container image: a Pod's commands do not get this service's. */
 const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -70,11 +70,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
   let limits: SandboxLimits | null;
   let egressLists: ReturnType<typeof egressAllowLists>;
   try {
-    const config = loadConfig(
-      { ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema },
-      serviceRuntime.env ?? process.env,
-    );
-    checkDrainFitsShutdown(config);
+    const config = loadSandboxesConfig(serviceRuntime.env ?? process.env);
     egressLists = egressAllowLists(config);
     isolation = await localIsolation(config);
     limits = await localSandboxLimits(config, isolation).catch(async (error: unknown) => {
@@ -86,12 +82,7 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
     return exitOnConfigError(error);
   }
   const service = await runService({
-    name: 'sandboxes',
-    port: SANDBOXES_PORT,
-    requireMongo: true,
-    requireBus: true,
-    configSchema: sandboxesConfigSchema,
-    developmentDefaults: sandboxesDevelopmentDefaults,
+    ...sandboxesConfiguration,
     indexes: SANDBOXES_INDEXES,
     runtime: serviceRuntime,
     compose: async (ctx) => {

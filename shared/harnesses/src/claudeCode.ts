@@ -1,7 +1,7 @@
 // The claude-code adapter: drives a Claude Code CLI (real, or the stand-in) through
 // `@anthropic-ai/claude-agent-sdk` and maps its stream-json messages to HarnessEvents (table in
 // README.md).
-import { query, type McpStdioServerConfig } from '@anthropic-ai/claude-agent-sdk';
+import type { McpStdioServerConfig } from '@anthropic-ai/claude-agent-sdk';
 import { claudeConfigDir, sessionCostSoFar, turnCost } from './claudeTranscript.js';
 import { harnessModeOf, withMode } from './runModes.js';
 import {
@@ -327,6 +327,9 @@ async function runClaudeCodeInner(options: RunHarnessOptions): Promise<HarnessRe
   // for a cancel), so that the caller may remove the tree it worked in.
   let sinkFailure: SinkError | null = null;
   try {
+    // Loaded at a run's first use, not with the service: a quarter of a CPU-second that every
+    // start of sandboxes (and every process importing this package) would pay for a harness it may never run.
+    const { query } = await import('@anthropic-ai/claude-agent-sdk');
     const stream = query({
       prompt: options.prompt,
       options: {

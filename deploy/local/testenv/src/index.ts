@@ -7,6 +7,8 @@ export { freePort, reservePort } from './ports.js';
 export type { PortReservation } from './ports.js';
 export { hostPid } from './processes.js';
 export { waitFor } from './waitFor.js';
+export { SideBySide } from './sideBySide.js';
+export type { TestBody } from './sideBySide.js';
 export type { NotYet, WaitOptions } from './waitFor.js';
 export { fetchAnswer, internalCaller } from './answers.js';
 export type { Answer, AnswerRequest, Envelope, InternalCall, InternalCallerOptions } from './answers.js';

@@ -2,16 +2,18 @@
 // deadline counts again from each notice (and from leaving the queue). Tests play sandboxes.
 import { jest } from '@jest/globals';
 import type { Run } from '../domain/runView.js';
+import { SideBySide } from '@ars/testenv';
 import { startRunsHarness, type RunsHarness } from '../testing/runsHarness.js';
 
-// Each test has a run of its own and waits on the watchdog's real deadlines: the tests of one rule
-// wait side by side (test.concurrent), not one after another.
+// Each test has a run of its own and waits on the watchdog's real deadlines: every test of the file
+// waits side by side (SideBySide: each body starts when the harness is up), not one rule after another.
 // Long enough for the consumer's lag on a busy machine; the renewals below come every 2 s.
 const START_TIMEOUT_MS = 15_000;
 
 jest.setTimeout(240_000);
 
 let h: RunsHarness;
+const sideBySide = new SideBySide();
 beforeAll(async () => {
   h = await startRunsHarness({
     RUN_START_TIMEOUT_MS: String(START_TIMEOUT_MS),
@@ -26,6 +28,7 @@ beforeAll(async () => {
     async () => h.logLines.some((line) => line.includes('run-unknown-warm-up') && line.includes('queue notice of an unknown run')),
     120_000,
   );
+  sideBySide.start();
 }, 180_000);
 afterAll(async () => {
   await h.stop();
@@ -69,50 +72,62 @@ async function untilStatus(userId: string, runId: string, status: Run['status'])
 }
 
 describe('a queued run is not failed for waiting: each notice restarts its start deadline, which counts from leaving the queue', () => {
-  test.concurrent('renewed notices past several start deadlines, then dequeued, allocated, success', async () => {
-    const { userId, runId, createdAt } = await newRun();
-    // Renewals every 2 s (well within the window) until past createdAt + 2 start windows.
-    let sent = 0;
-    while (Date.now() < Date.parse(createdAt) + 2 * START_TIMEOUT_MS) {
-      await notice(runId, 'queued');
-      sent += 1;
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-    }
-    await notice(runId, 'dequeued');
-    await noticeRead(runId, sent + 1);
-    await h.allocate(runId);
-    await h.event(runId, 0);
-    await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1 });
-    const run = await untilStatus(userId, runId, 'success');
-    expect(run.error).toBeNull();
-  });
+  test(
+    'renewed notices past several start deadlines, then dequeued, allocated, success',
+    sideBySide.body(async () => {
+      const { userId, runId, createdAt } = await newRun();
+      // Renewals every 2 s (well within the window) until past createdAt + 2 start windows.
+      let sent = 0;
+      while (Date.now() < Date.parse(createdAt) + 2 * START_TIMEOUT_MS) {
+        await notice(runId, 'queued');
+        sent += 1;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+      await notice(runId, 'dequeued');
+      await noticeRead(runId, sent + 1);
+      await h.allocate(runId);
+      await h.event(runId, 0);
+      await h.finish(runId, { status: 'success', error: null, failure: null, eventCount: 1 });
+      const run = await untilStatus(userId, runId, 'success');
+      expect(run.error).toBeNull();
+    }),
+  );
 });
 
 describe('a queue that stops renewing lets the start deadline pass: the watchdog fails the run, saying it waited in a queue', () => {
-  test.concurrent('one queued notice, then silence: failed sandbox_allocation with the queue in its error', async () => {
-    const { userId, runId } = await newRun();
-    await notice(runId, 'queued', 'user_full');
-    await noticeRead(runId, 1);
-    const run = await untilStatus(userId, runId, 'failed');
-    expect(run.error).toBe('no sandbox was allocated: the run waited in the sandboxes queue, which sent no word for 15 s');
-  });
+  test(
+    'one queued notice, then silence: failed sandbox_allocation with the queue in its error',
+    sideBySide.body(async () => {
+      const { userId, runId } = await newRun();
+      await notice(runId, 'queued', 'user_full');
+      await noticeRead(runId, 1);
+      const run = await untilStatus(userId, runId, 'failed');
+      expect(run.error).toBe('no sandbox was allocated: the run waited in the sandboxes queue, which sent no word for 15 s');
+    }),
+  );
 
-  test.concurrent('dequeued, then no allocation within the start deadline: failed, counted from leaving the queue', async () => {
-    const { userId, runId } = await newRun();
-    await notice(runId, 'queued');
-    await noticeRead(runId, 1);
-    await notice(runId, 'dequeued');
-    await noticeRead(runId, 2);
-    const run = await untilStatus(userId, runId, 'failed');
-    expect(run.error).toBe('no sandbox was allocated within 15 s of the run leaving the sandboxes queue');
-  });
+  test(
+    'dequeued, then no allocation within the start deadline: failed, counted from leaving the queue',
+    sideBySide.body(async () => {
+      const { userId, runId } = await newRun();
+      await notice(runId, 'queued');
+      await noticeRead(runId, 1);
+      await notice(runId, 'dequeued');
+      await noticeRead(runId, 2);
+      const run = await untilStatus(userId, runId, 'failed');
+      expect(run.error).toBe('no sandbox was allocated within 15 s of the run leaving the sandboxes queue');
+    }),
+  );
 
-  test.concurrent('a notice of an ended run changes nothing', async () => {
-    const { userId, runId } = await newRun();
-    const failed = await untilStatus(userId, runId, 'failed');
-    expect(failed.error).toBe('no sandbox was allocated within 15 s');
-    await notice(runId, 'queued');
-    await h.waitFor('the late notice read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('queue notice of an ended run')));
-    expect(await h.getRun(userId, runId)).toEqual(failed);
-  });
+  test(
+    'a notice of an ended run changes nothing',
+    sideBySide.body(async () => {
+      const { userId, runId } = await newRun();
+      const failed = await untilStatus(userId, runId, 'failed');
+      expect(failed.error).toBe('no sandbox was allocated within 15 s');
+      await notice(runId, 'queued');
+      await h.waitFor('the late notice read', async () => h.logLines.some((line) => line.includes(runId) && line.includes('queue notice of an ended run')));
+      expect(await h.getRun(userId, runId)).toEqual(failed);
+    }),
+  );
 });

@@ -1,17 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import {
-  ConfigError,
-  env,
-  environmentOf,
-  loadConfig,
-  productionProblems,
-  serviceConfig,
-  type DevelopmentDefault,
-  type Environment,
-  type EnvSource,
-} from '@ars/config';
-import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
+import { ConfigError, env, environmentOf, loadConfig, productionProblems, type DevelopmentDefault, type Environment, type EnvSource } from '@ars/config';
+import { serviceSchemaOf, type ServiceConfigurationDefinition } from '@ars/service/configuration';
 import { resolveKeyring, type Keyring } from '@ars/secret-box';
 
 export const CATALOG_PORT = 8081;
@@ -140,5 +130,5 @@ export const catalogConfiguration: ServiceConfigurationDefinition<typeof catalog
 
 /** The catalog's settings from the environment, before anything starts (`resolveCatalogSettings`). Throws ConfigError. */
 export function loadCatalogSettings(source: EnvSource): CatalogSettings {
-  return resolveCatalogSettings(loadConfig({ ...serviceConfig({ service: 'catalog', port: CATALOG_PORT }), ...catalogConfigSchema }, source));
+  return resolveCatalogSettings(loadConfig(serviceSchemaOf(catalogConfiguration), source));
 }

@@ -1,15 +1,5 @@
-import {
-  ConfigError,
-  env,
-  environmentOf,
-  loadConfig,
-  productionProblems,
-  serviceConfig,
-  type DevelopmentDefault,
-  type Environment,
-  type EnvSource,
-} from '@ars/config';
-import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
+import { ConfigError, env, environmentOf, loadConfig, productionProblems, type DevelopmentDefault, type Environment, type EnvSource } from '@ars/config';
+import { serviceSchemaOf, type ServiceConfigurationDefinition } from '@ars/service/configuration';
 import { resolveKeyring, type Keyring } from '@ars/secret-box';
 
 export const MCP_REGISTRY_PORT = 8086;
@@ -82,5 +72,5 @@ export const mcpRegistryConfiguration: ServiceConfigurationDefinition<typeof mcp
 
 /** The service's settings from the environment, before anything starts (`resolveMcpRegistrySettings`). Throws ConfigError. */
 export function loadMcpRegistrySettings(source: EnvSource): McpRegistrySettings {
-  return resolveMcpRegistrySettings(loadConfig({ ...serviceConfig({ service: 'mcp-registry', port: MCP_REGISTRY_PORT }), ...mcpRegistryConfigSchema }, source));
+  return resolveMcpRegistrySettings(loadConfig(serviceSchemaOf(mcpRegistryConfiguration), source));
 }

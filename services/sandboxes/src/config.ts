@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, env, loadConfig, serviceConfig, type ConfigOf, type DevelopmentDefault, type EnvSource } from '@ars/config';
-import { SHUTDOWN_CLOSING_RESERVE_MS, type ServiceConfigurationDefinition } from '@ars/service/configuration';
+import { ConfigError, env, loadConfig, type ConfigOf, type DevelopmentDefault, type EnvSource } from '@ars/config';
+import { SHUTDOWN_CLOSING_RESERVE_MS, serviceSchemaOf, type ConfigSchemaOf, type ServiceConfigurationDefinition } from '@ars/service/configuration';
 
 export const SANDBOXES_PORT = 8083;
 
@@ -178,12 +178,9 @@ export const sandboxesConfiguration: ServiceConfigurationDefinition<typeof sandb
   developmentDefaults: sandboxesDevelopmentDefaults,
 };
 
-/** Every variable of the service (the common ones too). */
-const sandboxesFullConfigSchema = { ...serviceConfig({ service: 'sandboxes', port: SANDBOXES_PORT }), ...sandboxesConfigSchema };
-
 /** The whole configuration, read before anything starts; the drain checked against the shutdown. Throws ConfigError. */
-export function loadSandboxesConfig(source: EnvSource): ConfigOf<typeof sandboxesFullConfigSchema> {
-  const config = loadConfig(sandboxesFullConfigSchema, source);
+export function loadSandboxesConfig(source: EnvSource): ConfigOf<ConfigSchemaOf<typeof sandboxesConfigSchema>> {
+  const config = loadConfig(serviceSchemaOf(sandboxesConfiguration), source);
   checkDrainFitsShutdown(config);
   return config;
 }

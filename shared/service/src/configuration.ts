@@ -17,6 +17,9 @@ import type { ServiceConfig, ServiceDefinition } from './definition.js';
 
 export { SHUTDOWN_CLOSING_RESERVE_MS } from './shutdown.js';
 
+/** A service's whole schema: the common variables and its own. */
+export type ConfigSchemaOf<S extends EnvSchema> = ReturnType<typeof serviceConfig> & S;
+
 /** What a service declares about its configuration: the part of its ServiceDefinition this check reads. */
 export type ServiceConfigurationDefinition<S extends EnvSchema> = Pick<
   ServiceDefinition<S, unknown>,
@@ -31,11 +34,7 @@ export interface ServiceConfiguration<S extends EnvSchema> {
 
 /** Throws ConfigError naming every problem: a variable missing or malformed, settings that cannot work together, development defaults in production. */
 export function loadServiceConfiguration<S extends EnvSchema>(definition: ServiceConfigurationDefinition<S>, env: EnvSource): ServiceConfiguration<S> {
-  const schema = {
-    ...serviceConfig({ service: definition.name, ...(definition.port === undefined ? {} : { port: definition.port }) }),
-    ...definition.configSchema,
-  };
-  const config = loadConfig(schema, env) as ServiceConfig<S>;
+  const config: ServiceConfig<S> = loadConfig(serviceSchemaOf(definition), env);
   const problems: string[] = [];
   if (definition.requireMongo && !config.MONGO_URL) problems.push('MONGO_URL is required (a mongodb:// URL)');
   if (definition.requireBus && !config.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required (a comma-separated list of host:port)');
@@ -62,6 +61,25 @@ export function checkServiceConfiguration<S extends EnvSchema>(
   } catch (error) {
     exitOnConfigError(error);
   }
+}
+
+// One merged schema per service (its own variables and the common ones): `loadConfig` compiles a
+// validator per schema object, and `main.ts`'s check and the start load the same configuration.
+const mergedSchemas = new WeakMap<EnvSchema, Map<string, EnvSchema>>();
+const NO_OWN_VARIABLES: EnvSchema = {};
+
+/** Every variable of a service, its own and the common ones: the schema its configuration is loaded with (one object per service). */
+export function serviceSchemaOf<S extends EnvSchema>(definition: ServiceConfigurationDefinition<S>): ConfigSchemaOf<S> {
+  const own: EnvSchema = definition.configSchema ?? NO_OWN_VARIABLES;
+  const key = `${definition.name}:${definition.port ?? ''}`;
+  let byService = mergedSchemas.get(own);
+  if (!byService) mergedSchemas.set(own, (byService = new Map()));
+  let schema = byService.get(key);
+  if (!schema) {
+    schema = { ...serviceConfig({ service: definition.name, ...(definition.port === undefined ? {} : { port: definition.port }) }), ...own };
+    byService.set(key, schema);
+  }
+  return schema as ConfigSchemaOf<S>;
 }
 
 /** The HTTP edge settings that cannot work together (a clause each, naming the variables). */

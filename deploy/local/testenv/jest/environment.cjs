@@ -7,7 +7,13 @@
 // AsyncLocalStorage's _propagate). Node.js 20 enables an instance in `_enable()` (its first `run` or
 // `enterWith`); where that method does not exist (a later Node.js with another implementation) nothing
 // is tracked and nothing changes.
+//
+// With ARS_JEST_CPU_LOG set to a file, each test file also appends a line to it: its path, the CPU
+// seconds its worker spent on it (loading its modules, its tests, the services it runs in-process; not
+// the processes it starts) and its wall seconds (test/README.md, "CI time").
+const { appendFileSync } = require('node:fs');
 const { AsyncLocalStorage } = require('node:async_hooks');
+const { relative } = require('node:path');
 const { TestEnvironment } = require('jest-environment-node');
 
 /** The instances enabled while the current file runs (one file at a time per worker). */
@@ -24,7 +30,13 @@ if (typeof originalEnable === 'function' && !originalEnable.arsTracked) {
 }
 
 class ArsTestEnvironment extends TestEnvironment {
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = relative(config.globalConfig.rootDir, context.testPath);
+  }
+
   async setup() {
+    this.started = { cpu: process.cpuUsage(), at: process.hrtime.bigint() };
     await super.setup();
     enabledInThisFile = new Set();
   }
@@ -33,6 +45,12 @@ class ArsTestEnvironment extends TestEnvironment {
     for (const storage of enabledInThisFile ?? []) storage.disable();
     enabledInThisFile = null;
     await super.teardown();
+    const log = process.env.ARS_JEST_CPU_LOG;
+    if (log && this.started) {
+      const cpu = process.cpuUsage(this.started.cpu);
+      const wall = Number(process.hrtime.bigint() - this.started.at) / 1e9;
+      appendFileSync(log, `${this.testPath}\t${((cpu.user + cpu.system) / 1e6).toFixed(2)}\t${wall.toFixed(2)}\n`);
+    }
   }
 }
 

@@ -2,10 +2,6 @@ import { isAppError } from '@ars/errors';
 import { readRawBody, type RouterContext, type RouterMiddleware } from '@ars/http-app';
 import type { Gateway } from '../deps.js';
 import { limitPerPat } from '../handlers/rateLimits.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { mcpServerFor } from '../mcp/mcpServer.js';
-import { jsonRpcRefusal } from '../mcp/jsonRpcRequest.js';
-import { principalOf } from '../auth/authenticateToken.js';
 import { resolveMcpBearer } from '../auth/mcpBearer.js';
 import { failedAuthenticationWindow, mcpBearerChallenge } from '../domain/oauthClients.js';
 import { RETRY_AFTER_SECONDS } from '../domain/limits.js';
@@ -15,9 +11,20 @@ import { RETRY_AFTER_SECONDS } from '../domain/limits.js';
  * before anything else (-32001 401), the per-PAT limit (-32002 429), a browser Origin not allowed
  * (-32003 403), parse and request errors (-32700, -32600 400), params that do not fit their method
  * (-32602, mcp/jsonRpcRequest.ts), then the official SDK's stateless
- * streamable HTTP transport with JSON answers and a Server bound to the caller (mcp/mcpServer.ts):
+ * streamable HTTP transport with JSON answers and a Server bound to the caller (mcp/sdkAnswer.ts):
  * initialize, ping, tools/list, tools/call, notifications (202). CORS preflight; `GET` → 405.
  */
+let sdkAnswer: Promise<typeof import('../mcp/sdkAnswer.js')> | undefined;
+
+/** The SDK's part of the transport, loaded at the first MCP request (mcp/sdkAnswer.ts says why). */
+function loadSdkAnswer(): Promise<typeof import('../mcp/sdkAnswer.js')> {
+  sdkAnswer ??= import('../mcp/sdkAnswer.js').catch((error: unknown) => {
+    sdkAnswer = undefined; // the next request tries again
+    throw error;
+  });
+  return sdkAnswer;
+}
+
 function rpcError(ctx: RouterContext, status: number, id: unknown, code: number, message: string): void {
   ctx.status = status;
   ctx.body = { jsonrpc: '2.0', id: id ?? null, error: { code, message } };
@@ -74,9 +81,10 @@ export function mcpPost(gateway: Gateway): RouterMiddleware {
       if (isAppError(error)) return rpcError(ctx, 400, null, -32600, error.message);
       return rpcError(ctx, 400, null, -32700, 'Parse error: body is not valid JSON');
     }
+    const { jsonRpcRefusal, answerWithSdk } = await loadSdkAnswer();
     const refusal = jsonRpcRefusal(message);
     if (refusal) return rpcError(ctx, refusal.status, refusal.id, refusal.code, refusal.message);
-    await handOverToSdk(gateway, ctx, message);
+    await answerWithSdk(gateway, ctx, message);
   };
 }
 
@@ -98,22 +106,4 @@ async function failedAuthenticationsExceeded(gateway: Gateway, address: string):
 export function originAllowed(gateway: Gateway, origin: string | undefined): boolean {
   if (!origin) return true;
   return origin === gateway.publicOrigin || gateway.config.MCP_ALLOWED_ORIGINS.includes(origin);
-}
-
-/** One request, one Server and one transport (stateless, JSON answers); both closed when the answer is sent. */
-async function handOverToSdk(gateway: Gateway, ctx: RouterContext, message: unknown): Promise<void> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  const server = mcpServerFor(gateway, principalOf(ctx.state));
-  await server.connect(transport);
-  ctx.res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  // Every answer here is JSON (stateless, enableJsonResponse): a client that accepts anything, or only
-  // JSON, is served like one sending the contract's `application/json, text/event-stream`, not refused 406.
-  ctx.req.headers.accept = 'application/json, text/event-stream';
-  // The SDK writes the answer itself; Koa's logging still sees the status it set.
-  ctx.respond = false;
-  await transport.handleRequest(ctx.req, ctx.res, message);
-  ctx.status = ctx.res.statusCode;
 }

@@ -1,5 +1,5 @@
-import { env, serviceConfig } from '@ars/config';
-import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
+import { env } from '@ars/config';
+import { serviceSchemaOf, type ServiceConfigurationDefinition } from '@ars/service/configuration';
 
 export const AUTOMATIONS_ENGINE_PORT = 8084;
 
@@ -23,12 +23,6 @@ export const automationsEngineConfigSchema = {
   AUTOMATIONS_CONSUMER_GROUP: env.string({ default: 'automations-engine', pattern: '^[A-Za-z0-9._-]{1,100}$', describe: 'letters, digits, `.`, `_`, `-`' }),
 };
 
-/** Every variable of the service (the common ones too): what its known secrets are taken from. */
-export const automationsEngineFullConfigSchema = {
-  ...serviceConfig({ service: 'automations-engine', port: AUTOMATIONS_ENGINE_PORT }),
-  ...automationsEngineConfigSchema,
-};
-
 /** What automations-engine declares of its configuration (runService reads it; `main.ts` checks it before the service's modules load). */
 export const automationsEngineConfiguration: ServiceConfigurationDefinition<typeof automationsEngineConfigSchema> = {
   name: 'automations-engine',
@@ -37,3 +31,6 @@ export const automationsEngineConfiguration: ServiceConfigurationDefinition<type
   requireBus: true,
   configSchema: automationsEngineConfigSchema,
 };
+
+/** Every variable of the service (the common ones too): what its known secrets are taken from. */
+export const automationsEngineFullConfigSchema = serviceSchemaOf(automationsEngineConfiguration);

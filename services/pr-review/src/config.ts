@@ -1,5 +1,5 @@
-import { env, serviceConfig } from '@ars/config';
-import type { ServiceConfigurationDefinition } from '@ars/service/configuration';
+import { env } from '@ars/config';
+import { serviceSchemaOf, type ServiceConfigurationDefinition } from '@ars/service/configuration';
 
 export const PR_REVIEW_PORT = 8085;
 
@@ -25,12 +25,6 @@ export const prReviewConfigSchema = {
   PR_REVIEW_CONSUMER_GROUP: env.string({ default: 'pr-review', pattern: '^[A-Za-z0-9._-]{1,100}$', describe: 'letters, digits, `.`, `_`, `-`' }),
 };
 
-/** Every variable of the service (the common ones too): what its known secrets are taken from. */
-export const prReviewFullConfigSchema = {
-  ...serviceConfig({ service: 'pr-review', port: PR_REVIEW_PORT }),
-  ...prReviewConfigSchema,
-};
-
 /** What pr-review declares of its configuration (runService reads it; `main.ts` checks it before the service's modules load). */
 export const prReviewConfiguration: ServiceConfigurationDefinition<typeof prReviewConfigSchema> = {
   name: 'pr-review',
@@ -39,3 +33,6 @@ export const prReviewConfiguration: ServiceConfigurationDefinition<typeof prRevi
   requireBus: true,
   configSchema: prReviewConfigSchema,
 };
+
+/** Every variable of the service (the common ones too): what its known secrets are taken from. */
+export const prReviewFullConfigSchema = serviceSchemaOf(prReviewConfiguration);

@@ -1,5 +1,5 @@
-import { env, serviceConfig, type EnvSource } from '@ars/config';
-import { loadServiceConfiguration, type ServiceConfigurationDefinition } from '@ars/service/configuration';
+import { env, type EnvSource } from '@ars/config';
+import { loadServiceConfiguration, serviceSchemaOf, type ServiceConfigurationDefinition } from '@ars/service/configuration';
 
 export const RUNS_PORT = 8082;
 
@@ -31,8 +31,6 @@ export const runsConfigSchema = {
   RUNS_CONSUMER_GROUP: env.string({ default: 'runs', pattern: '^[A-Za-z0-9._-]{1,100}$', describe: 'letters, digits, `.`, `_`, `-`' }),
 };
 
-export const runsFullConfigSchema = { ...serviceConfig({ service: 'runs', port: RUNS_PORT }), ...runsConfigSchema };
-
 /**
  * What runs declares of its configuration (runService reads it; `main.ts` checks it before the
  * service's modules load): beside the variables' own rules, what runs cannot do without — MongoDB,
@@ -46,6 +44,9 @@ export const runsConfiguration: ServiceConfigurationDefinition<typeof runsConfig
   configSchema: runsConfigSchema,
   configProblems: (config) => (config.INTERNAL_TOKEN ? [] : ['INTERNAL_TOKEN is required (a string of at least 16 characters)']),
 };
+
+/** Every variable of the service (the common ones too): what its known secrets are taken from. */
+export const runsFullConfigSchema = serviceSchemaOf(runsConfiguration);
 
 /** Checks the whole configuration and names every problem in one line. Throws ConfigError. */
 export function checkRunsConfig(source: EnvSource): void {

@@ -4,9 +4,10 @@
 # librdkafka-dev (Debian); deploy/local/setup.sh installs them.
 #
 # librdkafka is linked statically, from a copy of Debian's librdkafka.a in which the mock's group
-# rebalance timer callback is made visible, and with the library's internal timer start wrapped
-# (ld --wrap): so the helper can set a new group's first-join delay, hard-coded in librdkafka 2.0.2
-# (src/kafka-mock.c says why and how). The libraries librdkafka itself needs (lz4, zstd, sasl2,
+# rebalance timer callback and its connection write timer callback are made visible, and with a few
+# internal calls wrapped (ld --wrap): so the helper can set a new group's first-join delay,
+# hard-coded in librdkafka 2.0.2, and answer a held fetch as soon as its partition gets a message,
+# as a broker does (src/kafka-mock.c says why and how). The libraries librdkafka itself needs (lz4, zstd, sasl2,
 # OpenSSL, zlib) stay shared: the ones Debian's librdkafka.so.1 is linked with, by file name, so no
 # -dev package of theirs is needed.
 set -euo pipefail
@@ -24,7 +25,8 @@ fi
 mkdir -p "$here/bin"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-objcopy --globalize-symbol=rd_kafka_mcgrp_rebalance_timer_cb "$libdir/librdkafka.a" "$tmp/librdkafka.a"
+objcopy --globalize-symbol=rd_kafka_mcgrp_rebalance_timer_cb \
+  --globalize-symbol=rd_kafka_mock_connection_write_out_tmr_cb "$libdir/librdkafka.a" "$tmp/librdkafka.a"
 shared_deps=()
 while read -r name; do
   case "$name" in
@@ -33,6 +35,8 @@ while read -r name; do
   esac
 done < <(ldd "$libdir/librdkafka.so.1" | awk '$2 == "=>" { print $1 }')
 gcc -O2 -Wall -Wextra -std=gnu11 -o "$tmp/kafka-mock" "$src" \
-  -Wl,--wrap=rd_kafka_timer_start0 "$tmp/librdkafka.a" "${shared_deps[@]}" -lm -ldl -lpthread -lrt
+  -Wl,--wrap=rd_kafka_timer_start0 \
+  -Wl,--wrap=rd_kafka_mock_partition_find -Wl,--wrap=rd_kafka_mock_connection_send_response \
+  -Wl,--wrap=rd_kafka_mock_partition_log_append -Wl,--wrap=rd_kafka_buf_destroy_final "$tmp/librdkafka.a" "${shared_deps[@]}" -lm -ldl -lpthread -lrt
 mv -f "$tmp/kafka-mock" "$out"
 echo "[kafka-mock] built $out" >&2

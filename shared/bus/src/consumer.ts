@@ -55,9 +55,9 @@ export interface ConsumeOptions {
   /** Commit offsets after every n handled messages of a partition (and when stopping); default 1. */
   commitEveryMessages?: number;
   /**
-   * Longest a fetch waits for data (default: the bus' `fetchMaxWaitMs`, else 250). A real broker
-   * answers as soon as data arrives; librdkafka's mock waits the whole time, so against the mock
-   * this is the worst-case delivery latency (100 in tests).
+   * Longest a fetch waits for data (default: the bus' `fetchMaxWaitMs`, else 250). A broker (and
+   * the local Kafka mock, `@ars/kafka-mock`) answers as soon as a fetched partition gets data, so
+   * this bounds how often an idle consumer asks, and how long stopping it waits, not the latency.
    */
   fetchMaxWaitMs?: number;
   /** Group membership timings (kafkajs defaults: 30000 / 60000 / 3000). Tests use small values. */

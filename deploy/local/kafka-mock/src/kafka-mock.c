@@ -18,11 +18,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <librdkafka/rdkafka.h>
@@ -95,6 +97,172 @@ void __wrap_rd_kafka_timer_start0(rd_kafka_timers_t *rkts, void *rtmr, int64_t i
         __real_rd_kafka_timer_start0(rkts, rtmr, interval, oneshot, restart, callback, arg);
         if (interval > EMPTY_GROUP_REBALANCE_US && group_has_no_member(rtmr, callback, arg))
                 __real_rd_kafka_timer_start0(rkts, rtmr, EMPTY_GROUP_REBALANCE_US, oneshot, 1, callback, arg);
+}
+
+/*
+ * A Kafka broker answers a fetch as soon as one of the fetched partitions has data, and only holds
+ * it for the fetch's MaxWait while none has (the fetch purgatory). librdkafka 2.0.2's mock builds
+ * an empty answer at once and holds it for the whole MaxWait (rdkafka_mock_handlers.c,
+ * rd_kafka_mock_handle_Fetch: "isn't strictly correct since we should cut the wait short"), so
+ * every message that arrives while a consumer waits was delivered up to MaxWait late: 250 ms per
+ * Kafka hop with the bus's default, most of a run event's delay to its watchers.
+ *
+ * So this program ends the hold the way a broker would. build.sh wraps (ld --wrap) four internal
+ * calls that cross object files in librdkafka.a:
+ *   - rd_kafka_mock_partition_find, which the Fetch handler calls for each partition it reads:
+ *     the partitions of the request being handled are noted;
+ *   - rd_kafka_mock_connection_send_response: an answer held back (its rkbuf_ts_retry set, the
+ *     mock's only use of that field) is recorded with the partitions its fetch asked for;
+ *   - rd_kafka_mock_partition_log_append, called by the Produce handler: once a message is
+ *     appended, every held fetch that asked for that partition is released (its hold cleared and
+ *     its connection made writable through the mock's own write timer callback, made visible by
+ *     objcopy). The consumer gets its empty answer now and fetches again at once, finding the
+ *     message: one extra round trip instead of the rest of MaxWait;
+ *   - rd_kafka_buf_destroy_final: an answer sent (after its hold, or released) or dropped with its
+ *     connection is forgotten, so a record never outlives its buffer or its connection.
+ * Only rkbuf_ts_retry's place in rd_kafka_buf_t is assumed (after the TAILQ link and the 32-bit
+ * correlation id, rdkafka_buf.h); a value there that is not a monotonic time in the next ten
+ * minutes turns the whole mechanism off (one line on stderr), leaving the mock's own behaviour.
+ * All of it runs on the mock cluster's thread; the mutex covers buffers destroyed elsewhere.
+ */
+typedef struct rd_kafka_mock_partition_s rd_kafka_mock_partition_t;
+typedef struct rd_kafka_mock_topic_s rd_kafka_mock_topic_t;
+typedef struct rd_kafka_mock_connection_s rd_kafka_mock_connection_t;
+typedef struct rd_kafka_buf_s rd_kafka_buf_t;
+typedef struct rd_kafkap_bytes_s rd_kafkap_bytes_t;
+typedef struct rd_kafkap_str_s rd_kafkap_str_t;
+
+rd_kafka_mock_partition_t *__real_rd_kafka_mock_partition_find(const rd_kafka_mock_topic_t *mtopic, int32_t partition);
+rd_kafka_mock_partition_t *__wrap_rd_kafka_mock_partition_find(const rd_kafka_mock_topic_t *mtopic, int32_t partition);
+void __real_rd_kafka_mock_connection_send_response(rd_kafka_mock_connection_t *mconn, rd_kafka_buf_t *resp);
+void __wrap_rd_kafka_mock_connection_send_response(rd_kafka_mock_connection_t *mconn, rd_kafka_buf_t *resp);
+rd_kafka_resp_err_t __real_rd_kafka_mock_partition_log_append(rd_kafka_mock_partition_t *mpart, const rd_kafkap_bytes_t *records,
+                                                               const rd_kafkap_str_t *TransactionalId, int64_t *BaseOffset);
+rd_kafka_resp_err_t __wrap_rd_kafka_mock_partition_log_append(rd_kafka_mock_partition_t *mpart, const rd_kafkap_bytes_t *records,
+                                                               const rd_kafkap_str_t *TransactionalId, int64_t *BaseOffset);
+void __real_rd_kafka_buf_destroy_final(rd_kafka_buf_t *rkbuf);
+void __wrap_rd_kafka_buf_destroy_final(rd_kafka_buf_t *rkbuf);
+extern rd_kafka_timer_cb_t rd_kafka_mock_connection_write_out_tmr_cb;
+
+/* The head of librdkafka 2.0.2's struct rd_kafka_buf_s, up to rkbuf_ts_retry. */
+struct mock_buf_head {
+        void *link_next;
+        void **link_prev;
+        int32_t corrid;
+        int64_t ts_retry; /* rd_ts_t: absolute CLOCK_MONOTONIC µs */
+};
+
+#define HELD_FETCHES_MAX 4096
+#define FETCH_PARTITIONS_MAX 64
+
+struct held_fetch {
+        rd_kafka_mock_connection_t *mconn;
+        rd_kafka_buf_t *resp;
+        int partition_cnt; /* -1: more than FETCH_PARTITIONS_MAX, released by any append */
+        rd_kafka_mock_partition_t *partitions[FETCH_PARTITIONS_MAX];
+};
+
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct held_fetch *held_fetches;
+static int held_cnt;
+static int early_answers_off;
+static rd_kafka_mock_partition_t *request_partitions[FETCH_PARTITIONS_MAX];
+static int request_partition_cnt; /* -1 after an overflow */
+
+static int64_t monotonic_us(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t *ts_retry_of(rd_kafka_buf_t *rkbuf) {
+        return &((struct mock_buf_head *)(void *)rkbuf)->ts_retry;
+}
+
+rd_kafka_mock_partition_t *__wrap_rd_kafka_mock_partition_find(const rd_kafka_mock_topic_t *mtopic, int32_t partition) {
+        rd_kafka_mock_partition_t *mpart = __real_rd_kafka_mock_partition_find(mtopic, partition);
+        if (!mpart)
+                return mpart;
+        pthread_mutex_lock(&held_lock);
+        if (request_partition_cnt >= 0 && request_partition_cnt < FETCH_PARTITIONS_MAX)
+                request_partitions[request_partition_cnt++] = mpart;
+        else
+                request_partition_cnt = -1;
+        pthread_mutex_unlock(&held_lock);
+        return mpart;
+}
+
+/* With held_lock held: notes resp as a held fetch answer over the partitions its request read. */
+static void hold_fetch(rd_kafka_mock_connection_t *mconn, rd_kafka_buf_t *resp) {
+        int64_t retry_at = *ts_retry_of(resp);
+        int64_t now = monotonic_us();
+        if (retry_at == 0 || request_partition_cnt == 0)
+                return;
+        if (retry_at < now - 1000000 || retry_at > now + (int64_t)600 * 1000000) {
+                early_answers_off = 1;
+                fputs("kafka-mock: rd_kafka_buf_t is not laid out as expected; held fetches wait their whole MaxWait\n", stderr);
+                return;
+        }
+        if (!held_fetches && !(held_fetches = calloc(HELD_FETCHES_MAX, sizeof(*held_fetches))))
+                return;
+        if (held_cnt == HELD_FETCHES_MAX)
+                return; /* not tracked: waits its MaxWait, as in the mock */
+        struct held_fetch *held = &held_fetches[held_cnt++];
+        held->mconn = mconn;
+        held->resp = resp;
+        held->partition_cnt = request_partition_cnt;
+        if (request_partition_cnt > 0)
+                memcpy(held->partitions, request_partitions, (size_t)request_partition_cnt * sizeof(request_partitions[0]));
+}
+
+void __wrap_rd_kafka_mock_connection_send_response(rd_kafka_mock_connection_t *mconn, rd_kafka_buf_t *resp) {
+        pthread_mutex_lock(&held_lock);
+        if (!early_answers_off)
+                hold_fetch(mconn, resp);
+        request_partition_cnt = 0;
+        pthread_mutex_unlock(&held_lock);
+        __real_rd_kafka_mock_connection_send_response(mconn, resp);
+}
+
+static int fetch_reads(const struct held_fetch *held, const rd_kafka_mock_partition_t *mpart) {
+        if (held->partition_cnt < 0)
+                return 1;
+        for (int i = 0; i < held->partition_cnt; i++)
+                if (held->partitions[i] == mpart)
+                        return 1;
+        return 0;
+}
+
+rd_kafka_resp_err_t __wrap_rd_kafka_mock_partition_log_append(rd_kafka_mock_partition_t *mpart, const rd_kafkap_bytes_t *records,
+                                                               const rd_kafkap_str_t *TransactionalId, int64_t *BaseOffset) {
+        rd_kafka_resp_err_t err = __real_rd_kafka_mock_partition_log_append(mpart, records, TransactionalId, BaseOffset);
+        if (err)
+                return err;
+        pthread_mutex_lock(&held_lock);
+        for (int i = 0; i < held_cnt;) {
+                struct held_fetch *held = &held_fetches[i];
+                if (!fetch_reads(held, mpart)) {
+                        i++;
+                        continue;
+                }
+                *ts_retry_of(held->resp) = 0;
+                rd_kafka_mock_connection_write_out_tmr_cb(NULL, held->mconn);
+                *held = held_fetches[--held_cnt];
+        }
+        pthread_mutex_unlock(&held_lock);
+        return err;
+}
+
+void __wrap_rd_kafka_buf_destroy_final(rd_kafka_buf_t *rkbuf) {
+        pthread_mutex_lock(&held_lock);
+        for (int i = 0; i < held_cnt; i++) {
+                if (held_fetches[i].resp == rkbuf) {
+                        held_fetches[i] = held_fetches[--held_cnt];
+                        break;
+                }
+        }
+        pthread_mutex_unlock(&held_lock);
+        __real_rd_kafka_buf_destroy_final(rkbuf);
 }
 
 #define MAX_TOPICS 256

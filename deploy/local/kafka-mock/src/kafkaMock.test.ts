@@ -125,6 +125,67 @@ describe('a group whose last member left is empty at once, as on a Kafka broker:
   }, 60_000);
 });
 
+describe('a fetch waiting for data is answered as soon as a message reaches a partition it reads, as on a Kafka broker', () => {
+  /** A consumer of `waiting` with a long fetch wait, joined and idle; its fetches' durations as kafkajs reports them. */
+  async function idleConsumer(cluster: KafkaMock, groupId: string, maxWaitTimeInMs: number) {
+    const consumer = new Kafka({ brokers: cluster.brokers, clientId: 'fetch-test', logLevel: logLevel.NOTHING }).consumer({ groupId, maxWaitTimeInMs });
+    const received: number[] = [];
+    const fetchDurations: number[] = [];
+    consumer.on(consumer.events.FETCH, (event) => fetchDurations.push(event.payload.duration));
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'waiting', fromBeginning: true });
+    const joined = new Promise((resolve) => consumer.on(consumer.events.GROUP_JOIN, resolve));
+    await consumer.run({ eachMessage: async () => void received.push(Date.now()) });
+    await joined;
+    // The first fetches answer at once (the offsets are found); from here each one waits.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return { consumer, received, fetchDurations };
+  }
+
+  test('a message produced while the fetch waits reaches the consumer long before the fetch wait ends', async () => {
+    const maxWaitTimeInMs = 10_000;
+    const cluster = await startKafkaMock({ brokers: 1, topics: [{ name: 'waiting', partitions: 2 }], initialRebalanceDelayMs: 0 });
+    const producer = new Kafka({ brokers: cluster.brokers, clientId: 'fetch-test', logLevel: logLevel.NOTHING }).producer();
+    const { consumer, received } = await idleConsumer(cluster, 'answered-on-arrival', maxWaitTimeInMs);
+    try {
+      await producer.connect();
+      const sentAt = Date.now();
+      await producer.send({ topic: 'waiting', messages: [{ key: 'one', value: 'arrives' }] });
+      while (received.length === 0 && Date.now() - sentAt < maxWaitTimeInMs) await new Promise((resolve) => setTimeout(resolve, 20));
+      // librdkafka's mock alone answered after the whole 10 s wait.
+      expect(received[0]! - sentAt).toBeLessThan(maxWaitTimeInMs / 2);
+    } finally {
+      await Promise.all([consumer.disconnect(), producer.disconnect()]);
+      await cluster.close();
+    }
+  }, 30_000);
+
+  test('a message on a partition the fetch does not read leaves it waiting its whole wait', async () => {
+    const maxWaitTimeInMs = 3_000;
+    const cluster = await startKafkaMock({
+      brokers: 1,
+      topics: [
+        { name: 'waiting', partitions: 2 },
+        { name: 'elsewhere', partitions: 1 },
+      ],
+      initialRebalanceDelayMs: 0,
+    });
+    const producer = new Kafka({ brokers: cluster.brokers, clientId: 'fetch-test', logLevel: logLevel.NOTHING }).producer();
+    const { consumer, fetchDurations } = await idleConsumer(cluster, 'not-woken', maxWaitTimeInMs);
+    try {
+      await producer.connect();
+      fetchDurations.length = 0;
+      await producer.send({ topic: 'elsewhere', messages: [{ value: 'not for the waiting consumer' }] });
+      while (fetchDurations.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      // The fetch in flight when the message was produced: answered only when its wait ran out.
+      expect(fetchDurations[0]).toBeGreaterThanOrEqual(maxWaitTimeInMs / 2);
+    } finally {
+      await Promise.all([consumer.disconnect(), producer.disconnect()]);
+      await cluster.close();
+    }
+  }, 30_000);
+});
+
 describe('close destroys the cluster and the process exits', () => {
   test('close is idempotent and the brokers stop listening', async () => {
     const own = await startKafkaMock({ brokers: 1, topics: [] });

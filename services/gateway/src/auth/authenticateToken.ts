@@ -91,15 +91,7 @@ export function authenticateToken(gateway: Gateway): Middleware {
   };
 }
 
-/** CONTRACT.md, Authentication 7: a token without the route's scope → 403 naming the scope (and `write`). */
-export function requireScope(scope: Scope): Middleware {
-  return async (ctx, next) => {
-    assertScope(principalOf(ctx.state), scope);
-    await next();
-  };
-}
-
-/** 403 naming the scope when the principal lacks it (the REST chain and the MCP tools alike). */
+/** CONTRACT.md, Authentication 7: 403 naming the scope (and `write`) when the principal lacks it (the REST chain and the MCP tools alike). */
 export function assertScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.includes(scope)) throw AppError.forbidden(missingScopeMessage(scope));
 }

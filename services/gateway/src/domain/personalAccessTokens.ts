@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** CONTRACT.md, Authentication 3: a fixed prefix followed by 32 base62 characters. */
 export const TOKEN_PREFIX = 'tok_';
@@ -24,8 +24,9 @@ export function isWellFormedToken(value: string): boolean {
   return TOKEN_PATTERN.test(value);
 }
 
+/** SHA-256 hex; the one-shot `hash` (no Hash object per call): every public request hashes its PAT. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export function displayPrefixOf(token: string): string {

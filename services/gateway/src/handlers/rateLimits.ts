@@ -13,7 +13,8 @@ import {
 } from '../domain/limits.js';
 import type { Gateway } from '../deps.js';
 import type { ConsumeResult, GuardedConsumeResult, RateLimiter, RateWindow } from '../store/rateLimiter.js';
-import { REVOKED_TOKEN, notePatUse, principalOf, resolveBearer, resolvePatKept } from '../auth/authenticateToken.js';
+import { REVOKED_TOKEN, assertScope, notePatUse, principalOf, resolveBearer, resolvePatKept } from '../auth/authenticateToken.js';
+import type { Scope } from '../domain/scopes.js';
 
 /** Redis unreachable fails closed: 503 with `Retry-After: 60`, never an unlimited pass. */
 async function consumeOrUnavailable(gateway: Gateway, windows: readonly RateWindow[], member?: string): Promise<ConsumeResult> {
@@ -26,13 +27,14 @@ async function consumeOrUnavailable(gateway: Gateway, windows: readonly RateWind
 }
 
 /**
- * The public routes' first two steps: the PAT (401), then its per-PAT limit (429/503). The PAT may
- * come from this gateway's cache; its revocation mark is read in the limit's own Redis round trip,
- * so a PAT revoked through any gateway is refused at its very next request here, and a Redis that
- * lost its marks (a new epoch) sends every kept PAT back to MongoDB. A request refused 401 counts
- * against nothing, as before.
+ * The public routes' first three steps: the PAT (401), its per-PAT limit (429/503), then the route's
+ * scope (403). The PAT may come from this gateway's cache; its revocation mark is read in the
+ * limit's own Redis round trip, so a PAT revoked through any gateway is refused at its very next
+ * request here, and a Redis that lost its marks (a new epoch) sends every kept PAT back to MongoDB.
+ * A request refused 401 counts against nothing, as before. One middleware, not three: each layer
+ * of the chain costs every request its own promises (issue 33).
  */
-export function authenticateAndLimitPat(gateway: Gateway): Middleware {
+export function authenticateAndLimitPat(gateway: Gateway, scope: Scope): Middleware {
   return async (ctx, next) => {
     const authorization = ctx.get('Authorization') || undefined;
     let resolved = await resolvePatKept(gateway, authorization);
@@ -48,6 +50,7 @@ export function authenticateAndLimitPat(gateway: Gateway): Middleware {
       notePatUse(gateway, resolved.token);
     }
     if (!result.allowed) throw AppError.rateLimited(PER_TOKEN_EXCEEDED, RETRY_AFTER_SECONDS);
+    assertScope(resolved.principal, scope);
     ctx.state.principal = resolved.principal;
     await next();
   };

@@ -4,6 +4,11 @@ import { assertJsonDepth, readRawBody, type Middleware } from '@ars/http-app';
 export const PUBLIC_BODY_LIMIT = '1mb';
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** Whether a request of this method has its JSON body read (any other's is left unread). */
+export function mayCarryBody(method: string): boolean {
+  return BODY_METHODS.includes(method);
+}
+
 /**
  * The JSON body of a public route, parsed after authentication, the per-PAT limit and the scope
  * check (the kit's parser is skipped under `/api/v1/svc`): an unauthenticated caller never has a
@@ -15,7 +20,7 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 export function parseJsonBody(limit: string = PUBLIC_BODY_LIMIT): Middleware {
   return async (ctx, next) => {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (BODY_METHODS.includes(ctx.method) && hasBody) {
+    if (mayCarryBody(ctx.method) && hasBody) {
       if (!ctx.is('application/json', 'application/*+json')) throw AppError.badRequest('Content-Type must be application/json');
       const text = await readRawBody(ctx, limit);
       if (text.trim() !== '') {

@@ -1,7 +1,8 @@
 // find, getMore, killCursors, count, distinct and aggregate.
 import type { Document } from 'bson';
-import { Aggregator } from 'mingo';
-import { distinctValues, projector, queryOptions, selectDocs } from '../query/select.js';
+import { Aggregator } from 'mingo/aggregator';
+import { queryOptions } from '../query/mingo.js';
+import { distinctValues, projector, selectDocs } from '../query/select.js';
 import { rewriteTypeOperators } from '../query/types.js';
 import { cloneDoc, isPlainObject, type Doc } from '../storage/values.js';
 import {

@@ -2,15 +2,14 @@
 // candidate set from `_id` or an index when the filter pins one by equality, then sort, skip,
 // limit and projection in that order, as `find` does.
 import type { Document } from 'bson';
-import { Query } from 'mingo';
+import { Query } from 'mingo/query';
 import { compare } from 'mingo/util';
-import type { Options } from 'mingo/types';
 import { CommandError, fromMingoError } from '../commands/errors.js';
 import type { Collection } from '../storage/collection.js';
+import type { Index } from '../storage/indexes.js';
 import { isPlainObject, valueKey, valuesAtPath, type Doc } from '../storage/values.js';
-import { rewriteTypeOperators, TYPE_CONTEXT } from './types.js';
-
-export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrictMode: true };
+import { queryOptions } from './mingo.js';
+import { rewriteTypeOperators } from './types.js';
 
 export interface Matcher {
   test(doc: Doc): boolean;
@@ -38,30 +37,48 @@ export function compileFilter(filter: unknown, variables?: Document): Matcher {
   };
 }
 
-/** mingo options for queries: MongoDB's `$type`, no scripting, optional `let` variables. */
-export function queryOptions(variables?: Document): Partial<Options> {
-  return { ...MINGO_OPTIONS, context: TYPE_CONTEXT, ...(variables ? { variables } : {}) };
-}
-
 /**
- * A native matcher for the commonest filters (empty, or plain equality on scalar values), which
- * skips compiling a mingo query (~0.1 ms each). Anything subtler goes to mingo.
+ * A native matcher for the commonest filters (empty, plain equality on scalar values, `$in` of
+ * scalar values — what an equality `$lookup` sends per document), which skips compiling a mingo
+ * query. Anything subtler goes to mingo.
  */
 function fastMatcher(filter: Record<string, unknown>): ((doc: Doc) => boolean) | undefined {
   const checks: Array<(doc: Doc) => boolean> = [];
-  for (const [path, raw] of Object.entries(filter)) {
+  for (const [path, condition] of Object.entries(filter)) {
     if (path.startsWith('$') || path.split('.').some((part) => part === '' || /^\d+$/.test(part))) return undefined;
-    let value = raw;
-    if (isPlainObject(value)) {
-      const keys = Object.keys(value);
-      if (keys.length !== 1 || keys[0] !== '$eq') return undefined;
-      value = value.$eq;
-    }
-    if (!isSimpleScalar(value)) return undefined;
-    const key = valueKey(value);
-    checks.push((doc) => valuesAtPath(doc, path).some((candidate) => candidate !== undefined && valueKey(candidate) === key));
+    const check = equalityCheck(path, condition) ?? inCheck(path, condition);
+    if (!check) return undefined;
+    checks.push(check);
   }
   return (doc) => checks.every((check) => check(doc));
+}
+
+/** `{path: value}` or `{path: {$eq: value}}` with a scalar value: some value at the path has its key. */
+function equalityCheck(path: string, condition: unknown): ((doc: Doc) => boolean) | undefined {
+  let value = condition;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (keys.length !== 1 || keys[0] !== '$eq') return undefined;
+    value = value.$eq;
+  }
+  if (!isSimpleScalar(value)) return undefined;
+  const key = valueKey(value);
+  return (doc) => valuesAtPath(doc, path).some((candidate) => candidate !== undefined && valueKey(candidate) === key);
+}
+
+/**
+ * `{field: {$in: [scalars]}}`: the field's value, or an element of it, equals one of them. Only
+ * values of the same kinds count (mingo's `$in` compares types strictly: a stored Long is no match
+ * for a number). Left to mingo: `null` in the list (which also matches a missing field) and dotted
+ * paths, where mingo's answers through nested arrays differ from a plain fan-out.
+ */
+function inCheck(path: string, condition: unknown): ((doc: Doc) => boolean) | undefined {
+  if (path.includes('.') || !isPlainObject(condition)) return undefined;
+  const keys = Object.keys(condition);
+  const list = condition.$in;
+  if (keys.length !== 1 || !Array.isArray(list) || !list.every(isSimpleScalar)) return undefined;
+  const wanted = new Set(list.map(valueKey));
+  return (doc) => valuesAtPath(doc, path).some((candidate) => isSimpleScalar(candidate) && wanted.has(valueKey(candidate)));
 }
 
 function isSimpleScalar(value: unknown): boolean {
@@ -124,7 +141,9 @@ function usable(value: unknown): boolean {
 
 /**
  * Documents that may match, in natural order when no index narrows them. A superset: the caller
- * still tests each one against the full filter.
+ * still tests each one against the full filter. Preference (each keeps the order it had before
+ * the next one existed): `_id`, an index with all fields pinned, a sparse index for `$exists`, an
+ * index with its leading fields pinned (in natural order, as the scan it replaces), a scan.
  */
 export function candidates(collection: Collection, filter: Document): Iterable<Doc> {
   const ids = pinnedValues(filter, '_id');
@@ -136,27 +155,72 @@ export function candidates(collection: Collection, filter: Document): Iterable<D
     }
     return byKey.values();
   }
-  let best: Set<string> | undefined;
-  for (const index of collection.indexes.values()) {
-    if (!index.complete) continue;
-    const perField = index.fields.map((field) => pinnedValues(filter, field));
-    if (perField.some((values) => values === undefined)) continue;
-    let combos: unknown[][] = [[]];
-    for (const values of perField as unknown[][]) combos = combos.flatMap((prefix) => values.map((value) => [...prefix, value]));
-    if (combos.length > 1000) continue;
-    const found = new Set<string>();
-    for (const combo of combos) for (const idKey of index.lookup(combo) ?? []) found.add(idKey);
-    if (!best || found.size < best.size) best = found;
-    if (best.size === 0) break;
-  }
-  if (!best) best = existsCandidates(collection, filter);
-  if (!best) return collection.docs.values();
+  const found = indexCandidates(collection, filter, 'all') ?? existsCandidates(collection, filter);
+  if (found) return docsOf(collection, found);
+  const byPrefix = indexCandidates(collection, filter, 'prefix');
+  return byPrefix ? collection.inNaturalOrder(byPrefix) : collection.docs.values();
+}
+
+/** The documents of these primary keys, in the order given. */
+function docsOf(collection: Collection, idKeys: Set<string>): Doc[] {
   const docs: Doc[] = [];
-  for (const idKey of best) {
+  for (const idKey of idKeys) {
     const doc = collection.docs.get(idKey);
     if (doc) docs.push(doc);
   }
   return docs;
+}
+
+/**
+ * Primary keys from the complete index whose pins narrow the most: with all its fields pinned by
+ * equality (`all`), or only some leading fields (`prefix`). Undefined when no index qualifies.
+ */
+function indexCandidates(collection: Collection, filter: Document, mode: 'all' | 'prefix'): Set<string> | undefined {
+  let best: Set<string> | undefined;
+  for (const index of collection.indexes.values()) {
+    if (!index.complete) continue;
+    const pinned = mode === 'all' ? leadingPins(filter, index.fields, pinnedValues) : leadingPins(filter, index.fields, prefixPinnedValues);
+    const qualifies = mode === 'all' ? pinned.length === index.fields.length : pinned.length > 0 && pinned.length < index.fields.length;
+    if (!qualifies) continue;
+    const found = lookupCombinations(index, pinned);
+    if (!found) continue;
+    if (!best || found.size < best.size) best = found;
+    if (best.size === 0) break;
+  }
+  return best;
+}
+
+/** The pinned values of an index's leading fields, up to the first field the filter does not pin. */
+function leadingPins(filter: Document, fields: string[], pinsOf: (filter: Document, field: string) => unknown[] | undefined): unknown[][] {
+  const pinned: unknown[][] = [];
+  for (const field of fields) {
+    const values = pinsOf(filter, field);
+    if (!values) break;
+    pinned.push(values);
+  }
+  return pinned;
+}
+
+/**
+ * Pins a prefix lookup may use: top-level fields pinned to scalars or null. There mingo's equality
+ * (which decides the answer) never matches a value the index keys differently — unlike sub-documents
+ * (field order) or dotted paths (mingo flattens nested arrays) — so the candidates stay a superset
+ * of the scan they replace.
+ */
+function prefixPinnedValues(filter: Document, field: string): unknown[] | undefined {
+  if (field.includes('.')) return undefined;
+  const values = pinnedValues(filter, field);
+  return values?.every((value) => value === null || isSimpleScalar(value)) ? values : undefined;
+}
+
+/** Primary keys under every combination of the pinned values (undefined past 1000 combinations). */
+function lookupCombinations(index: Index, pinned: unknown[][]): Set<string> | undefined {
+  let combos: unknown[][] = [[]];
+  for (const values of pinned) combos = combos.flatMap((prefix) => values.map((value) => [...prefix, value]));
+  if (combos.length > 1000) return undefined;
+  const found = new Set<string>();
+  for (const combo of combos) for (const idKey of index.lookup(combo) ?? []) found.add(idKey);
+  return found;
 }
 
 /**

@@ -2,7 +2,6 @@
 // the JSON-ish types and answers false (silently) for objectId, binData, decimal, timestamp...,
 // so filters are rewritten to use this operator instead.
 import type { Document } from 'bson';
-import { Context } from 'mingo';
 import { resolve } from 'mingo/util';
 import { CommandError } from '../commands/errors.js';
 import { isPlainObject } from '../storage/values.js';
@@ -70,12 +69,10 @@ function testerFor(spec: unknown): (value: unknown) => boolean {
 }
 
 /** The mingo query operator implementing `$type`. */
-const typeOperator = (selector: string, value: unknown, _options: unknown): ((doc: Document) => boolean) => {
+export const typeOperator = (selector: string, value: unknown, _options: unknown): ((doc: Document) => boolean) => {
   const test = testerFor(value);
   return (doc) => test(resolve(doc, selector, { unwrapArray: true }));
 };
-
-export const TYPE_CONTEXT = Context.init({ query: { [TYPE_OPERATOR]: typeOperator } });
 
 /**
  * The filter with each query `$type` replaced by ours and `$gte`/`$lte` null made `$eq` null,

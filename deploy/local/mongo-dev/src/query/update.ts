@@ -2,10 +2,11 @@
 // the type checks MongoDB makes and mingo skips silently), replacements, pipeline updates, and
 // the seed document of an upsert.
 import { ObjectId, type Document } from 'bson';
-import { Aggregator, update as mingoUpdate } from 'mingo';
+import { Aggregator } from 'mingo/aggregator';
+import { update as mingoUpdate } from 'mingo/updater';
 import { CommandError, fromMingoError } from '../commands/errors.js';
 import { cloneDoc, isPlainObject, sameValue, setAtPath, type Doc } from '../storage/values.js';
-import { queryOptions } from './select.js';
+import { queryOptions } from './mingo.js';
 import { rewriteTypeOperators } from './types.js';
 
 const OPERATORS = new Set([

@@ -12,6 +12,9 @@ export class Collection {
   readonly docs = new Map<string, Doc>();
   readonly indexes = new Map<string, Index>();
   readonly uuid: UUID;
+  /** Each document's place in natural order (`docs`' insertion order), to order index candidates by it. */
+  private readonly positions = new Map<string, number>();
+  private nextPosition = 0;
 
   constructor(
     readonly db: string,
@@ -35,7 +38,7 @@ export class Collection {
   }
 
   private idDuplicate(id: unknown): CommandError {
-    return new Index(ID_INDEX, this.ns).duplicate({ key: '', values: [id] });
+    return new Index(ID_INDEX, this.ns).duplicate({ key: '', values: [id], parts: [] });
   }
 
   private entriesFor(doc: Doc): Array<[Index, IndexEntry[]]> {
@@ -54,6 +57,7 @@ export class Collection {
     for (const [index, keys] of entries) index.checkUnique(keys, idKey);
     for (const [index, keys] of entries) index.add(idKey, keys);
     this.docs.set(idKey, doc);
+    this.positions.set(idKey, this.nextPosition++);
   }
 
   /** Replaces the stored document with the same `_id`; the caller guarantees `_id` did not change. */
@@ -70,11 +74,19 @@ export class Collection {
   remove(doc: Doc): void {
     const idKey = valueKey(doc._id);
     if (!this.docs.delete(idKey)) return;
+    this.positions.delete(idKey);
     for (const [index, keys] of this.entriesFor(doc)) index.remove(idKey, keys);
   }
 
   getById(id: unknown): Doc | undefined {
     return this.docs.get(valueKey(id));
+  }
+
+  /** The documents with these primary keys, in natural order (as a scan of `docs` would meet them). */
+  inNaturalOrder(idKeys: Iterable<string>): Doc[] {
+    const present = [...idKeys].filter((idKey) => this.positions.has(idKey));
+    present.sort((a, b) => (this.positions.get(a) as number) - (this.positions.get(b) as number));
+    return present.map((idKey) => this.docs.get(idKey) as Doc);
   }
 
   /** Adds an index over the existing documents; fails without change on a duplicate. */

@@ -1,5 +1,6 @@
 // Secondary indexes: a hash of index key → set of primary keys, maintained on every write. They
-// enforce uniqueness without a scan and give equality lookups a candidate set; range queries and
+// enforce uniqueness without a scan and give equality lookups a candidate set — also when only the
+// leading fields of a compound index are pinned (a hash per leading prefix); range queries and
 // sorts still run over the collection (correct, just not indexed).
 import type { Document } from 'bson';
 import { CommandError } from '../commands/errors.js';
@@ -19,6 +20,8 @@ export interface IndexSpec extends Document {
 export interface IndexEntry {
   key: string;
   values: unknown[];
+  /** `valueKey` of each value: the key of the first k fields is `parts.slice(0, k).join(SEPARATOR)`. */
+  parts: string[];
 }
 
 const SEPARATOR = '\u0001';
@@ -26,6 +29,8 @@ const SEPARATOR = '\u0001';
 export class Index {
   readonly fields: string[];
   readonly entries = new Map<string, Set<string>>();
+  /** For a compound index, `byPrefix[k - 1]`: key of the first k fields → primary keys, for k < fields.length. */
+  private readonly byPrefix: Array<Map<string, Set<string>>>;
   private readonly partial: Matcher | undefined;
 
   constructor(
@@ -33,6 +38,7 @@ export class Index {
     private readonly ns: string,
   ) {
     this.fields = Object.keys(spec.key);
+    this.byPrefix = this.fields.slice(1).map(() => new Map<string, Set<string>>());
     this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : undefined;
   }
 
@@ -66,8 +72,9 @@ export class Index {
     for (const values of perField) combos = combos.flatMap((prefix) => values.map((value) => [...prefix, value]));
     const seen = new Map<string, IndexEntry>();
     for (const values of combos) {
-      const key = values.map(valueKey).join(SEPARATOR);
-      if (!seen.has(key)) seen.set(key, { key, values });
+      const parts = values.map(valueKey);
+      const key = parts.join(SEPARATOR);
+      if (!seen.has(key)) seen.set(key, { key, values, parts });
     }
     return [...seen.values()];
   }
@@ -94,25 +101,40 @@ export class Index {
 
   add(idKey: string, entries: IndexEntry[]): void {
     for (const entry of entries) {
-      let holders = this.entries.get(entry.key);
-      if (!holders) this.entries.set(entry.key, (holders = new Set()));
-      holders.add(idKey);
+      addHolder(this.entries, entry.key, idKey);
+      this.byPrefix.forEach((map, i) => addHolder(map, entry.parts.slice(0, i + 1).join(SEPARATOR), idKey));
     }
   }
 
+  /** Removes all of a document's entries (a prefix it shares between entries goes with the last of them). */
   remove(idKey: string, entries: IndexEntry[]): void {
     for (const entry of entries) {
-      const holders = this.entries.get(entry.key);
-      if (!holders) continue;
-      holders.delete(idKey);
-      if (holders.size === 0) this.entries.delete(entry.key);
+      removeHolder(this.entries, entry.key, idKey);
+      this.byPrefix.forEach((map, i) => removeHolder(map, entry.parts.slice(0, i + 1).join(SEPARATOR), idKey));
     }
   }
 
-  /** Primary keys whose index key equals the given field values (one value per field). */
+  /**
+   * Primary keys whose first `values.length` index fields equal the given values (one per field):
+   * the whole key, or a leading prefix of a compound index.
+   */
   lookup(values: unknown[]): Set<string> | undefined {
-    return this.entries.get(values.map(valueKey).join(SEPARATOR));
+    const key = values.map(valueKey).join(SEPARATOR);
+    return values.length === this.fields.length ? this.entries.get(key) : this.byPrefix[values.length - 1]?.get(key);
   }
+}
+
+function addHolder(map: Map<string, Set<string>>, key: string, idKey: string): void {
+  let holders = map.get(key);
+  if (!holders) map.set(key, (holders = new Set()));
+  holders.add(idKey);
+}
+
+function removeHolder(map: Map<string, Set<string>>, key: string, idKey: string): void {
+  const holders = map.get(key);
+  if (!holders) return;
+  holders.delete(idKey);
+  if (holders.size === 0) map.delete(key);
 }
 
 function formatValue(value: unknown): string {

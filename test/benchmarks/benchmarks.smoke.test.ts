@@ -61,6 +61,18 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
+    script: 'deploy/local/mongo-dev bench:cost',
+    file: 'deploy/local/mongo-dev/bench/dist/queryCost.js',
+    args: ['--iterations', '4', '--rounds', '1'],
+    env: {},
+    againstSystem: false,
+    lines: [
+      'mongo-dev server CPU per operation (median of {n} rounds × {n}), load {n} {n} {n}',
+      ...Array.from({ length: 8 }, () => '{text} {n} µs CPU {n} µs wall rounds: {n}'),
+      'load after: {n} {n} {n}',
+    ],
+  },
+  {
     script: 'services/automations-engine bench',
     file: 'services/automations-engine/dist/bench/bench/engineOverhead.js',
     env: { BENCH_ROUNDS: '2', BENCH_RUNS: '3' },

@@ -2,12 +2,14 @@
 // GET /api/v1/svc/repos through the gateway to the real catalog, beside a bare Koa handler returning
 // the same JSON and a bare Koa proxy to that handler over undici (bareRepos.ts, each its own
 // process), on the same machine, at the same concurrency, in the same run. Prints requests/s, p50,
-// p99 and the ratios. The gateway is the whole local stack's
-// (startBenchStack), or with BENCH_BASE_URL a running system's. BENCH_REQUESTS (default 20000) and
-// BENCH_WARMUP (default 2000) requests to each, BENCH_CONCURRENCY (default 32); KAFKA_BROKERS /
-// MONGO_URL / REDIS_URL to run the stack on real servers instead of the local stand-ins.
+// p99 and the ratios; with its own stack on Linux, also each process's CPU per request during the
+// measured requests (processCpu.ts), the figure to compare on a shared machine. The gateway is the
+// whole local stack's (startBenchStack), or with BENCH_BASE_URL a running system's. BENCH_REQUESTS
+// (default 20000) and BENCH_WARMUP (default 2000) requests to each, BENCH_CONCURRENCY (default 32);
+// KAFKA_BROKERS / MONGO_URL / REDIS_URL to run the stack on real servers instead of the local stand-ins.
 import { Agent, request } from 'node:http';
 import { freePort, fromRoot, startBenchStack, startChild, type ManagedChild } from '@ars/stack';
+import { clockTicksPerSecond, cpuPerRequest, cpuSnapshot } from './processCpu.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2_000);
@@ -69,9 +71,49 @@ async function json<T>(url: string, init: RequestInit): Promise<T> {
 
 const stack = await startBenchStack();
 const children: ManagedChild[] = [];
+/** Where CPU per request is measured: Linux, and the bench's own stack (the smoke form's running system has pids nobody knows). */
+const ticksPerSecond = stack.ownStack ? clockTicksPerSecond() : undefined;
+/** The stack's processes of the gateway's path, printed each; the rest of the stack is summed apart. */
+const PATH_PROCESSES = ['gateway', 'catalog', 'mongo-dev', 'redis'];
 
-/** bareRepos.ts in a process of its own; its origin. */
-async function startBare(name: string, env: Record<string, string> = {}): Promise<string> {
+interface Measured {
+  result: Result;
+  /** CPU ms per request by process; undefined where it is not measured. */
+  cpu: Map<string, number> | undefined;
+}
+
+/** `load`, with the CPU per request of the bench (`client`) and of the processes named in `pids`. */
+async function measure(pids: Record<string, number>, ...args: Parameters<typeof load>): Promise<Measured> {
+  if (ticksPerSecond === undefined) return { result: await load(...args), cpu: undefined };
+  const before = cpuSnapshot(pids, ticksPerSecond);
+  const result = await load(...args);
+  return { result, cpu: cpuPerRequest(before, cpuSnapshot(pids, ticksPerSecond), args[1]) };
+}
+
+function sumOf(cpu: Map<string, number>, names: readonly string[]): number {
+  return names.reduce((total, name) => total + (cpu.get(name) ?? 0), 0);
+}
+
+/** `name 0.123` for each process, then the sum of those `summed` (the rest after it, not summed). */
+function cpuRow(title: string, cpu: Map<string, number>, summed: readonly string[]): string {
+  const parts = summed.map((name) => `${name} ${(cpu.get(name) ?? 0).toFixed(3)}`);
+  const rest = [...cpu].filter(([name]) => !summed.includes(name)).reduce((total, [, ms]) => total + ms, 0);
+  const restPart = cpu.size > summed.length ? `   (rest of the stack ${rest.toFixed(3)})` : '';
+  return `${title.padEnd(24)} ${parts.join('  ')}   sum ${sumOf(cpu, summed).toFixed(3)}${restPart}`;
+}
+
+/** The CPU lines: per process and row, and the proxy's sum over the gateway's (what the throughput ratio tends to on a saturated machine). */
+function printCpu(bare: Map<string, number>, proxy: Map<string, number>, gateway: Map<string, number>): void {
+  const gatewayPath = ['client', ...PATH_PROCESSES];
+  console.log('CPU per request during the measured requests (ms, utime+stime from /proc):');
+  console.log(cpuRow('bare Koa handler', bare, ['client', 'bare']));
+  console.log(cpuRow('bare Koa -> undici proxy', proxy, ['client', 'proxy', 'bare']));
+  console.log(cpuRow('gateway (PAT + limit)', gateway, gatewayPath));
+  console.log(`CPU ratio proxy/gateway (sums): ${(sumOf(proxy, ['client', 'proxy', 'bare']) / sumOf(gateway, gatewayPath)).toFixed(3)}x`);
+}
+
+/** bareRepos.ts in a process of its own; its origin and pid. */
+async function startBare(name: string, env: Record<string, string> = {}): Promise<{ origin: string; pid: number }> {
   const port = await freePort();
   const child = startChild({
     name,
@@ -82,14 +124,14 @@ async function startBare(name: string, env: Record<string, string> = {}): Promis
   });
   children.push(child);
   await child.waitForLine((line) => (line.startsWith('listening') ? true : undefined), 10_000);
-  return `http://127.0.0.1:${port}`;
+  return { origin: `http://127.0.0.1:${port}`, pid: child.pid };
 }
 
 try {
-  const bareOrigin = await startBare('bare');
-  const proxyOrigin = await startBare('bare-proxy', { UPSTREAM_URL: bareOrigin });
-  const bareUrl = `${bareOrigin}/api/v1/svc/repos`;
-  const proxyUrl = `${proxyOrigin}/api/v1/svc/repos`;
+  const bare = await startBare('bare');
+  const proxy = await startBare('bare-proxy', { UPSTREAM_URL: bare.origin });
+  const bareUrl = `${bare.origin}/api/v1/svc/repos`;
+  const proxyUrl = `${proxy.origin}/api/v1/svc/repos`;
   const gatewayUrl = `${stack.baseUrl}/api/v1/svc/repos`;
 
   // A development account: a user with two repositories in the catalog, what the gateway answers.
@@ -117,9 +159,10 @@ try {
   await load(bareUrl, WARMUP, () => ({}));
   await load(proxyUrl, WARMUP, () => ({}));
   await load(gatewayUrl, WARMUP, authorization(warmTokens));
-  const baseline = await load(bareUrl, REQUESTS, () => ({}));
-  const proxied = await load(proxyUrl, REQUESTS, () => ({}));
-  const through = await load(gatewayUrl, REQUESTS, authorization(runTokens));
+  const bareMeasured = await measure({ bare: bare.pid }, bareUrl, REQUESTS, () => ({}));
+  const proxyMeasured = await measure({ proxy: proxy.pid, bare: bare.pid }, proxyUrl, REQUESTS, () => ({}));
+  const gatewayMeasured = await measure(stack.pids(), gatewayUrl, REQUESTS, authorization(runTokens));
+  const [baseline, proxied, through] = [bareMeasured.result, proxyMeasured.result, gatewayMeasured.result];
 
   const row = (name: string, r: Result): string =>
     `${name.padEnd(24)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   non-200: ${r.failures}`;
@@ -132,6 +175,7 @@ try {
     `p50 ${(through.p50 / of.p50).toFixed(1)}x, p99 ${(through.p99 / of.p99).toFixed(1)}x`;
   console.log(ratio('bare', baseline));
   console.log(ratio('proxy', proxied));
+  if (bareMeasured.cpu && proxyMeasured.cpu && gatewayMeasured.cpu) printCpu(bareMeasured.cpu, proxyMeasured.cpu, gatewayMeasured.cpu);
 } finally {
   for (const child of children) await child.stop();
   await stack.stop();

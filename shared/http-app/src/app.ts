@@ -36,7 +36,7 @@ export interface HttpAppOptions {
 }
 
 /**
- * A Koa app with, in order: request id + per-request logger + access log, metrics (option), error → envelope mapping
+ * A Koa app with, in order: request id + per-request logger (made on first use) + access log + metrics (option; in the same layer), error → envelope mapping
  * (404 for unknown routes and wrong methods), JSON body parsing with a size limit, `/healthz` and `/readyz`. Mount routes with
  * `mountRouters` (or plain `app.use`).
  */
@@ -44,8 +44,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = new Koa();
   app.silent = true;
   app.on('error', (error: unknown) => options.logger.error({ err: error }, 'koa error'));
-  app.use(requestIdAndAccessLog(options.logger));
-  if (options.metrics) app.use(httpMetrics());
+  app.use(requestIdAndAccessLog(options.logger, options.metrics ? httpMetrics() : undefined));
   app.use(errorEnvelope());
   app.use(healthRoutes(options.service, options.readiness, options.instance));
   app.use(jsonBody(options.bodyLimit ?? DEFAULT_BODY_LIMIT, options.skipBodyParsing));

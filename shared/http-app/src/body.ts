@@ -1,5 +1,5 @@
 import { bodyParser } from '@koa/bodyparser';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { AppError } from '@ars/errors';
 
 export const DEFAULT_BODY_LIMIT = '1mb';
@@ -38,10 +38,9 @@ export function jsonBody(limit: string = DEFAULT_BODY_LIMIT, skip?: (ctx: Contex
       throw AppError.badRequest('Malformed JSON body');
     },
   });
-  return async (ctx, next) => {
-    if (skip?.(ctx)) return next();
+  const parseJson = async (ctx: Context, next: Next): Promise<void> => {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (BODY_METHODS.includes(ctx.method) && hasBody && !ctx.is('application/json', 'application/*+json')) {
+    if (hasBody && !ctx.is('application/json', 'application/*+json')) {
       throw AppError.badRequest('Content-Type must be application/json');
     }
     return parse(ctx, async () => {
@@ -49,6 +48,9 @@ export function jsonBody(limit: string = DEFAULT_BODY_LIMIT, skip?: (ctx: Contex
       await next();
     });
   };
+  // A GET, HEAD or OPTIONS passes straight on: the parser reads no body for it, so there is nothing
+  // to check (its body stays undefined, depth 0), and no async frame of its own (issue 33).
+  return (ctx, next) => (skip?.(ctx) || !BODY_METHODS.includes(ctx.method) ? next() : parseJson(ctx, next));
 }
 
 /**

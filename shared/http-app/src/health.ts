@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { AppError, successEnvelope } from '@ars/errors';
 
 export interface ReadinessCheckResult {
@@ -47,11 +47,11 @@ export const INSTANCE_HEADER = 'X-Ars-Instance';
  * `/healthz` (alive: 200 while the process serves HTTP) and `/readyz` (200 only when every check
  * passes). With `instance`, every answer of both carries it in `X-Ars-Instance`: whoever started the
  * process (the local stack) tells its own child from another process listening on the same port.
+ * Any other path passes straight on: no async frame of its own (issue 33).
  */
 export function healthRoutes(service: string, readiness?: () => Promise<ReadinessReport>, instance?: string): Middleware {
   const identity: Record<string, string> = instance ? { [INSTANCE_HEADER]: instance } : {};
-  return async (ctx, next) => {
-    if (ctx.path !== '/healthz' && ctx.path !== '/readyz') return next();
+  const answerProbe = async (ctx: Context): Promise<void> => {
     ctx.set(identity);
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
@@ -73,4 +73,5 @@ export function healthRoutes(service: string, readiness?: () => Promise<Readines
     }
     ctx.body = successEnvelope({ status: 'ready', service, checks: report.checks });
   };
+  return (ctx, next) => (ctx.path === '/healthz' || ctx.path === '/readyz' ? answerProbe(ctx) : next());
 }

@@ -1,4 +1,4 @@
-import { startStack } from './stack.js';
+import { startStack, type Stack } from './stack.js';
 
 /** What a benchmark needs of the system: the gateway it talks to, and how to let go of it. */
 export interface BenchStack {
@@ -8,6 +8,12 @@ export interface BenchStack {
   stop(): Promise<void>;
   /** False on a running system it was given: the `settings` asked for were not applied (that system's are). */
   ownStack: boolean;
+  /**
+   * The pid of each process the stack started, by name (`gateway`, `catalog`, …, `mongo-dev`,
+   * `redis`, `kafka-mock`), read when called (a restarted service has a new one); empty on a
+   * running system. Each is its own process group's leader (Redis runs under a small shell).
+   */
+  pids(): Record<string, number>;
 }
 
 /**
@@ -23,7 +29,7 @@ export interface BenchStack {
 export async function startBenchStack(env: NodeJS.ProcessEnv = process.env, settings: Record<string, string> = {}): Promise<BenchStack> {
   if (env.BENCH_BASE_URL) {
     // The origin only: the benchmarks append `/api/...` themselves, and a typo fails here, not as a 404 later.
-    return { baseUrl: new URL(env.BENCH_BASE_URL).origin, stop: async () => undefined, ownStack: false };
+    return { baseUrl: new URL(env.BENCH_BASE_URL).origin, stop: async () => undefined, ownStack: false, pids: () => ({}) };
   }
   const stack = await startStack({
     gatewayPort: 0,
@@ -35,5 +41,18 @@ export async function startBenchStack(env: NodeJS.ProcessEnv = process.env, sett
     // The benchmarks measure the service, not a CLI's start-up: the scripted stand-ins, unless asked otherwise.
     env: { HARNESS_CLIS: env.HARNESS_CLIS ?? 'stand-in', ...settings },
   });
-  return { baseUrl: stack.baseUrl, stop: () => stack.stop(), ownStack: true };
+  return { baseUrl: stack.baseUrl, stop: () => stack.stop(), ownStack: true, pids: () => pidsOf(stack) };
+}
+
+function pidsOf(stack: Stack): Record<string, number> {
+  const pids: Record<string, number> = {};
+  for (const service of Object.values(stack.services)) {
+    const pid = service.child()?.pid;
+    if (pid !== undefined) pids[service.name] = pid;
+  }
+  const { mongo, redis, kafka } = stack.infrastructure.local;
+  if (mongo) pids['mongo-dev'] = mongo.child.pid;
+  if (redis) pids.redis = redis.child.pid;
+  if (kafka) pids['kafka-mock'] = kafka.child.pid;
+  return pids;
 }

@@ -20,17 +20,25 @@ const startRun = (api: string, user: User) => startRunWith(api, user, PROMPT);
 
 interface RunState {
   status: string;
+  /** The run's error when it failed (so a bench that stops on one says why). */
+  error: string | null;
   createdAt: string;
   updatedAt: string;
   firstEventAt: string | null;
 }
 
 async function runState(api: string, user: User, runId: string): Promise<RunState> {
-  const { data } = await json<{ run: { status: string; createdAt: string; updatedAt: string }; events: { createdAt: string }[] }>(
+  const { data } = await json<{ run: { status: string; error: string | null; createdAt: string; updatedAt: string }; events: { createdAt: string }[] }>(
     `${api}/runs/${runId}/events?limit=1`,
     { headers: { authorization: `Bearer ${tokenOf(user)}` } },
   );
-  return { status: data.run.status, createdAt: data.run.createdAt, updatedAt: data.run.updatedAt, firstEventAt: data.events[0]?.createdAt ?? null };
+  return {
+    status: data.run.status,
+    error: data.run.error,
+    createdAt: data.run.createdAt,
+    updatedAt: data.run.updatedAt,
+    firstEventAt: data.events[0]?.createdAt ?? null,
+  };
 }
 
 const TERMINAL = new Set(['success', 'failed', 'cancelled']);
@@ -60,7 +68,8 @@ try {
     const { runId } = (await startRun(api, latencyUser)).data;
     postLatency.push(performance.now() - t0);
     const state = await untilTerminal(api, latencyUser, runId, 250);
-    if (state.status !== 'success' || state.firstEventAt === null) throw new Error(`run ${runId} ended ${state.status}`);
+    if (state.status !== 'success' || state.firstEventAt === null)
+      throw new Error(`run ${runId} ended ${state.status}${state.error ? `: ${state.error}` : ''}`);
     const created = Date.parse(state.createdAt);
     firstEvent.push(Date.parse(state.firstEventAt) - created);
     toSuccess.push(Date.parse(state.updatedAt) - created);

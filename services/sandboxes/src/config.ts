@@ -82,6 +82,12 @@ export const sandboxesConfigSchema = {
   SANDBOX_CPUS: env.string({ pattern: '^[0-9]{1,4}(\\.[0-9]{1,3})?$', describe: 'a number of CPUs, e.g. 1 or 0.5 (0: not limited)', default: '1' }),
   SANDBOX_DISK_MB: env.integer({ min: 0, max: 16 * 1_048_576, default: 5_120 }),
   /**
+   * Local sandboxes kept prepared ahead of need: each an empty directory with its limits in force
+   * (cgroups made, disk mounted), taken by one run's allocation, so a run waits only for its checkout.
+   * 0: each allocation prepares its own.
+   */
+  SANDBOX_WARM_POOL: env.integer({ min: 0, max: 32, default: 2 }),
+  /**
    * What a local sandbox may reach outside, through its own egress proxy (src/egress): host names and
    * `*.suffix` (ports 443 and 80 unless `:port`), presets `@npm`, `@pypi`, `@github`, `@gitlab`,
    * `@crates`, `@go`, `@rubygems`, `@maven`. Loopback, private, link-local (metadata) and the host's

@@ -112,6 +112,8 @@ export async function startSandboxes(runtime: SandboxesRuntime = {}): Promise<Ru
       const provider = await createProvider(config, serviceRuntime.env ?? process.env, {
         isolation,
         limits,
+        // The allocation that takes the pool's next sandbox prepares it in the foreground and fails with the cause.
+        onBackgroundError: (error) => ctx.logger.warn({ err: error }, 'a sandbox of the warm pool could not be prepared or released'),
         egress: {
           ...egressLists,
           ...(egressLookup ? { lookup: egressLookup } : {}),

@@ -24,6 +24,7 @@ interface ProviderConfig {
   SANDBOX_PIDS: number;
   SANDBOX_CPUS: string;
   SANDBOX_DISK_MB: number;
+  SANDBOX_WARM_POOL?: number;
   SANDBOX_UID?: number;
   SANDBOX_EGRESS_ALLOW?: string | undefined;
   SANDBOX_INSTALL_EGRESS_ALLOW: string;
@@ -37,6 +38,8 @@ export interface LocalPreparation {
   limits: SandboxLimits | null;
   /** What sandboxes may reach outside (SANDBOX_EGRESS_ALLOW, SANDBOX_INSTALL_EGRESS_ALLOW), each decision reported. */
   egress?: SandboxEgressSettings;
+  /** Told of a sandbox the warm pool could not prepare or release in the background. */
+  onBackgroundError?: (error: unknown) => void;
 }
 
 /** The egress allowlists of the configuration; a malformed entry is a configuration error naming it. */
@@ -120,6 +123,8 @@ export async function createProvider(config: ProviderConfig, env: EnvSource, loc
       limits: local.limits,
       modelGateway,
       ...(local.egress ? { egress: local.egress } : {}),
+      warmPool: config.SANDBOX_WARM_POOL ?? 0,
+      ...(local.onBackgroundError ? { onBackgroundError: local.onBackgroundError } : {}),
     });
   }
   try {

@@ -137,7 +137,9 @@ export async function runSession(deps: SessionDeps, input: SessionInput): Promis
       log.warn({ err: error }, "the conversation's thread could not be read: the run starts a new thread");
       return null;
     });
-    await deps.provider.handOver?.(sandbox);
+    // Only what this session wrote into HOME since the allocation handed the sandbox over (the stand-in
+    // tools' prompt, a conversation's restored thread, even a partly restored one) is the service's.
+    if (standInTools || request.conversationId) await deps.provider.handOver?.(sandbox);
     const turn = harnessTrace;
     // A limit reached once ends the run: an agent whose fork was refused would otherwise carry on.
     const limitWatch = watchLimits(deps, sandbox, live);

@@ -1,7 +1,7 @@
 // The local provider under SANDBOX_ISOLATION=bwrap, against the real bubblewrap:
 // what a sandbox's commands and harness can see and reach.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -198,6 +198,19 @@ describe('a sandbox’s processes run as the unprivileged sandbox user on the ho
       expect(output.trim().split('\n').slice(0, 2)).toEqual([String(DEFAULT_SANDBOX_UID), String(DEFAULT_SANDBOX_UID)]);
     } finally {
       controller.abort();
+      await provider.release(sandbox);
+    }
+  });
+});
+
+describe('a new sandbox is wholly the sandbox user’s once allocated, its HOME included: a run that writes nothing into HOME needs no second hand-over', () => {
+  test('no file or directory of the allocated sandbox (repository, HOME and its .gitconfig, tmp) belongs to anyone else', async () => {
+    const sandbox = await allocate();
+    try {
+      expect(existsSync(join(sandbox.home, '.gitconfig'))).toBe(true);
+      const notTheirs = execFileSync('find', [sandbox.dir ?? '', '!', '-uid', String(DEFAULT_SANDBOX_UID), '-print'], { encoding: 'utf8' });
+      expect(notTheirs).toBe('');
+    } finally {
       await provider.release(sandbox);
     }
   });

@@ -33,8 +33,9 @@ import {
 } from '../provider.js';
 import { archive, extract } from '../tar.js';
 import { harnessCli } from './harnessCli.js';
-import { LAUNCH_VARIABLE } from './harnessShim.js';
+import { LAUNCH_VARIABLE, SANDBOX_SHIM, shimLaunch, STATE_DIR_VARIABLE } from './harnessShim.js';
 import { isolatedCommand, type LocalIsolation } from './localIsolation.js';
+import { PreparedSandboxes, type PreparedSandbox } from './preparedSandboxes.js';
 import { runSandboxed, type SandboxedCommand } from './sandboxedProcess.js';
 import { EMPTY_EGRESS_ALLOW } from '../../domain/egressPolicy.js';
 import { EGRESS_PORT_INSIDE, EGRESS_SOCKET_INSIDE, PREVIEW_DIR_INSIDE, proxyEnvironment, SandboxDoors, type SandboxEgressSettings } from './sandboxDoors.js';
@@ -43,9 +44,6 @@ import type { SandboxConfinement, SandboxLimits } from './limits/limits.js';
 /** Git settings for commands this service runs inside a tree the agent controlled: no hooks, no fsmonitor. */
 const SAFE = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
 const GITCONFIG = '[user]\n\tname = Agent Run Service\n\temail = agent@ars.local\n';
-
-/** What the harness SDKs spawn when sandboxes are isolated: it runs the CLI inside bwrap. */
-const SANDBOX_SHIM = fileURLToPath(new URL('../../../bin/sandbox-shim.mjs', import.meta.url));
 
 /** The forwarder run in front of a CLI that calls a model, and the files it needs inside (it imports only node's modules). */
 const FORWARDER = fileURLToPath(new URL('../../../bin/loopback-forwarder.mjs', import.meta.url));
@@ -74,6 +72,10 @@ export interface LocalProviderOptions {
   limits?: SandboxLimits | null;
   /** What sandboxes may reach outside, through their egress proxies; absent: nothing. */
   egress?: SandboxEgressSettings;
+  /** Sandboxes kept prepared ahead of need (SANDBOX_WARM_POOL; default 0: each allocation prepares its own). */
+  warmPool?: number;
+  /** Told of a sandbox the warm pool could not prepare or release in the background. */
+  onBackgroundError?: (error: unknown) => void;
 }
 
 /** What `git clone --branch` says (LANG=C) when the branch is not in the repository, an empty one included. */
@@ -90,6 +92,8 @@ export class LocalProvider implements SandboxProvider {
   private readonly confinements = new Map<string, SandboxConfinement>();
   /** The sandboxes' doors out (egress) and in (previews); null without isolation. */
   private readonly doors: SandboxDoors | null;
+  /** Sandboxes prepared ahead of need (SANDBOX_WARM_POOL). */
+  private readonly prepared: PreparedSandboxes;
 
   constructor(root: string, options: LocalProviderOptions) {
     this.root = resolve(root);
@@ -100,6 +104,19 @@ export class LocalProvider implements SandboxProvider {
     this.doors = options.isolation
       ? new SandboxDoors(options.isolation.runtimeDir, options.egress ?? { install: EMPTY_EGRESS_ALLOW, agent: EMPTY_EGRESS_ALLOW }, options.isolation.user)
       : null;
+    this.prepared = new PreparedSandboxes({
+      size: options.warmPool ?? 0,
+      prepare: () => this.prepareSandbox(),
+      discard: async (sandbox) => {
+        await this.releaseOnly(sandbox);
+      },
+      ...(options.onBackgroundError ? { onError: options.onBackgroundError } : {}),
+    });
+  }
+
+  /** Resolves once the warm pool's sandboxes being prepared are (tests; close() waits for them itself). */
+  whenWarmPoolFilled(): Promise<void> {
+    return this.prepared.whenFilled();
   }
 
   /** True when commands and harnesses run inside bubblewrap. */
@@ -108,6 +125,8 @@ export class LocalProvider implements SandboxProvider {
   }
 
   async close(): Promise<void> {
+    // First: its sandboxes are released while their limits and doors still can be.
+    await this.prepared.close();
     await this.modelGateway.close();
     await this.doors?.close();
     await this.limits?.close();
@@ -116,19 +135,11 @@ export class LocalProvider implements SandboxProvider {
   }
 
   async allocate(request: AllocateRequest): Promise<AllocatedSandbox> {
-    const sandboxId = `local-${randomBytes(10).toString('hex')}`;
-    await mkdir(this.root, { recursive: true });
-    // The sandbox user passes through to its own sandbox (bwrap binds it as that user); listing the root is not theirs.
-    if (this.isolation?.user) await chmod(this.root, 0o711);
-    const dir = join(await realpath(this.root), sandboxId);
+    const { sandboxId, dir } = this.prepared.take() ?? (await this.prepareSandbox());
     const repoDir = join(dir, 'repo');
     const home = join(dir, 'home');
-    await mkdir(dir, { recursive: true });
     try {
-      // The limits hold from the first byte: the disk is mounted before the clone writes anything.
-      if (this.limits) this.confinements.set(dir, await this.limits.forSandbox(sandboxId, dir));
       this.doors?.register(dir, { sandboxRecordId: request.sandboxRecordId, runId: request.runId });
-      await mkdir(join(dir, 'tmp'), { recursive: true, mode: 0o1777 });
       if (request.restoreFrom !== undefined) await this.restore(dir, repoDir, request.restoreFrom);
       else await this.checkout(repoDir, request);
       await mkdir(home, { recursive: true });
@@ -139,6 +150,30 @@ export class LocalProvider implements SandboxProvider {
       return { sandboxId, dir, repoDir, cwd, home };
     } catch (error) {
       await this.release({ sandboxId, dir });
+      throw error;
+    }
+  }
+
+  /**
+   * A new sandbox with nothing of any run in it: its directory, its limits in force from the first
+   * byte (the disk mounted before anything is written) and its temporary folder. Made ahead of need by
+   * the warm pool, or by the allocation itself when none is ready.
+   */
+  private async prepareSandbox(): Promise<PreparedSandbox> {
+    const sandboxId = `local-${randomBytes(10).toString('hex')}`;
+    await mkdir(this.root, { recursive: true });
+    // The sandbox user passes through to its own sandbox (bwrap binds it as that user); listing the root is not theirs.
+    if (this.isolation?.user) await chmod(this.root, 0o711);
+    const dir = join(await realpath(this.root), sandboxId);
+    await mkdir(dir, { recursive: true });
+    try {
+      // The limits hold from the first byte: the disk is mounted before a clone or a restore writes anything.
+      if (this.limits) this.confinements.set(dir, await this.limits.forSandbox(sandboxId, dir));
+      await mkdir(join(dir, 'tmp'), { recursive: true, mode: 0o1777 });
+      return { sandboxId, dir };
+    } catch (error) {
+      // Not release(): a preparation that failed refills nothing (no loop of failures on a full host disk).
+      await this.releaseOnly({ sandboxId, dir });
       throw error;
     }
   }
@@ -316,7 +351,7 @@ export class LocalProvider implements SandboxProvider {
       });
       return {
         executablePath: SANDBOX_SHIM,
-        env: { ...request.env, ...(egress ? proxyEnvironment() : {}), [LAUNCH_VARIABLE]: JSON.stringify(launch) },
+        env: { ...request.env, ...(egress ? proxyEnvironment() : {}), [LAUNCH_VARIABLE]: shimLaunch(launch), [STATE_DIR_VARIABLE]: this.isolation.runtimeDir },
         cwd: request.cwd,
         contained: true,
         ...modelBaseUrl,
@@ -367,8 +402,14 @@ export class LocalProvider implements SandboxProvider {
     return { bytes: (await stat(file)).size };
   }
 
+  /** Releases a sandbox (its processes, doors, limits and directory); its resources free again, the warm pool is refilled. */
   async release(sandbox: SandboxRef): Promise<void> {
-    if (!sandbox.dir) return;
+    if (await this.releaseOnly(sandbox)) this.prepared.released();
+  }
+
+  /** Releases a sandbox directory right under the root (true), or leaves alone one that is not (false). */
+  private async releaseOnly(sandbox: SandboxRef): Promise<boolean> {
+    if (!sandbox.dir) return false;
     const target = resolve(sandbox.dir);
     const roots = [this.root, await realpath(this.root).catch(() => this.root)];
     // Only ever a sandbox directory right under our own root (a path recorded under another configuration is left alone).
@@ -376,7 +417,7 @@ export class LocalProvider implements SandboxProvider {
       const rel = relative(root, target);
       return rel !== '' && !rel.startsWith('..') && !rel.includes(sep);
     });
-    if (!ours) return;
+    if (!ours) return false;
     // Nothing the agent started outlives its sandbox (the directory is about to go anyway).
     await killProcessesWorkingIn(target);
     // Its cgroups' processes killed, its disk unmounted and deleted, its groups removed: what is left is an empty mount point.
@@ -387,6 +428,7 @@ export class LocalProvider implements SandboxProvider {
       this.confinements.delete(target);
     }
     await rm(target, { recursive: true, force: true });
+    return true;
   }
 
   /**
@@ -405,8 +447,9 @@ export class LocalProvider implements SandboxProvider {
       }
       throw new AllocationError(`the repository could not be cloned: ${error instanceof GitError ? error.message : String(error)}`, 'clone_failed');
     }
-    // The token (if any) must not stay where the agent can read it.
-    await git(['remote', 'set-url', 'origin', withoutCredentials(request.cloneUrl)], { cwd: repoDir, signal });
+    // The token (if any) must not stay where the agent can read it; a URL without one (the local source host's) stays as it is, without a git process.
+    const withoutToken = withoutCredentials(request.cloneUrl);
+    if (withoutToken !== request.cloneUrl) await git(['remote', 'set-url', 'origin', withoutToken], { cwd: repoDir, signal });
     if (request.workingBranch === request.baseBranch) return;
     if (await refExists(repoDir, `refs/remotes/origin/${request.workingBranch}`, signal)) {
       await git(['checkout', '--quiet', '-B', request.workingBranch, `refs/remotes/origin/${request.workingBranch}`], { cwd: repoDir, signal });

@@ -2,14 +2,14 @@
 // RTM_NEWADDR`) is started again, for commands and for the harness shim alike; the command itself
 // runs once, and a command that fails on its own is never run again.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { commitToBare, noModelGateway } from '../../testing/sandboxesKit.js';
+import { processesWorkingIn } from '../processesInDirectory.js';
 import { BUSY_KERNEL_WORDS, installFlakyBwrap, type FlakyBwrap } from '../../testing/flakyBwrap.js';
 import type { AllocatedSandbox, ExecRequest } from '../provider.js';
-import { LAUNCH_VARIABLE } from './harnessShim.js';
+import { LAUNCH_VARIABLE, SANDBOX_SHIM, shimLaunch, STATE_DIR_VARIABLE } from './harnessShim.js';
 import { programPath } from './hostLayout.js';
 import { isolatedCommand, prepareIsolation, type LocalIsolation } from './localIsolation.js';
 import { LocalProvider } from './localProvider.js';
@@ -19,7 +19,6 @@ import { SETUP_ATTEMPTS } from './sandboxedProcess.js';
 const foundBwrap = await programPath('bwrap');
 if (!foundBwrap) throw new Error('bwrap is not installed (Debian package bubblewrap; deploy/local/setup.sh installs it as root)');
 const realBwrap: string = foundBwrap;
-const SHIM = fileURLToPath(new URL('../../../bin/sandbox-shim.mjs', import.meta.url));
 
 let work: string;
 let flaky: FlakyBwrap;
@@ -116,21 +115,81 @@ describe('a sandbox whose set-up fails before the command runs is started again'
   });
 
   test('the harness shim starts the CLI again with the SDK’s stdin untouched, and shows only the CLI’s output', async () => {
-    if (!existsSync(join(SHIM, '../../dist/providers/local/harnessShim.js'))) throw new Error('build first (npx tsc -b tsconfig.build.json)');
-    const dir = join(sandbox.dir as string, 'shim');
-    mkdirSync(dir, { recursive: true });
-    const launch = isolatedCommand(isolation, { sandboxDir: sandbox.dir as string, cwd: dir, readOnly: [], command: ['/bin/sh', '-c'] });
     flaky.failNext(1);
-    const child = spawn(process.execPath, [SHIM, 'cat; echo " and done"; exit 4'], {
-      env: { PATH: '/usr/bin:/bin', [LAUNCH_VARIABLE]: JSON.stringify(launch) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.stdin.end('the prompt');
-    const exitCode = await new Promise<number | null>((resolve) => child.once('close', resolve));
-    expect({ exitCode, stdout, stderr }).toEqual({ exitCode: 4, stdout: 'the prompt and done\n', stderr: '' });
+    const before = flaky.starts();
+    const result = await throughShim('cat; echo " and done"; echo "to stderr" >&2; exit 4', 'the prompt');
+    expect(flaky.starts() - before).toBe(2);
+    expect(result).toEqual({ exitCode: 4, stdout: 'the prompt and done\n', stderr: 'to stderr\n' });
+  });
+
+  test(`the harness shim gives exit 125 and bwrap’s words after ${SETUP_ATTEMPTS} failed set-ups, and the CLI never ran`, async () => {
+    flaky.failNext(1_000);
+    const before = flaky.starts();
+    const result = await throughShim(`echo ran >> ${sandbox.repoDir}/shim-never.count`, 'the prompt');
+    flaky.failNext(0);
+    expect(flaky.starts() - before).toBe(SETUP_ATTEMPTS);
+    expect(result.exitCode).toBe(125);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`sandbox-shim: the sandbox could not be started: bwrap exited 1 before the command ran: ${BUSY_KERNEL_WORDS}\n`);
+    expect(timesRun('shim-never.count')).toBe(0);
   });
 });
+
+describe('the harness shim: a signal from the SDK ends the whole sandbox, and nothing of the launch or of the shim is left', () => {
+  test('SIGTERM while the CLI runs: the CLI and what it started in the background are gone, the shim exits, its state folder in the runtime directory is removed', async () => {
+    const shimStates = (): string[] => readdirSync(isolation.runtimeDir).filter((name) => name.startsWith('ars-sandbox-shim-'));
+    const before = new Set(shimStates());
+    const dir = join(sandbox.dir as string, 'shim');
+    const { child, stdout, closed } = startShim('sleep 30 & echo started; wait', '');
+    for (let attempt = 0; attempt < 200 && !stdout().includes('started'); attempt++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(stdout()).toBe('started\n');
+    expect((await processesWorkingIn(dir)).length).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    const { exitCode, signal } = await closed;
+    expect(signal).toBeNull();
+    expect(exitCode).toBe(128 + 9);
+    expect(await processesWorkingIn(dir)).toEqual([]);
+    expect(shimStates().filter((name) => !before.has(name))).toEqual([]);
+  });
+
+  test('the CLI starts with no signal ignored, as one the SDK started itself (a shell’s background job would ignore SIGINT and SIGQUIT)', async () => {
+    const { closed, stdout } = startShim('grep SigIgn /proc/self/status', '');
+    expect((await closed).exitCode).toBe(0);
+    expect(stdout()).toBe('SigIgn:\t0000000000000000\n');
+  });
+
+  test('the shim’s variables reach neither the CLI nor the sandbox’s PID 1; the rest of the environment does', async () => {
+    const { closed, stdout } = startShim('tr "\\0" "\\n" < /proc/1/environ; echo ---; env', '', { ARS_TEST_SHIM_PASSES: 'yes' });
+    expect((await closed).exitCode).toBe(0);
+    expect(stdout()).not.toContain(LAUNCH_VARIABLE);
+    expect(stdout()).not.toContain(STATE_DIR_VARIABLE);
+    expect(stdout().split('---')).toEqual([expect.stringContaining('ARS_TEST_SHIM_PASSES=yes'), expect.stringContaining('ARS_TEST_SHIM_PASSES=yes')]);
+  });
+});
+
+/** Starts `script` as the CLI through the harness shim, in a folder of the sandbox, as the SDKs do: the shim spawned with the launch in its environment. */
+function startShim(script: string, stdin: string, env: Record<string, string> = {}) {
+  const dir = join(sandbox.dir as string, 'shim');
+  mkdirSync(dir, { recursive: true });
+  const launch = isolatedCommand(isolation, { sandboxDir: sandbox.dir as string, cwd: dir, readOnly: [], command: ['/bin/sh', '-c'] });
+  const child = spawn(SANDBOX_SHIM, [script], {
+    env: { PATH: '/usr/bin:/bin', ...env, [LAUNCH_VARIABLE]: shimLaunch(launch), [STATE_DIR_VARIABLE]: isolation.runtimeDir },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdin.end(stdin);
+  const closed = new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (exitCode, signal) => resolve({ exitCode, signal })),
+  );
+  return { child, closed, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** Runs `script` as the CLI through the harness shim to its end. */
+async function throughShim(script: string, stdin: string): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  const shim = startShim(script, stdin);
+  const { exitCode } = await shim.closed;
+  return { exitCode, stdout: shim.stdout(), stderr: shim.stderr() };
+}

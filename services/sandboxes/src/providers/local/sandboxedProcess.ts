@@ -41,7 +41,7 @@ interface SpawnOptions {
 
 const INFO_FD = 3;
 /** Written to by the sandbox right before the command is exec'ed (then closed): its arrival means the set-up is over. */
-const RAN_FD = 5;
+export const RAN_FD = 5;
 /** The command's first step inside: say it runs, let go of the fd, become the command. */
 const ANNOUNCE = ['/bin/sh', '-c', `printf 1 >&${RAN_FD}; exec ${RAN_FD}>&-; exec "$@"`, 'sandbox'];
 
@@ -171,8 +171,11 @@ export interface SandboxedProcess {
   kill(): void;
 }
 
-/** Spawns bwrap for the command (through the launcher that joins the sandbox's cgroups). */
-function startSandboxed(command: SandboxedCommand, options: SpawnOptions): SandboxedProcess {
+/**
+ * The whole argv that starts the command in its sandbox: the launcher that joins the sandbox's
+ * cgroups, the sandbox user, bwrap, then `announce` (the command's first step inside), then the command.
+ */
+export function sandboxedArgv(command: SandboxedCommand, inside: { announce: readonly string[]; infoFd?: number }): string[] {
   const args = bwrapArguments({
     layout: command.layout,
     sandboxDir: command.sandboxDir,
@@ -181,17 +184,22 @@ function startSandboxed(command: SandboxedCommand, options: SpawnOptions): Sandb
     ...(command.readOnlyWithin ? { readOnlyWithin: command.readOnlyWithin } : {}),
     ...(command.sockets ? { sockets: command.sockets } : {}),
     ...(command.tmpDir !== undefined ? { tmpDir: command.tmpDir } : {}),
-    infoFd: INFO_FD,
-    command: [...ANNOUNCE, ...command.command],
+    ...(inside.infoFd !== undefined ? { infoFd: inside.infoFd } : {}),
+    command: [...inside.announce, ...command.command],
   });
-  // fd 4 unused (kept so the marker stays on fd 5).
-  const stdio = [...options.stdio, 'pipe', 'ignore', 'pipe'] as StdioOptions;
   // In the sandbox's cgroups before bwrap runs (the shell joins them, then becomes bwrap: same pid), so nothing escapes them by forking early.
   // Then the sandbox user, with no supplementary groups and no way to gain privileges back.
   const asUser = command.user
     ? [command.user.setpriv, `--reuid=${command.user.uid}`, `--regid=${command.user.gid}`, '--clear-groups', '--no-new-privs', command.bwrap, ...args]
     : [command.bwrap, ...args];
-  const [file, ...argv] = command.procsFiles && command.procsFiles.length > 0 ? enterCgroupsCommand(command.procsFiles, asUser) : asUser;
+  return command.procsFiles && command.procsFiles.length > 0 ? enterCgroupsCommand(command.procsFiles, asUser) : asUser;
+}
+
+/** Spawns bwrap for the command (through the launcher that joins the sandbox's cgroups). */
+function startSandboxed(command: SandboxedCommand, options: SpawnOptions): SandboxedProcess {
+  // fd 4 unused (kept so the marker stays on fd 5).
+  const stdio = [...options.stdio, 'pipe', 'ignore', 'pipe'] as StdioOptions;
+  const [file, ...argv] = sandboxedArgv(command, { announce: ANNOUNCE, infoFd: INFO_FD });
   // bwrap's --chdir gives the command its cwd; bwrap itself starts at / (the sandbox user may not pass the service's cwd).
   const child = spawn(file ?? command.bwrap, argv, { cwd: '/', env: options.env, detached: options.detached, stdio });
   let ran = false;

@@ -5,7 +5,7 @@
 // beside the same request on the idle stack. BENCH_SAMPLES (default 40) idle requests;
 // BENCH_ADVERSARIAL_BYTES (default 250000) the size of each of the four words.
 // BENCH_BASE_URL to use a running system's gateway and start no stack (startBenchStack).
-import { json, newUser, percentile, startBenchStack, startRun as startRunWith, tokenOf, type User } from './client.js';
+import { json, newUser, percentile, startBenchStack, startRun as startRunWith, tokenOf, type User, harnessLabel } from './client.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const ADVERSARIAL_BYTES = Number(process.env.BENCH_ADVERSARIAL_BYTES ?? 250_000);
@@ -63,7 +63,7 @@ try {
   const seconds = (performance.now() - t0) / 1000;
 
   const ms = (value: number): string => `${value.toFixed(0)} ms`;
-  console.log(`another tenant's GET /runs/{runId} through the gateway, local stack, stand-in harness (codex), Node ${process.version}`);
+  console.log(`another tenant's GET /runs/{runId} through the gateway, local stack, ${harnessLabel()}, Node ${process.version}`);
   console.log(`idle stack                        (${idle.length} requests): p50 ${ms(percentile(idle, 0.5))}, max ${ms(Math.max(...idle))}`);
   console.log(
     `during 4 × ${ADVERSARIAL_BYTES / 1000} KB adversarial run (${during.length} requests): p50 ${ms(percentile(during, 0.5))}, max ${ms(Math.max(...during))}; the run ended ${ended} in ${seconds.toFixed(1)} s`,

@@ -81,6 +81,9 @@ export async function readEventStream(url: string, token: string, onFrame: (fram
   }
 }
 
+/** Which codex CLI the bench's own stack runs: the stand-in unless `HARNESS_CLIS=real` (startBenchStack passes it on). */
+export const harnessLabel = (): string => (process.env.HARNESS_CLIS === 'real' ? 'the real codex CLI' : 'stand-in harness (codex)');
+
 export const percentile = (values: number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;

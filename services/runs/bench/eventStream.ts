@@ -31,6 +31,7 @@ import {
   type Run,
   type RunEvent,
   type User,
+  harnessLabel,
 } from './client.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 6000);
@@ -127,7 +128,7 @@ try {
   const row = (name: string, t: Throughput): string =>
     `${name.padEnd(36)} ${String(t.events).padStart(6)} ${cell(t.atClient)} ${cell(t.fromCreation)} ${cell(t.emitted)} ${t.seconds.toFixed(2).padStart(8)}`;
   const tenth = Math.max(1, Math.floor(delays.length / 10));
-  console.log(`a run's events from the harness to a client through the gateway, local stack, stand-in harness (codex), Node ${process.version}`);
+  console.log(`a run's events from the harness to a client through the gateway, local stack, ${harnessLabel()}, Node ${process.version}`);
   console.log(`machine load (1/5/15 min): ${load(loadBefore)} before, ${load(loadAfter)} after`);
   console.log('throughput, one run (events/s: first→last event at the client | run created→all at the client | first→last createdAt; s: created→all)');
   console.log(`${''.padEnd(36)} ${'events'.padStart(6)} ${'client'.padStart(8)} ${'created'.padStart(8)} ${'emitted'.padStart(8)} ${'s'.padStart(8)}`);

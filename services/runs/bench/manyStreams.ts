@@ -10,7 +10,7 @@
 // p99; and how many runs were printing at the same moment at the peak. Both clocks are this machine's.
 // BENCH_BASE_URL to use a running system's gateway and start no stack (its own settings then apply).
 import { loadavg } from 'node:os';
-import { checkWhole, newUser, percentile, readStream, sayText, startBenchStack, startRun, type Reading, type User } from './client.js';
+import { checkWhole, newUser, percentile, readStream, sayText, startBenchStack, startRun, type Reading, type User, harnessLabel } from './client.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 50);
 const RUNS_PER_USER = Number(process.env.BENCH_RUNS_PER_USER ?? 5);
@@ -78,7 +78,7 @@ try {
   const ms = (value: number): string => `${value.toFixed(0)} ms`;
   const load = (values: number[]): string => values.map((value) => value.toFixed(1)).join(' / ');
   const settings = stack.ownStack ? `SANDBOX_MAX_SESSIONS=${RUNS}, SANDBOX_MAX_LIVE_PER_USER=${RUNS_PER_USER}` : "the running system's settings";
-  console.log(`${RUNS} runs streaming at once, one SSE watcher each, local stack, stand-in harness (codex), Node ${process.version}`);
+  console.log(`${RUNS} runs streaming at once, one SSE watcher each, local stack, ${harnessLabel()}, Node ${process.version}`);
   console.log(
     `settings: ${users.length} users × ${RUNS_PER_USER} runs, ${settings}; ${RUN_EVENTS} @say per run with @sleep ${SPACING_MS} (about ${Math.round(1000 / (SPACING_MS + 1))} events/s each)`,
   );

@@ -9,7 +9,7 @@
 //   - how long the burst took to finish (all `success`), as runs/s.
 // KAFKA_BROKERS / MONGO_URL / REDIS_URL to use real servers instead of the local stand-ins;
 // BENCH_BASE_URL to use a running system's gateway and start no stack (startBenchStack).
-import { json, newUser, percentile, startBenchStack, startRun as startRunWith, tokenOf, type User } from './client.js';
+import { json, newUser, percentile, startBenchStack, startRun as startRunWith, tokenOf, type User, harnessLabel } from './client.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -110,7 +110,7 @@ try {
   const finishSeconds = (lastEnd - wallStart) / 1000;
 
   const ms = (value: number): string => `${value.toFixed(0)} ms`;
-  console.log(`runs through the gateway, local stack, stand-in harness (codex), Node ${process.version}`);
+  console.log(`runs through the gateway, local stack, ${harnessLabel()}, Node ${process.version}`);
   console.log(`run starts: ${STARTS} at concurrency ${CONCURRENCY} in ${startSeconds.toFixed(2)} s = ${(STARTS / startSeconds).toFixed(1)} starts/s`);
   console.log(
     `burst finished: the last of ${STARTS} terminal ${finishSeconds.toFixed(2)} s after the first POST = ${(STARTS / finishSeconds).toFixed(1)} runs/s (${failed} not success)`,

@@ -11,6 +11,11 @@ export const DEFAULT_BODY_LIMIT = '1mb';
 export const MAX_JSON_DEPTH = 64;
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** Whether a request of this method has its JSON body read (any other's is left unread): the kit's parser and the gateway's public one alike. */
+export function carriesJsonBody(method: string): boolean {
+  return BODY_METHODS.includes(method);
+}
+
 interface BodyError extends Error {
   status?: number;
   type?: string;
@@ -50,7 +55,7 @@ export function jsonBody(limit: string = DEFAULT_BODY_LIMIT, skip?: (ctx: Contex
   };
   // A GET, HEAD or OPTIONS passes straight on: the parser reads no body for it, so there is nothing
   // to check (its body stays undefined, depth 0), and no async frame of its own (issue 33).
-  return (ctx, next) => (skip?.(ctx) || !BODY_METHODS.includes(ctx.method) ? next() : parseJson(ctx, next));
+  return (ctx, next) => (skip?.(ctx) || !carriesJsonBody(ctx.method) ? next() : parseJson(ctx, next));
 }
 
 /**

@@ -22,7 +22,7 @@ export type { RequestContext } from './requestContext.js';
 export { REQUEST_ID_HEADER, isSaneRequestId } from './requestId.js';
 export { methodNotAllowed, routeNotFound } from './errors.js';
 export { requireInternalCaller, INTERNAL_TOKEN_HEADER, CALLER_SERVICE_HEADER } from './internalCaller.js';
-export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, assertJsonDepth, jsonDepth, readRawBody, parseByteLimit } from './body.js';
+export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, assertJsonDepth, carriesJsonBody, jsonDepth, readRawBody, parseByteLimit } from './body.js';
 export { Router } from '@koa/router';
 export type { RouterContext, RouterMiddleware } from '@koa/router';
 export type { Context, Middleware, Next } from 'koa';

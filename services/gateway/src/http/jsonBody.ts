@@ -1,13 +1,7 @@
 import { AppError } from '@ars/errors';
-import { assertJsonDepth, readRawBody, type Middleware } from '@ars/http-app';
+import { assertJsonDepth, carriesJsonBody, readRawBody, type Middleware } from '@ars/http-app';
 
 export const PUBLIC_BODY_LIMIT = '1mb';
-const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
-
-/** Whether a request of this method has its JSON body read (any other's is left unread). */
-export function mayCarryBody(method: string): boolean {
-  return BODY_METHODS.includes(method);
-}
 
 /**
  * The JSON body of a public route, parsed after authentication, the per-PAT limit and the scope
@@ -20,7 +14,7 @@ export function mayCarryBody(method: string): boolean {
 export function parseJsonBody(limit: string = PUBLIC_BODY_LIMIT): Middleware {
   return async (ctx, next) => {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (mayCarryBody(ctx.method) && hasBody) {
+    if (carriesJsonBody(ctx.method) && hasBody) {
       if (!ctx.is('application/json', 'application/*+json')) throw AppError.badRequest('Content-Type must be application/json');
       const text = await readRawBody(ctx, limit);
       if (text.trim() !== '') {

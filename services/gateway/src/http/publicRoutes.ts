@@ -1,7 +1,7 @@
-import { Router, type Middleware, type RouterMiddleware } from '@ars/http-app';
+import { carriesJsonBody, Router, type Middleware, type RouterMiddleware } from '@ars/http-app';
 import { PUBLIC_PREFIX, PUBLIC_ROUTES, type PublicRoute } from '../domain/routeTable.js';
 import type { Gateway } from '../deps.js';
-import { mayCarryBody, parseJsonBody } from './jsonBody.js';
+import { parseJsonBody } from './jsonBody.js';
 import { mcpGet, mcpPost, mcpPreflight } from './mcpTransport.js';
 import { openApiDocumentRoute } from './openApiDocument.js';
 import { authenticateAndLimitPat } from '../handlers/rateLimits.js';
@@ -42,7 +42,7 @@ export function publicRoutes(gateway: Gateway): Router {
     if (route.auth === 'read' || route.auth === 'write') {
       chain.push(authenticateAndLimit[route.auth]);
       // A GET's body is never read (parseJsonBody passes it by): no layer for it on every request.
-      if (mayCarryBody(route.method)) chain.push(jsonBody);
+      if (carriesJsonBody(route.method)) chain.push(jsonBody);
     }
     router.register(route.path, [route.method], [...chain, handlerFor(gateway, route)] as RouterMiddleware[]);
   }

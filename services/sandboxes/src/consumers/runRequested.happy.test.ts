@@ -61,6 +61,8 @@ describe('a requested run streams every harness event in order, then run.finishe
       });
       const lifecycle = await kit.service!.deps.sandboxRecords.lifecycleOf(allocated[0]!.sandboxRecordId);
       expect(lifecycle.map((e) => e.event_type)).toEqual(['provisioning', 'limits', 'ready', 'stopped']);
+      // `limits` and `ready` are written together, each with its own number, in order.
+      expect(lifecycle.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     },
   );
 });

@@ -3,6 +3,7 @@
 // queue's truth is the `queued` session documents (so a request is never lost with the process);
 // this is their order in memory and the one pump that starts them.
 import type { RunRequestedData } from '@ars/bus';
+import type { CatalogRepo } from '@ars/contract';
 import type { QueueReason } from '../store/collections.js';
 
 export interface QueuedRun {
@@ -15,6 +16,18 @@ export interface QueuedRun {
   reason: QueueReason;
   /** W3C trace headers of the run: it leaves the queue in its own trace, whichever pass starts it. */
   trace?: Record<string, string>;
+  /**
+   * Set only for the pass right after its request arrived here: its session document was written
+   * by this instance a moment ago (nothing to read back), and its repository is being asked of the
+   * catalog meanwhile. A run still waiting after that pass loses it (startRunSession).
+   */
+  arriving?: { repo: RepoLookup };
+}
+
+/** The repository of a run asked of the catalog ahead of its allocation; abort() when it is not needed after all. */
+export interface RepoLookup {
+  repo: Promise<CatalogRepo>;
+  abort(): void;
 }
 
 /** What an attempt to start a queued run came to. */

@@ -2,6 +2,8 @@
 // user. Runs over them wait in a queue (runs is told through `runs.sandbox-queued`), in arrival
 // order, cancellable, and handed back at a graceful shutdown.
 import { jest } from '@jest/globals';
+import { createLogger } from '@ars/logger';
+import { connectMongo } from '@ars/mongo';
 import { assertStandInsBuilt } from '../harness/testing.js';
 import { startSandboxesKit, type SandboxesKit, type TestRepo } from '../testing/sandboxesKit.js';
 
@@ -88,6 +90,33 @@ describe('SANDBOX_MAX_SESSIONS: runs over it wait in arrival order and start whe
     expect(kit.messages(queued.runId).allocated).toEqual([]);
     expect(kit.messages(queued.runId).events).toEqual([]);
     expect((await runSandboxes(repo.userId)).length).toBe(2);
+  });
+
+  test('a queued run asks the catalog for its repository when it leaves the queue: access withdrawn while it waited fails it, naming the repository', async () => {
+    const repo = await kit.newRepo();
+    const holder = await holdingRun(repo);
+    const queued = await kit.requestRun(repo, '@say never cloned');
+    await waitQueued(queued.runId);
+
+    const catalogDb = await connectMongo({
+      url: kit.mongoUrl,
+      dbName: kit.catalog.dbName,
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      appName: 'test',
+    });
+    try {
+      expect((await catalogDb.db.collection('repo_access').deleteMany({ userId: repo.userId, repoId: repo.repoId })).deletedCount).toBe(1);
+    } finally {
+      await catalogDb.close();
+    }
+    await kit.cancel(holder, repo.userId);
+    expect(await kit.waitFinished(queued.runId, WAIT_MS)).toMatchObject({
+      status: 'failed',
+      failure: 'sandbox_allocation',
+      error: 'the repository was not found for this user',
+      eventCount: 0,
+    });
+    expect(kit.messages(queued.runId).allocated).toEqual([]);
   });
 
   test('a redelivered request of a queued run queues nothing twice', async () => {

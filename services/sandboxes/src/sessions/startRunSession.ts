@@ -1,6 +1,6 @@
 // `run.requested` → a queued run, then a sandbox and a running session (or a defined end: cancelled,
 // too late, not allocatable).
-import { recordLimitsInForce } from '../lifecycle/limitsEvent.js';
+import { limitsEntry } from '../lifecycle/limitsEvent.js';
 import { context } from '@opentelemetry/api';
 import { traceContext, traceHeaders, type RunRequestedData } from '@ars/bus';
 import { isAppError } from '@ars/errors';
@@ -15,7 +15,7 @@ import type { SessionDeps } from './deps.js';
 import { endSession } from './endSession.js';
 import type { LiveSession } from './liveSessions.js';
 import { PublishError, publishWithRetry } from './publish.js';
-import type { Admission, QueuedRun } from './runQueue.js';
+import type { Admission, QueuedRun, RepoLookup } from './runQueue.js';
 import { runSession } from './runSession.js';
 import { keepWorkspaceSandbox, takeWorkspaceSandbox, workspaceOf, type WorkspaceTake } from './workspaceSandbox.js';
 
@@ -33,9 +33,7 @@ export async function startRunSession(deps: SessionDeps, request: RunRequestedDa
   const { runId, userId } = request;
   const log = deps.logger.child({ run_id: runId });
 
-  const existing = await deps.runSessions.get(runId);
-  if (existing) return alreadyThere(deps, existing, request);
-
+  // A run already known here (a redelivery, a cancel placed first) is found by the insert below: it answers the document there.
   if (request.startBy !== undefined && Number.isFinite(Date.parse(request.startBy)) && now.getTime() > Date.parse(request.startBy)) {
     const result = failed('sandbox_allocation', `the run was not started: its start deadline (${request.startBy}) had passed when the request arrived`, 0);
     const inserted = await deps.runSessions.insertFinished(runId, userId, result);
@@ -48,11 +46,21 @@ export async function startRunSession(deps: SessionDeps, request: RunRequestedDa
   // The run's trace (this consumer span's), kept so the run starts in it whenever and wherever it leaves the queue.
   const headers = traceHeaders();
   const trace = headers.traceparent ? { trace: headers } : {};
+  // The clone URL is asked for while the run is admitted, not after: most runs start at once.
+  const repo = lookUpRepo(deps, request);
   const queued = await deps.runSessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), ...trace });
-  if (queued !== true) return alreadyThere(deps, queued, request);
-  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full', ...trace });
+  if (queued !== true) {
+    repo.abort();
+    return alreadyThere(deps, queued, request);
+  }
+  deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full', ...trace, arriving: { repo } });
   await pumpQueue(deps);
   const waiting = deps.queue.get(runId);
+  // Still waiting: its later admission asks the catalog then (a clone URL may carry a token that expires).
+  if (waiting?.arriving) {
+    waiting.arriving.repo.abort();
+    delete waiting.arriving;
+  }
   if (waiting && (await deps.runSessions.notice(runId, deps.instanceId, waiting.reason))) {
     log.info({ reason: waiting.reason, queued: deps.queue.size, live: deps.live.size }, 'run queued: it starts when a session slot and its user’s room allow');
     deps.kickRelay();
@@ -95,18 +103,23 @@ export function pumpQueue(deps: SessionDeps): Promise<void> {
  * background and the pump moves to the next run.
  */
 async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
-  const { runId, userId, request } = run;
+  const { runId, userId, request, arriving } = run;
+  delete run.arriving;
   const log = deps.logger.child({ run_id: runId });
   let sandbox: WorkspaceTake | null = null;
+  let started = false;
   try {
-    const current = await deps.runSessions.get(runId);
-    if (current?.state !== 'queued' || current.instanceId !== deps.instanceId) return 'gone';
+    // A run that waited may have been cancelled or adopted meanwhile: looked at before a sandbox is taken for it.
+    if (!arriving) {
+      const current = await deps.runSessions.get(runId);
+      if (current?.state !== 'queued' || current.instanceId !== deps.instanceId) return 'gone';
+    }
     sandbox = await sandboxForRun(deps, request);
     if (sandbox.kind === 'user_full') return 'user_full';
     if (sandbox.kind === 'held') return 'held';
     const admitted = await deps.runSessions.admit(runId, deps.instanceId, sandbox.recordId);
     if (!admitted) {
-      // Cancelled between the look and the write: the record made for it ends at once (a kept workspace sandbox stays).
+      // Cancelled between the look (or the arrival) and the write: the record made for it ends at once (a kept workspace sandbox stays).
       await unused(deps, run, sandbox, 'stopped');
       return 'gone';
     }
@@ -117,13 +130,29 @@ async function admit(deps: SessionDeps, run: QueuedRun): Promise<Admission> {
     const { session: live, end } = deps.live.add(runId, userId, sandbox.recordId);
     // In the run's own trace, whichever run's pass (or timer) pumped the queue.
     const taken = sandbox;
-    void context.with(traceContext(run.trace), () => allocateAndRun(deps, request, admitted.sessionId, taken, live, end));
+    const repo = arriving?.repo ?? null;
+    started = true;
+    void context.with(traceContext(run.trace), () => allocateAndRun(deps, request, admitted.sessionId, taken, live, end, repo));
     return 'started';
   } catch (error) {
     log.warn({ err: error }, 'queued run could not be started now: retried at the next pass');
     if (sandbox && (sandbox.kind === 'new' || sandbox.kind === 'kept')) await unused(deps, run, sandbox, 'failed').catch(() => undefined);
     return 'retry_later';
+  } finally {
+    if (!started) arriving?.repo.abort();
   }
+}
+
+/**
+ * The run's repository from the catalog (its clone URL), waiting out a brief catalog outage until
+ * abort(); a failure is read where the URL is needed (allocateAndRun).
+ */
+function lookUpRepo(deps: SessionDeps, request: RunRequestedData): RepoLookup {
+  const controller = new AbortController();
+  const repo = repoWaitingOutCatalogOutage(deps.catalog, request.userId, request.repoId, controller.signal);
+  // Not a rejection left unhandled when nobody reads it (the run did not start at once).
+  repo.catch(() => undefined);
+  return { repo, abort: () => controller.abort() };
 }
 
 /** A sandbox taken for a run that does not start after all: a new record ends; a kept workspace sandbox is kept again. */
@@ -167,8 +196,9 @@ async function allocateAndRun(
   taken: Extract<WorkspaceTake, { kind: 'kept' | 'new' }>,
   live: LiveSession,
   end: () => void,
+  lookedUp: RepoLookup | null,
 ): Promise<void> {
-  const { runId, userId } = request;
+  const { runId } = request;
   const sandboxRecordId = taken.recordId;
   const log = deps.logger.child({ run_id: runId });
   const signal = live.controller.signal;
@@ -187,8 +217,12 @@ async function allocateAndRun(
 
   try {
     let cloneUrl: string;
+    const lookup = lookedUp ?? lookUpRepo(deps, request);
+    // Stopping the session stops waiting for the catalog.
+    if (signal.aborted) lookup.abort();
+    else signal.addEventListener('abort', () => lookup.abort(), { once: true });
     try {
-      cloneUrl = (await repoWaitingOutCatalogOutage(deps.catalog, userId, request.repoId, signal)).clone_url;
+      cloneUrl = (await lookup.repo).clone_url;
       live.secrets.push(...urlPassword(cloneUrl));
     } catch (error) {
       if (signal.aborted) return await stop(abortedResult());
@@ -216,36 +250,34 @@ async function allocateAndRun(
       throw error;
     }
     const runtime = { provider: runtimeProviderOf(deps, request.harness), runId: sessionId };
-    await deps.runSessions.markRunning(runId, deps.instanceId, {
-      sandboxId: allocated.sandboxId,
-      sandboxDir: allocated.dir,
-      runtimeProvider: runtime.provider,
-    });
-    await deps.sandboxRecords.noteProvider(sandboxRecordId, allocated);
-    await recordLimitsInForce(deps.sandboxRecords, deps.provider, sandboxRecordId, allocated, {
-      runId,
-      timeLimitMs: request.timeoutMs ?? deps.settings.defaultTimeoutMs,
-    });
-    await deps.sandboxRecords.transition(
-      sandboxRecordId,
-      { status: 'ready', sandboxId: allocated.sandboxId },
-      { eventType: 'ready', payload: { harness: request.harness } },
-    );
-    if (signal.aborted) return await stop(abortedResult());
 
-    try {
-      await publishWithRetry(
+    const made = allocated;
+    // The records and the report to runs go together: one write for each record, the report beside them.
+    const limits = limitsEntry(deps.provider, made, { runId, timeLimitMs: request.timeoutMs ?? deps.settings.defaultTimeoutMs });
+    const [recorded, reported] = await Promise.allSettled([
+      Promise.all([
+        deps.runSessions.markRunning(runId, deps.instanceId, { sandboxId: made.sandboxId, sandboxDir: made.dir, runtimeProvider: runtime.provider }),
+        deps.sandboxRecords.transition(sandboxRecordId, { status: 'ready', sandboxId: made.sandboxId, dir: made.dir }, [
+          ...(limits ? [limits] : []),
+          { eventType: 'ready', payload: { harness: request.harness } },
+        ]),
+      ]),
+      publishWithRetry(
         deps.bus,
         'runs.sandbox-allocated',
         {
           key: runId,
           type: 'run.sandbox-allocated',
           id: `${runId}:sandbox-allocated`,
-          data: { runId, sandboxRecordId, sandboxId: allocated.sandboxId, runtime },
+          data: { runId, sandboxRecordId, sandboxId: made.sandboxId, runtime },
         },
         { deadlineMs: deps.settings.publishDeadlineMs, logger: log },
-      );
-    } catch (error) {
+      ),
+    ]);
+    if (recorded.status === 'rejected') throw recorded.reason;
+    if (signal.aborted) return await stop(abortedResult());
+    if (reported.status === 'rejected') {
+      const error: unknown = reported.reason;
       if (error instanceof PublishError) return await stop(failed('sandbox_allocation', `the sandbox's allocation could not be reported: ${error.message}`, 0));
       throw error;
     }

@@ -35,6 +35,8 @@ export interface SandboxChange {
   status?: SandboxStatus;
   error?: string | null;
   sandboxId?: string;
+  /** The local directory it occupies (AllocatedSandbox.dir). */
+  dir?: string | null;
   previewUrl?: string | null;
 }
 
@@ -201,11 +203,17 @@ export class SandboxRecordStore {
 
   /**
    * Applies a change (touching `last_active_at`) and records the lifecycle event (none when `entry`
-   * is null: it was recorded when the change was decided). Leaving the live statuses frees the reuse
-   * key and the keeping instance. `onlyIf` makes it conditional on the current status (answers false
-   * when it did not hold).
+   * is null: it was recorded when the change was decided; several, in their order, when a list).
+   * Leaving the live statuses frees the reuse key and the keeping instance. `onlyIf` makes it
+   * conditional on the current status (answers false when it did not hold).
    */
-  async transition(id: string, change: SandboxChange, entry: LifecycleEntry | null, onlyIf?: readonly SandboxStatus[]): Promise<boolean> {
+  async transition(
+    id: string,
+    change: SandboxChange,
+    entry: LifecycleEntry | readonly LifecycleEntry[] | null,
+    onlyIf?: readonly SandboxStatus[],
+  ): Promise<boolean> {
+    const entries = entry === null ? [] : isEntryList(entry) ? entry : [entry];
     const now = new Date();
     const set: Partial<SandboxDoc> = { last_active_at: now };
     const unset: Record<string, ''> = {};
@@ -220,11 +228,12 @@ export class SandboxRecordStore {
     }
     if (change.error !== undefined) set.error = change.error;
     if (change.sandboxId !== undefined) set.sandbox_id = change.sandboxId;
+    if (change.dir !== undefined) set.dir = change.dir;
     if (change.previewUrl !== undefined) set.preview_url = change.previewUrl;
     const filter: Filter<SandboxDoc> = onlyIf ? { _id: id, status: { $in: [...onlyIf] } } : { _id: id };
-    const update = { $set: set, $inc: { lifecycle_seq: 1 }, ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}) };
+    const update = { $set: set, $inc: { lifecycle_seq: Math.max(1, entries.length) }, ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}) };
     const doc = await this.sandboxes.findOneAndUpdate(filter, update, { returnDocument: 'after' });
-    if (doc && entry) await this.record(doc, entry);
+    if (doc && entries.length > 0) await this.record(doc, ...entries);
     return doc !== null;
   }
 
@@ -320,25 +329,33 @@ export class SandboxRecordStore {
   }
 
   /**
-   * Inserts the event with the number the record's counter gave it (`lifecycle_seq`, incremented by
-   * the write that read `sandbox`), then deletes the sandbox's events more than the kept number
-   * behind it: a long-lived sandbox keeps its newest events only.
+   * Inserts the events, in order, with the numbers the record's counter gave them (`lifecycle_seq`,
+   * incremented by their count by the write that read `sandbox`: they are its last), then deletes
+   * the sandbox's events more than the kept number behind them: a long-lived sandbox keeps its
+   * newest events only.
    */
-  private async record(sandbox: SandboxDoc, entry: LifecycleEntry): Promise<void> {
+  private async record(sandbox: SandboxDoc, ...entries: LifecycleEntry[]): Promise<void> {
     const seq = sandbox.lifecycle_seq;
-    await this.lifecycle.insertOne({
-      _id: lifecycleEventId(),
-      sandboxRecordId: sandbox._id,
-      userId: sandbox.userId,
-      event_type: entry.eventType,
-      decision_code: entry.decisionCode ?? null,
-      worker_run_id: entry.runId ?? sandbox.runId,
-      // Payloads carry repository-configured text (the install command): the user reads them back.
-      payload: sanitizePayload(entry.payload ?? {}, { knownSecrets: this.secrets }),
-      created_at: new Date(),
-      ...(seq !== undefined ? { seq } : {}),
-    });
+    const createdAt = new Date();
+    await this.lifecycle.insertMany(
+      entries.map((entry, index) => ({
+        _id: lifecycleEventId(),
+        sandboxRecordId: sandbox._id,
+        userId: sandbox.userId,
+        event_type: entry.eventType,
+        decision_code: entry.decisionCode ?? null,
+        worker_run_id: entry.runId ?? sandbox.runId,
+        // Payloads carry repository-configured text (the install command): the user reads them back.
+        payload: sanitizePayload(entry.payload ?? {}, { knownSecrets: this.secrets }),
+        created_at: createdAt,
+        ...(seq !== undefined ? { seq: seq - entries.length + 1 + index } : {}),
+      })),
+    );
     const kept = this.limits.lifecycleEventsKept;
     if (seq !== undefined && seq > kept) await this.lifecycle.deleteMany({ sandboxRecordId: sandbox._id, seq: { $lte: seq - kept } });
   }
+}
+
+function isEntryList(entry: LifecycleEntry | readonly LifecycleEntry[]): entry is readonly LifecycleEntry[] {
+  return Array.isArray(entry);
 }

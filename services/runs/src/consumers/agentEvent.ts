@@ -4,7 +4,7 @@ import { isTerminal, nextStatus } from '../domain/runStatus.js';
 import { runEventId } from '../domain/runView.js';
 import type { RunDoc, RunEventDoc } from '../store/collections.js';
 import type { ConsumerDeps } from './deps.js';
-import { completeHeldFinish } from './runFinished.js';
+import { completeHeldFinishOf } from './runFinished.js';
 
 /**
  * Whether an event belongs in the run's history: every event of a live run; of a terminal run only
@@ -45,11 +45,11 @@ async function storeEventsOfRun(deps: ConsumerDeps, runId: string, events: RunAg
   if (accepted.length === 0) return;
   const stored = await deps.events.insertMany(accepted.map((data) => eventDocument(run._id, data, deps.secrets)));
   const next = nextStatus(run.status, { kind: 'agent_event' });
-  await deps.runs.recordEvent(run._id, Math.max(...accepted.map(({ seq }) => seq)), next ? { from: run.status, next } : null);
+  const recorded = await deps.runs.recordEvent(run._id, Math.max(...accepted.map(({ seq }) => seq)), next ? { from: run.status, next } : null);
   if (stored < accepted.length) deps.logger.debug({ run_id: run._id, events: accepted.length, stored }, 'agent events already stored');
   if (next) deps.logger.info({ run_id: run._id, status: next }, 'run status changed');
-  // A finish read before these events may have been waiting for them.
-  await completeHeldFinish(deps, run._id);
+  // A finish read before these events may have been waiting for them (the run as read after they were stored).
+  await completeHeldFinishOf(deps, recorded);
 }
 
 /** The event as stored: its texts and payload sanitized, `createdAt` the moment the sandbox took it from the harness. */

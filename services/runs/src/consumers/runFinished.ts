@@ -1,7 +1,7 @@
 import type { RunAllocation, RunFinishedData } from '@ars/bus';
 import { runErrorText } from '../domain/runError.js';
 import { isTerminal, nextStatus } from '../domain/runStatus.js';
-import type { HeldFinish } from '../store/collections.js';
+import type { HeldFinish, RunDoc } from '../store/collections.js';
 import type { ConsumerDeps } from './deps.js';
 
 /** Attempts when the run's status moves between the read and the write (pending → streaming). */
@@ -43,11 +43,15 @@ async function endWith(deps: ConsumerDeps, runId: string, finish: Finish): Promi
  * after a finish is held: both sides write first and check after, so one of them always sees both.
  */
 export async function completeHeldFinish(deps: ConsumerDeps, runId: string): Promise<void> {
-  const run = await deps.runs.findById(runId);
+  await completeHeldFinishOf(deps, await deps.runs.findById(runId));
+}
+
+/** completeHeldFinish with the run already read (after whatever write the caller made). */
+export async function completeHeldFinishOf(deps: ConsumerDeps, run: RunDoc | null): Promise<void> {
   if (!run?.heldFinish || isTerminal(run.status)) return;
-  const stored = await deps.events.count(runId);
+  const stored = await deps.events.count(run._id);
   if (stored < run.heldFinish.eventCount) return;
-  await endWith(deps, runId, run.heldFinish);
+  await endWith(deps, run._id, run.heldFinish);
 }
 
 /**

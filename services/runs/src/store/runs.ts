@@ -132,12 +132,16 @@ export class RunStore {
     return result.matchedCount === 1;
   }
 
-  /** Records that event `seq` is stored, and moves the status when `next` is given (only from `from`). */
-  async recordEvent(runId: string, seq: number, move: { from: RunStatus; next: RunStatus } | null): Promise<void> {
-    await this.runs.updateOne({ _id: runId }, { $max: { nextSeq: seq + 1 } });
+  /**
+   * Records that event `seq` is stored, and moves the status when `next` is given (only from `from`);
+   * the run as it is after that write (null when it is gone), read by the write itself: what a
+   * finish held meanwhile for these events needs to be seen.
+   */
+  async recordEvent(runId: string, seq: number, move: { from: RunStatus; next: RunStatus } | null): Promise<RunDoc | null> {
     if (move) {
       await this.runs.updateOne({ _id: runId, status: move.from }, { $set: { status: move.next, updatedAt: new Date() } });
     }
+    return this.runs.findOneAndUpdate({ _id: runId }, { $max: { nextSeq: seq + 1 } }, { returnDocument: 'after' });
   }
 
   /**

@@ -3,13 +3,12 @@
 // the same JSON and a bare Koa proxy to that handler over undici (bareRepos.ts, each its own
 // process), on the same machine, at the same concurrency, in the same run. Prints requests/s, p50,
 // p99 and the ratios; with its own stack on Linux, also each process's CPU per request during the
-// measured requests (processCpu.ts), the figure to compare on a shared machine. The gateway is the
+// measured requests (@ars/stack's processCpu.ts), the figure to compare on a shared machine. The gateway is the
 // whole local stack's (startBenchStack), or with BENCH_BASE_URL a running system's. BENCH_REQUESTS
 // (default 20000) and BENCH_WARMUP (default 2000) requests to each, BENCH_CONCURRENCY (default 32);
 // KAFKA_BROKERS / MONGO_URL / REDIS_URL to run the stack on real servers instead of the local stand-ins.
 import { Agent, request } from 'node:http';
-import { freePort, fromRoot, startBenchStack, startChild, type ManagedChild } from '@ars/stack';
-import { clockTicksPerSecond, cpuPerRequest, cpuSnapshot } from './processCpu.js';
+import { clockTicksPerSecond, cpuPerUnit, cpuSnapshot, freePort, fromRoot, startBenchStack, startChild, type ManagedChild } from '@ars/stack';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2_000);
@@ -87,7 +86,7 @@ async function measure(pids: Record<string, number>, ...args: Parameters<typeof 
   if (ticksPerSecond === undefined) return { result: await load(...args), cpu: undefined };
   const before = cpuSnapshot(pids, ticksPerSecond);
   const result = await load(...args);
-  return { result, cpu: cpuPerRequest(before, cpuSnapshot(pids, ticksPerSecond), args[1]) };
+  return { result, cpu: cpuPerUnit(before, cpuSnapshot(pids, ticksPerSecond), args[1]) };
 }
 
 function sumOf(cpu: Map<string, number>, names: readonly string[]): number {

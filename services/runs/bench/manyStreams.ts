@@ -8,8 +8,13 @@
 // per event, the client's receipt minus the event's `createdAt` (when the sandboxes service took it
 // from the harness): p50, p99 and max over every event of every run, and the spread of each run's
 // p99; and how many runs were printing at the same moment at the peak. Both clocks are this machine's.
+// With its own stack on Linux, also the CPU each process spent per event while the runs went (from
+// /proc, @ars/stack's cpuSnapshot: the sandboxes service's figure holds its sandboxes' git and harness
+// processes), their sum, and the cores that sum means at 50 runs × 100 events/s: a figure that does not
+// move with the machine's load the way the delays do.
 // BENCH_BASE_URL to use a running system's gateway and start no stack (its own settings then apply).
 import { loadavg } from 'node:os';
+import { clockTicksPerSecond, cpuPerUnit, cpuSnapshot } from '@ars/stack';
 import { checkWhole, newUser, percentile, readStream, sayText, startBenchStack, startRun, type Reading, type User, harnessLabel } from './client.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 50);
@@ -61,6 +66,23 @@ async function warmUp(api: string, user: User): Promise<Parameters<typeof checkW
   return [runId, await readStream(api, user, runId), 'warm', 1];
 }
 
+/** The goal's load: 50 runs at 100 events/s each. */
+const GOAL_EVENTS_PER_SECOND = 50 * 100;
+
+/** CPU per event of each process (the stack's, then the bench client's), the stack's sum, and the cores it means at the goal's load. */
+function printCpu(cpu: Map<string, number>, events: number): void {
+  const { client = 0, ...stackCpu } = Object.fromEntries(cpu);
+  const rows = Object.entries(stackCpu).sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, perEvent]) => sum + perEvent, 0);
+  const figure = (perEvent: number): string => `${perEvent.toFixed(3)} ms`;
+  console.log(
+    `CPU per event (${events} events, every one the watchers got), by process: ${rows.map(([name, perEvent]) => `${name} ${figure(perEvent)}`).join(', ')}`,
+  );
+  console.log(
+    `the stack's sum: ${figure(total)} of CPU per event, so ${((total * GOAL_EVENTS_PER_SECOND) / 1000).toFixed(1)} cores busy at ${GOAL_EVENTS_PER_SECOND} events/s (50 runs × 100/s); the bench's own client (the 50 watchers): ${figure(client)} more`,
+  );
+}
+
 const stack = await startBenchStack(process.env, { SANDBOX_MAX_SESSIONS: String(RUNS), SANDBOX_MAX_LIVE_PER_USER: String(RUNS_PER_USER) });
 try {
   const api = `${stack.baseUrl}/api/v1/svc`;
@@ -68,9 +90,13 @@ try {
   const warm = await newUser(stack.baseUrl, 1);
   checkWhole(...(await warmUp(api, warm)));
   const users = await Promise.all(Array.from({ length: Math.ceil(RUNS / RUNS_PER_USER) }, () => newUser(stack.baseUrl, 2)));
+  const ticksPerSecond = stack.ownStack ? clockTicksPerSecond() : undefined;
+  const cpuBefore = ticksPerSecond ? cpuSnapshot(stack.pids(), ticksPerSecond) : null;
   const started = Date.now();
   const watched = await Promise.all(Array.from({ length: RUNS }, (_, i) => watchedRun(api, users[Math.floor(i / RUNS_PER_USER)]!, i)));
   const seconds = (Date.now() - started) / 1000;
+  const events = watched.reduce((sum, { reading }) => sum + reading.received.length, 0);
+  const cpu = cpuBefore && ticksPerSecond ? cpuPerUnit(cpuBefore, cpuSnapshot(stack.pids(), ticksPerSecond), events) : null;
   const loadAfter = loadavg();
 
   const all = watched.flatMap(({ delays }) => delays);
@@ -90,6 +116,7 @@ try {
     `delay, harness output (createdAt) → SSE client, every event: p50 ${ms(percentile(all, 0.5))}, p99 ${ms(percentile(all, 0.99))}, max ${ms(Math.max(...all))}`,
   );
   console.log(`each run's p99 delay: best ${ms(Math.min(...perRunP99))}, median ${ms(percentile(perRunP99, 0.5))}, worst ${ms(Math.max(...perRunP99))}`);
+  if (cpu) printCpu(cpu, events);
 } finally {
   await stack.stop();
 }

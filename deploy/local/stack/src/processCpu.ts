@@ -1,8 +1,10 @@
-// CPU time of processes from /proc (Linux): what each process of a benchmark spends per request,
-// a figure that does not move with other sessions' load on a shared machine the way requests/s do
-// (a process waiting for a CPU accrues no CPU time). utime + stime of /proc/<pid>/stat, summed over
-// the process group the pid leads: the stack starts each child in a group of its own, and Redis runs
-// under a small shell, so the group holds the server itself.
+// CPU time of processes from /proc (Linux): what each process of a benchmark spends per unit of
+// work (a request, an event), a figure that does not move with other sessions' load on a shared
+// machine the way rates do (a process waiting for a CPU accrues no CPU time). utime + stime of
+// /proc/<pid>/stat, and cutime + cstime (its children once reaped: a sandbox's git and harness
+// processes, in sessions of their own, count for the sandboxes service that started them), summed
+// over the process group the pid leads: the stack starts each child in a group of its own, and
+// Redis runs under a small shell, so the group holds the server itself.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -20,12 +22,12 @@ export function clockTicksPerSecond(): number | undefined {
   }
 }
 
-/** `pgrp` and utime + stime (ticks) of one /proc/<pid>/stat line; the command name may hold spaces and parentheses. */
+/** `pgrp` and utime + stime + cutime + cstime (ticks) of one /proc/<pid>/stat line; the command name may hold spaces and parentheses. */
 function parseStat(line: string): { group: number; ticks: number } | undefined {
   const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
-  // After the name: state, ppid, pgrp (index 2) … utime (index 11), stime (index 12).
+  // After the name: state, ppid, pgrp (index 2) … utime (11), stime (12), cutime (13), cstime (14).
   const group = Number(fields[2]);
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   return Number.isFinite(group) && Number.isFinite(ticks) ? { group, ticks } : undefined;
 }
 
@@ -55,9 +57,9 @@ export function cpuSnapshot(pids: Record<string, number>, ticksPerSecond: number
   return snapshot;
 }
 
-/** Milliseconds of CPU per request of each process between two snapshots. */
-export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number): Map<string, number> {
-  const perRequest = new Map<string, number>();
-  for (const [name, seconds] of after) perRequest.set(name, ((seconds - (before.get(name) ?? seconds)) * 1000) / requests);
-  return perRequest;
+/** Milliseconds of CPU per unit of work (`units` of them: requests, events) of each process between two snapshots. */
+export function cpuPerUnit(before: CpuSnapshot, after: CpuSnapshot, units: number): Map<string, number> {
+  const perUnit = new Map<string, number>();
+  for (const [name, seconds] of after) perUnit.set(name, ((seconds - (before.get(name) ?? seconds)) * 1000) / units);
+  return perUnit;
 }

@@ -63,6 +63,20 @@ describe('after=<eventId> returns the events after that one, oldest first, limit
     expect(errorOf(answer)).toMatchObject({ code: 'BAD_REQUEST' });
     expect(errorOf(answer).message).toContain('not an event of this run');
   });
+
+  test("an id of the run's own form past its last event, or another run's event id, is 400 too (never an empty page)", async () => {
+    const last = allEvents.at(-1)!.id;
+    const pastTheEnd = last.replace(/:event:(\d+)$/, (_, seq: string) => `:event:${Number(seq) + 1}`);
+    expect(pastTheEnd).not.toBe(last);
+    const other = (await runs.started({ repoId, prompt: '@say another run' })).runId;
+    for (const after of [pastTheEnd, allEvents[0]!.id.replace(longRunId, other)]) {
+      const answer = await runs.eventsAfter(longRunId, after, 10);
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer).message).toContain('not an event of this run');
+    }
+    // The last event itself is an event of the run: an empty page, not a 400.
+    expect(dataOf(await runs.eventsAfter(longRunId, last, 10)).events).toEqual([]);
+  });
 });
 
 const runEvents = (frames: SseFrame[]) => frames.filter((f) => f.event !== 'run').map((f) => JSON.parse(f.data) as RunEvent);

@@ -3,6 +3,7 @@ import { idempotencyKeyProblem, requestHash } from '@ars/idempotency';
 import { generatedWorkingBranch } from './workingBranch.js';
 import { RUN_STATUSES, type RunStatus } from '@ars/contract';
 import { nextStatus } from './runStatus.js';
+import { runEventId, seqOfRunEventId } from './runView.js';
 import { conversationMismatch, liveRunHeldMessage, workspaceSessionMismatch } from './followUps.js';
 
 describe('run status: pending → streaming on the first agent event → success / failed / cancelled', () => {
@@ -79,5 +80,28 @@ describe('a conversation belongs to one repository and one harness, a workspace 
   test('the live-run message names the run holding it', () => {
     expect(liveRunHeldMessage('conversationId', 'c1', 'run-1')).toBe('conversation "c1" has a live run (run-1): wait until it ends or cancel it');
     expect(liveRunHeldMessage('workspaceSessionId', 'w1', 'run-2')).toBe('workspace session "w1" has a live run (run-2): wait until it ends or cancel it');
+  });
+});
+
+describe("a run event's id names its run and its seq: the seq is read back from an id of the run's own form only", () => {
+  test('an id made by runEventId gives its seq back', () => {
+    for (const seq of [0, 1, 42, 123_456_789]) expect(seqOfRunEventId('run_a', runEventId('run_a', seq))).toBe(seq);
+  });
+
+  test("another run's event id, another text, or a seq not written as runEventId writes it, gives nothing", () => {
+    expect(seqOfRunEventId('run_a', runEventId('run_b', 3))).toBeUndefined();
+    expect(seqOfRunEventId('run_a', runEventId('run_aa', 3))).toBeUndefined();
+    for (const id of [
+      'not-an-event',
+      'run_a:event:',
+      'run_a:event:-1',
+      'run_a:event:01',
+      'run_a:event:1.5',
+      'run_a:event:1e3',
+      'run_a:event: 1',
+      'run_a:event:9999999999999999',
+    ]) {
+      expect(seqOfRunEventId('run_a', id)).toBeUndefined();
+    }
   });
 });

@@ -53,3 +53,12 @@ export function toRunEvent(doc: RunEventDoc): RunEvent {
 export function runEventId(runId: string, seq: number): string {
   return `${runId}:event:${seq}`;
 }
+
+/** The `seq` an id of this run's events names (runEventId's inverse), or undefined for any other text. */
+export function seqOfRunEventId(runId: string, eventId: string): number | undefined {
+  const prefix = `${runId}:event:`;
+  if (!eventId.startsWith(prefix)) return undefined;
+  const digits = eventId.slice(prefix.length);
+  if (!/^(?:0|[1-9]\d{0,14})$/.test(digits)) return undefined;
+  return Number(digits);
+}

@@ -18,7 +18,7 @@ import {
 } from './index.js';
 import { fastSession, memoryLogger } from './testing/helpers.js';
 
-const topicNames = ['together', 'skip', 'poison', 'outage'] as const;
+const topicNames = ['together', 'skip', 'idempotent', 'poison', 'outage'] as const;
 type TestTopic = `bus.test.batch-${(typeof topicNames)[number]}`;
 let mock: KafkaMock;
 let mongo: MongoDevServer;
@@ -115,6 +115,27 @@ describe('ids the group already processed are skipped in a batch, the others han
     });
     await waitFor('seven handled and ten recorded', () => calls.batches.flat().length + calls.singles.length === 7 && processed.size() === 10, 30_000);
     expect([...calls.batches.flat(), ...calls.singles].sort()).toEqual([1, 2, 3, 5, 6, 7, 8].map((i) => `${topic}:${i}`).sort());
+  });
+});
+
+describe('a topic named in idempotentTopics is neither looked up in nor recorded to the processed store: its handler dedupes by itself', () => {
+  test('three of ten recorded before: all ten reach the handlers, and the store holds the same three after', async () => {
+    const topic: TestTopic = 'bus.test.batch-idempotent';
+    const processed = memoryProcessedStore();
+    const group = `group-${topic}`;
+    for (const i of [0, 4, 9]) await processed.record(group, `${topic}:${i}`, { topic, partition: 0, offset: String(i), outcome: 'handled' });
+    await published(topic, 10);
+    const calls: Calls = { batches: [], singles: [] };
+    await consume(topic, {
+      processed,
+      idempotentTopics: [topic],
+      handle: async (message) => void calls.singles.push(message.id),
+      handleBatch: async (items) => void calls.batches.push(idsOf(items)),
+    });
+    await waitFor('ten handled', () => calls.batches.flat().length + calls.singles.length === 10, 30_000);
+    expect([...calls.batches.flat(), ...calls.singles].sort()).toEqual(Array.from({ length: 10 }, (_, i) => `${topic}:${i}`).sort());
+    expect(processed.size()).toBe(3);
+    expect(logger.entries.some((entry) => entry.fields.topic === topic && entry.msg === 'message already processed: skipped')).toBe(false);
   });
 });
 

@@ -23,7 +23,8 @@ export interface DecodedRecord {
 export interface BatchResources {
   groupId: string;
   handleBatch: BatchHandler;
-  processed: ProcessedMessageStore | undefined;
+  /** The processed store a topic's messages are checked against and recorded in (none: every delivery is handled). */
+  processedOf(topic: string): ProcessedMessageStore | undefined;
   logger: BusLogger;
   handlerDuration: ReturnType<typeof consumerMetrics>['handlerDuration'];
   progress: RecordProgressBook;
@@ -72,7 +73,8 @@ export async function handleRecordBatch(
   records: DecodedRecord[],
   heartbeat: () => Promise<void>,
 ): Promise<MessageOutcome[] | undefined> {
-  const { groupId, processed, logger } = resources;
+  const { groupId, logger } = resources;
+  const processed = resources.processedOf(topic);
   const first = records[0]!;
   const state = resources.progress.of(topic, partition, first.record.offset);
   const fields = { topic, partition, offset: first.record.offset, count: records.length };

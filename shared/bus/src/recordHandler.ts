@@ -34,7 +34,8 @@ type Fields = Record<string, unknown> & { topic: string };
 export interface RecordHandlerResources {
   groupId: string;
   handle: MessageHandler;
-  processed: ProcessedMessageStore | undefined;
+  /** The processed store a topic's messages are checked against and recorded in (none: every delivery is handled). */
+  processedOf(topic: string): ProcessedMessageStore | undefined;
   maxAttempts: number;
   backoff: BackoffCurve;
   infrastructureBackoff: BackoffCurve;
@@ -59,7 +60,8 @@ export class RecordHandler {
    * when it must not be (the consumer stops), HoldPartition while the infrastructure is away.
    */
   async process(topic: string, partition: number, record: KafkaMessage, heartbeat: () => Promise<void>): Promise<MessageOutcome> {
-    const { logger, processed, groupId } = this.resources;
+    const { logger, groupId } = this.resources;
+    const processed = this.resources.processedOf(topic);
     const info = { topic, partition, offset: record.offset };
     const state = this.resources.progress.of(topic, partition, record.offset);
     const decoded = decodeMessage(topic, keyOf(record), record.value);

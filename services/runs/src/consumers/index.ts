@@ -51,9 +51,9 @@ export async function handleRunMessages(deps: ConsumerDeps, items: BatchItem[]):
 
 /**
  * Joins the consumer group and handles messages until stopped: per-run order within each topic,
- * message ids recorded in `processed` (a redelivery is skipped), the handlers idempotent for the
- * window between their effect and that record; what one fetch brought, handled together. Each
- * handled message's run is announced as changed, once per batch.
+ * message ids recorded in `processed` (a redelivery is skipped; agent events need no record, see
+ * below), the handlers idempotent for the window between their effect and that record; what one
+ * fetch brought, handled together. Each handled message's run is announced as changed, once per batch.
  */
 export async function startRunConsumers(
   bus: Bus,
@@ -70,6 +70,8 @@ export async function startRunConsumers(
     session: groupTimings(options.sessionTimeoutMs),
     topics: [...CONSUMED_TOPICS],
     processed: options.processed,
+    // An event is stored once per (runId, seq) by a unique index, and the rest of its handling changes nothing twice (storeAgentEvents).
+    idempotentTopics: ['runs.agent-events'],
     handle: async (message, context) => {
       await handleRunMessage(deps, message, context);
       announce([message]);

@@ -100,19 +100,28 @@ describe('messages a fetch brings are handled together by handleBatch, in order,
   });
 });
 
+/** Ten messages published, ids 0, 4 and 9 recorded as processed by the group before, consumed with `options`: what the handlers got. */
+async function threeOfTenProcessedBefore(
+  topic: TestTopic,
+  options: Partial<ConsumeOptions> = {},
+): Promise<{ processed: ReturnType<typeof memoryProcessedStore>; calls: Calls }> {
+  const processed = memoryProcessedStore();
+  for (const i of [0, 4, 9]) await processed.record(`group-${topic}`, `${topic}:${i}`, { topic, partition: 0, offset: String(i), outcome: 'handled' });
+  await published(topic, 10);
+  const calls: Calls = { batches: [], singles: [] };
+  await consume(topic, {
+    processed,
+    ...options,
+    handle: async (message) => void calls.singles.push(message.id),
+    handleBatch: async (items) => void calls.batches.push(idsOf(items)),
+  });
+  return { processed, calls };
+}
+
 describe('ids the group already processed are skipped in a batch, the others handled and recorded', () => {
   test('three of ten recorded before: the batch handler gets the seven others, and all ten are recorded after', async () => {
     const topic: TestTopic = 'bus.test.batch-skip';
-    const processed = memoryProcessedStore();
-    const group = `group-${topic}`;
-    for (const i of [0, 4, 9]) await processed.record(group, `${topic}:${i}`, { topic, partition: 0, offset: String(i), outcome: 'handled' });
-    await published(topic, 10);
-    const calls: Calls = { batches: [], singles: [] };
-    await consume(topic, {
-      processed,
-      handle: async (message) => void calls.singles.push(message.id),
-      handleBatch: async (items) => void calls.batches.push(idsOf(items)),
-    });
+    const { processed, calls } = await threeOfTenProcessedBefore(topic);
     await waitFor('seven handled and ten recorded', () => calls.batches.flat().length + calls.singles.length === 7 && processed.size() === 10, 30_000);
     expect([...calls.batches.flat(), ...calls.singles].sort()).toEqual([1, 2, 3, 5, 6, 7, 8].map((i) => `${topic}:${i}`).sort());
   });
@@ -121,17 +130,7 @@ describe('ids the group already processed are skipped in a batch, the others han
 describe('a topic named in idempotentTopics is neither looked up in nor recorded to the processed store: its handler dedupes by itself', () => {
   test('three of ten recorded before: all ten reach the handlers, and the store holds the same three after', async () => {
     const topic: TestTopic = 'bus.test.batch-idempotent';
-    const processed = memoryProcessedStore();
-    const group = `group-${topic}`;
-    for (const i of [0, 4, 9]) await processed.record(group, `${topic}:${i}`, { topic, partition: 0, offset: String(i), outcome: 'handled' });
-    await published(topic, 10);
-    const calls: Calls = { batches: [], singles: [] };
-    await consume(topic, {
-      processed,
-      idempotentTopics: [topic],
-      handle: async (message) => void calls.singles.push(message.id),
-      handleBatch: async (items) => void calls.batches.push(idsOf(items)),
-    });
+    const { processed, calls } = await threeOfTenProcessedBefore(topic, { idempotentTopics: [topic] });
     await waitFor('ten handled', () => calls.batches.flat().length + calls.singles.length === 10, 30_000);
     expect([...calls.batches.flat(), ...calls.singles].sort()).toEqual(Array.from({ length: 10 }, (_, i) => `${topic}:${i}`).sort());
     expect(processed.size()).toBe(3);

@@ -46,13 +46,10 @@ export async function startRunSession(deps: SessionDeps, request: RunRequestedDa
   // The run's trace (this consumer span's), kept so the run starts in it whenever and wherever it leaves the queue.
   const headers = traceHeaders();
   const trace = headers.traceparent ? { trace: headers } : {};
+  const queued = await deps.runSessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), ...trace });
+  if (queued !== true) return alreadyThere(deps, queued, request);
   // The clone URL is asked for while the run is admitted, not after: most runs start at once.
   const repo = lookUpRepo(deps, request);
-  const queued = await deps.runSessions.enqueue(runId, userId, deps.instanceId, { ...queuedRequest(request, now), ...trace });
-  if (queued !== true) {
-    repo.abort();
-    return alreadyThere(deps, queued, request);
-  }
   deps.queue.add({ runId, userId, request, queuedAt: now, reason: 'instance_full', ...trace, arriving: { repo } });
   await pumpQueue(deps);
   const waiting = deps.queue.get(runId);

@@ -47,7 +47,10 @@ export function answerClientErrors(server: Server, limits: EdgeLimits): void {
   server.on('clientError', (error: ClientError, socket: ServerSocket) => {
     // Node reports each further chunk a refused client sends as another error: it was answered already.
     if (lingering.has(socket)) return;
-    if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
+    // A connection that sent nothing has no request to answer: Node's connection check times it out
+    // too (as a request timeout), racing closeSilentConnections; either way it is closed without a word.
+    const silent = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0;
+    if (silent || error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
       socket.destroy();
       return;
     }
@@ -74,8 +77,9 @@ export function dropRefusedConnections(server: Server): void {
 }
 
 /**
- * Closes a connection that has sent no byte after `timeoutMs`: Node's headers timeout starts at a
- * request's first byte, so without this a client could open connections and hold them silently.
+ * Closes a connection that has sent no byte after `timeoutMs`, whatever Node's version does with
+ * one (Node 20's connection check also times it out, from the connection on, at its next check:
+ * answerClientErrors closes it then without an answer, as here).
  */
 export function closeSilentConnections(server: Server, timeoutMs: number): void {
   server.on('connection', (socket: Socket) => {

@@ -193,6 +193,18 @@ describe('a connection that sends nothing is closed once the headers timeout pas
     expect(answer.closedByServer).toBe(true);
     expect(answer.raw.length).toBe(0);
   });
+
+  test("timed out by Node's own connection check first (a request timeout on a connection that sent nothing): closed without an answer too", async () => {
+    const running = await start(SHORT);
+    const answer = exchange(running.port, async () => {
+      // As Node's check reports it (socketOnError → 'clientError'), well before this server's own silence timer.
+      while (serverSockets.length === 0) await pause(5);
+      running.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), serverSockets[0]);
+    });
+    const closed = await answer;
+    expect(closed.closedByServer).toBe(true);
+    expect(closed.raw.length).toBe(0);
+  });
 });
 
 describe('the request timeout covers receiving the request only: a response longer than it (an SSE stream) is never cut', () => {

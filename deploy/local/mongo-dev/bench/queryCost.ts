@@ -1,5 +1,5 @@
 // Server CPU per query, by query shape: what one request of each shape costs mongo-dev itself
-// (the client's work is excluded), read from /proc/<pid>/stat of the server process.
+// (the client's work is excluded), read from /proc/<pid>/stat of the server process (@ars/stack's processCpuSeconds).
 //   npm run bench:cost -w @ars/mongo-dev -- [--iterations 2000] [--rounds 3] [--only <shape>] [--prof-dir DIR] [--server path/to/main.js]
 // The shapes are the ones the services send most: the catalog's `GET /repos` aggregation
 // ($match, $sort, $limit, $lookup by `_id`), point reads by `_id` and by an index, an insertMany
@@ -7,11 +7,11 @@
 // `node scripts/cpuProfile.mjs <file>`); `--only` runs a single shape, so the profile is of it;
 // `--server` runs another build (e.g. a copy of dist/ from before a change) for a before/after.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { MongoClient, type Db, type Document } from 'mongodb';
+import { clockTicksPerSecond, processCpuSeconds } from '@ars/stack';
 
 const { values } = parseArgs({
   options: {
@@ -27,8 +27,12 @@ const ROUNDS = Number(values.rounds);
 const USERS = 50;
 const REPOS_PER_USER = 40;
 const REPOS = 500;
-/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
+function fail(reason: string): never {
+  throw new Error(reason);
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (`getconf CLK_TCK`). */
+const TICKS_PER_SECOND = clockTicksPerSecond() ?? fail('the server process is measured from /proc: Linux only');
 
 async function startServer(): Promise<{ url: string; child: ChildProcess }> {
   const main = values.server ?? new URL('../../dist/main.js', import.meta.url).pathname;
@@ -42,10 +46,7 @@ async function startServer(): Promise<{ url: string; child: ChildProcess }> {
 
 /** CPU seconds (user + system) the process has used so far. */
 function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return processCpuSeconds(pid, TICKS_PER_SECOND) ?? fail(`the server process ${pid} is gone`);
 }
 
 async function seed(db: Db): Promise<void> {

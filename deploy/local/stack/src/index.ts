@@ -2,7 +2,7 @@ export { startStack, telemetryEnvironment } from './stack.js';
 export { STAND_IN_KEY } from './modelProvider.js';
 export { startBenchStack } from './benchStack.js';
 export type { BenchStack } from './benchStack.js';
-export { clockTicksPerSecond, cpuPerUnit, cpuSnapshot } from './processCpu.js';
+export { clockTicksPerSecond, cpuPerUnit, cpuSnapshot, processCpuSeconds } from './processCpu.js';
 export type { CpuSnapshot } from './processCpu.js';
 export type { Stack, StackOptions, StackTelemetry } from './stack.js';
 export { startInfrastructure } from './infra/index.js';

@@ -47,6 +47,16 @@ function ticksByGroup(): Map<number, number> {
   return byGroup;
 }
 
+/** CPU seconds so far of one process (and of its children once reaped); undefined when it is gone. */
+export function processCpuSeconds(pid: number, ticksPerSecond: number): number | undefined {
+  try {
+    const stat = parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return stat ? stat.ticks / ticksPerSecond : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU seconds so far of each named group leader's process group, and of this process (`client`). */
 export function cpuSnapshot(pids: Record<string, number>, ticksPerSecond: number): CpuSnapshot {
   const byGroup = ticksByGroup();
